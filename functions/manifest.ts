@@ -1,0 +1,27 @@
+/**
+ * Every deployable function: its folder under `functions/`, the routes it serves, what it may do to the table and
+ * how it is invoked. Plain data with no imports, read by the local server (to mount each function's `app`) and by the
+ * CDK app (one Lambda per entry). `test/functions/manifest.test.ts` checks each entry against its handler.
+ */
+
+/** One route served by a function. */
+export type RouteEntry = { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string }
+
+/** One Lambda function. */
+export type FunctionEntry = {
+  /** `<family>/<verb-noun>`: the folder holding `handler.ts`. */
+  id: string
+  family: 'meta' | 'inference' | 'training' | 'tracing'
+  routes: RouteEntry[]
+  /** Table access the function is granted. */
+  access: 'none' | 'read' | 'write'
+  /** Whether API Gateway must stream the response (served by `streamHandle`). */
+  stream?: boolean
+  /** Whether the route sits behind the authorizer (false only for public routes). */
+  auth: boolean
+}
+
+/** The functions Loom deploys, grouped by family. */
+export const FUNCTIONS: readonly FunctionEntry[] = [
+  { id: 'meta/get-health', family: 'meta', routes: [{ method: 'GET', path: '/health' }], access: 'none', auth: false },
+]

@@ -1,0 +1,83 @@
+import { hashApiKey } from '#shared/auth/api-key'
+import { findApiKey } from '#shared/auth/key-admin'
+import { config } from '#shared/config'
+import { listUserMemberships } from '#shared/db/membership-repository'
+import { ForbiddenError, UnauthorizedError } from '#shared/errors/http-error'
+import type { Principal } from '#shared/schemas/api-key'
+
+/** Which `Authorization` schemes a route family accepts. */
+export type AuthScheme = 'bearer' | 'basic-or-bearer'
+
+type CacheEntry = { principal: Principal | undefined; expires: number }
+
+// Keyed by the key's digest, never the plaintext. Bounded; the oldest entry is evicted first (Map keeps insertion
+// order). A revoked key or a new membership takes effect once the entry expires (config.authCacheTtlMs).
+const cache = new Map<string, CacheEntry>()
+
+/** Extracts the API key from an `Authorization` header, or throws 401. */
+export function parseAuthorization(header: string | undefined, scheme: AuthScheme): string {
+  if (header === undefined || header.trim() === '') throw new UnauthorizedError('Authentication failed')
+  const space = header.indexOf(' ')
+  const kind = (space < 0 ? header : header.slice(0, space)).toLowerCase()
+  const value = space < 0 ? '' : header.slice(space + 1).trim()
+  if (kind === 'bearer' && value !== '') return value
+  if (kind === 'basic' && scheme === 'basic-or-bearer') {
+    // Weave sends base64("api:" + key); the key is the password.
+    const decoded = Buffer.from(value, 'base64').toString('utf8')
+    const colon = decoded.indexOf(':')
+    const key = colon < 0 ? '' : decoded.slice(colon + 1)
+    if (key !== '') return key
+  }
+  throw new UnauthorizedError('Authentication failed')
+}
+
+async function loadPrincipal(key: string): Promise<Principal | undefined> {
+  const record = await findApiKey(key)
+  if (record === undefined || record.revokedAt !== undefined) return undefined
+  const memberships = await listUserMemberships(record.userId)
+  const entities = [...new Set([record.entity, ...memberships.map((m) => m.entity)])].sort()
+  return { userId: record.userId, keyId: record.keyId, entity: record.entity, entities }
+}
+
+/** Resolves an API key to its principal (cached briefly), or throws 401. */
+export async function authenticateKey(key: string, now = Date.now()): Promise<Principal> {
+  const digest = hashApiKey(key)
+  let entry = cache.get(digest)
+  if (entry === undefined || entry.expires <= now) {
+    cache.delete(digest)
+    entry = { principal: await loadPrincipal(key), expires: now + config.authCacheTtlMs }
+    if (config.authCacheTtlMs > 0) {
+      if (cache.size >= config.authCacheMaxEntries) {
+        const oldest = cache.keys().next().value
+        if (oldest !== undefined) cache.delete(oldest)
+      }
+      cache.set(digest, entry)
+    }
+  }
+  if (entry.principal === undefined) throw new UnauthorizedError('Authentication failed')
+  return entry.principal
+}
+
+/** Authenticates an `Authorization` header for a route family. */
+export async function authenticate(header: string | undefined, scheme: AuthScheme): Promise<Principal> {
+  return authenticateKey(parseAuthorization(header, scheme))
+}
+
+/** Drops every cached look-up (tests, key administration in the same process). */
+export function clearAuthCache(): void {
+  cache.clear()
+}
+
+/** The entity part of an `<entity>/<project>` id. */
+export function entityOf(projectId: string): string {
+  const slash = projectId.indexOf('/')
+  return slash < 0 ? projectId : projectId.slice(0, slash)
+}
+
+/** Throws 403 unless the principal belongs to the project's entity. */
+export function assertProjectAccess(principal: Principal, projectId: string): void {
+  const entity = entityOf(projectId)
+  if (!principal.entities.includes(entity)) {
+    throw new ForbiddenError(`You do not have access to entity '${entity}'`)
+  }
+}

@@ -1,0 +1,50 @@
+import { digestsEqual, generateApiKey, hashApiKey, keyIdFromHash } from '#shared/auth/api-key'
+import { ConflictError } from '#shared/errors/http-error'
+import { getApiKey, putApiKey } from '#shared/db/api-key-repository'
+import { addMembership } from '#shared/db/membership-repository'
+import type { ApiKeyRecord } from '#shared/schemas/api-key'
+
+/** Options for creating or registering a key. */
+export type CreateKeyOptions = {
+  userId: string
+  entity: string
+  name?: string
+  /** A chosen plaintext (bootstrap keys); generated when absent. */
+  key?: string
+  now?: Date
+}
+
+/**
+ * Creates an API key for a user in an entity (adding the membership), idempotently when the plaintext is given:
+ * registering the same key for the same user again returns the existing record. The plaintext is returned to the
+ * caller once and stored nowhere.
+ */
+export async function createApiKey(
+  options: CreateKeyOptions,
+): Promise<{ key: string; record: ApiKeyRecord; created: boolean }> {
+  const key = options.key ?? generateApiKey()
+  const keyHash = hashApiKey(key)
+  const now = (options.now ?? new Date()).toISOString()
+  await addMembership({ userId: options.userId, entity: options.entity, role: 'member', addedAt: now })
+  const candidate: ApiKeyRecord = {
+    keyId: keyIdFromHash(keyHash),
+    keyHash,
+    userId: options.userId,
+    entity: options.entity,
+    createdAt: now,
+    ...(options.name === undefined ? {} : { name: options.name }),
+  }
+  const { record, created } = await putApiKey(candidate)
+  if (!created && (record.userId !== options.userId || !digestsEqual(record.keyHash, keyHash))) {
+    throw new ConflictError('That key is already registered to another user')
+  }
+  return { key, record, created }
+}
+
+/** Looks up a key by its plaintext; undefined when unknown. Compares the stored digest in constant time. */
+export async function findApiKey(key: string): Promise<ApiKeyRecord | undefined> {
+  const keyHash = hashApiKey(key)
+  const record = await getApiKey(keyIdFromHash(keyHash))
+  if (record === undefined || !digestsEqual(record.keyHash, keyHash)) return undefined
+  return record
+}

@@ -1,0 +1,90 @@
+/**
+ * The only reader of `process.env`: every setting Loom uses, read once at module load, trimmed and validated.
+ * The composition roots (the local server, tests) may adjust fields before first use, e.g. to point at an
+ * embedded DynamoDB whose port is only known after it started.
+ */
+
+const env = process.env
+
+function read(name: string): string | undefined {
+  const value = env[name]?.trim()
+  return value === undefined || value === '' ? undefined : value
+}
+
+function readInt(name: string, fallback: number, min = 0): number {
+  const raw = read(name)
+  if (raw === undefined) return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < min) {
+    throw new Error(`${name} environment variable must be an integer >= ${min}, got "${raw}"`)
+  }
+  return value
+}
+
+function readBool(name: string): boolean {
+  const raw = read(name)?.toLowerCase()
+  return raw === '1' || raw === 'true' || raw === 'yes'
+}
+
+/** Reads a variable that must be set, failing fast with a clear message. */
+export function required(name: string): string {
+  const value = read(name)
+  if (value === undefined) throw new Error(`${name} environment variable is not set`)
+  return value
+}
+
+/** Runtime settings shared by every function and the local server. */
+export type Config = {
+  /** DynamoDB table holding all of Loom's data (set by CDK in Lambda, by `npm start` locally). */
+  tableName: string | undefined
+  /** Explicit DynamoDB endpoint (dynalite, DynamoDB Local); undefined means the AWS regional endpoint. */
+  dynamoEndpoint: string | undefined
+  region: string
+  /** How long a key look-up (including the key's memberships) is cached in memory, in ms. */
+  authCacheTtlMs: number
+  /** Upper bound on cached key look-ups per process. */
+  authCacheMaxEntries: number
+  /** Largest accepted request body in bytes (Lambda's synchronous payload limit is 6 MB). */
+  maxBodyBytes: number
+  /** True inside AWS Lambda. */
+  inLambda: boolean
+}
+
+/** Settings only the local stack (`npm start`, `npm run keys`) uses. */
+export type LocalConfig = {
+  port: number
+  host: string
+  dataDir: string
+  memory: boolean
+  bootstrapKey: string | undefined
+  bootstrapUser: string
+  bootstrapEntity: string
+}
+
+/** The process-wide configuration, read from the environment once. */
+export const config: Config = {
+  tableName: read('LOOM_TABLE_NAME'),
+  dynamoEndpoint: read('DYNAMODB_ENDPOINT'),
+  region: read('AWS_REGION') ?? read('AWS_DEFAULT_REGION') ?? 'us-east-1',
+  authCacheTtlMs: readInt('LOOM_AUTH_CACHE_TTL_MS', 5_000),
+  authCacheMaxEntries: readInt('LOOM_AUTH_CACHE_MAX_ENTRIES', 10_000, 1),
+  maxBodyBytes: readInt('LOOM_MAX_BODY_BYTES', 5 * 1024 * 1024, 1),
+  inLambda: read('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
+}
+
+/** The local stack's settings, read from the environment once. */
+export const localConfig: LocalConfig = {
+  port: readInt('PORT', 8700),
+  host: read('HOST') ?? '127.0.0.1',
+  dataDir: read('LOOM_DATA_DIR') ?? '.loom-data',
+  memory: readBool('LOOM_MEMORY'),
+  bootstrapKey: read('LOOM_BOOTSTRAP_KEY'),
+  bootstrapUser: read('LOOM_BOOTSTRAP_USER') ?? 'local-user',
+  bootstrapEntity: read('LOOM_BOOTSTRAP_ENTITY') ?? 'local',
+}
+
+/** The table name, failing fast when it was never configured. */
+export function tableName(): string {
+  if (config.tableName === undefined) throw new Error('LOOM_TABLE_NAME environment variable is not set')
+  return config.tableName
+}

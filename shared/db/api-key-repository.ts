@@ -1,0 +1,78 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { db, table } from '#shared/db/client'
+import { queryAll } from '#shared/db/query'
+import { type ApiKeyRecord, ApiKeyRecordSchema } from '#shared/schemas/api-key'
+
+// Keys: PK=APIKEY#<keyId> SK=APIKEY. GSI1 lists a user's keys, GSI2 every key (admin listing, small).
+const keyOf = (keyId: string) => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' })
+
+function toRecord(item: Record<string, unknown>): ApiKeyRecord {
+  return ApiKeyRecordSchema.parse(item)
+}
+
+/** Stores a key record unless one with the same id exists; returns the stored record (new or existing). */
+export async function putApiKey(record: ApiKeyRecord): Promise<{ record: ApiKeyRecord; created: boolean }> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          ...keyOf(record.keyId),
+          GSI1PK: `USER#${record.userId}`,
+          GSI1SK: `APIKEY#${record.createdAt}#${record.keyId}`,
+          GSI2PK: 'APIKEYS',
+          GSI2SK: `${record.createdAt}#${record.keyId}`,
+          ...record,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+    return { record, created: true }
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    const existing = await getApiKey(record.keyId)
+    if (existing === undefined) throw error
+    return { record: existing, created: false }
+  }
+}
+
+/** Reads one key record by id. */
+export async function getApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: keyOf(keyId), ConsistentRead: true }))
+  return Item === undefined ? undefined : toRecord(Item)
+}
+
+/** Lists keys, newest last; one user's when `userId` is given. */
+export async function listApiKeys(userId?: string): Promise<ApiKeyRecord[]> {
+  const items = await queryAll(
+    userId === undefined
+      ? { IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: { ':pk': 'APIKEYS' } }
+      : {
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
+          ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':sk': 'APIKEY#' },
+        },
+  )
+  return items.map(toRecord)
+}
+
+/** Marks a key revoked (idempotent); returns false when no such key exists. */
+export async function revokeApiKey(keyId: string, at: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: keyOf(keyId),
+        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    )
+    return true
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false
+    throw error
+  }
+}
+

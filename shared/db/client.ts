@@ -1,0 +1,38 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
+import { config, tableName } from '#shared/config'
+
+let rawClient: DynamoDBClient | undefined
+let documentClient: DynamoDBDocumentClient | undefined
+
+/**
+ * The process-wide low-level DynamoDB client, created on first use from `config` (so the local server and tests can
+ * point it at an embedded DynamoDB started just before). `DYNAMODB_ENDPOINT` is meant for local DynamoDB servers
+ * (dynalite, DynamoDB Local), which take any static credentials.
+ */
+export function rawDb(): DynamoDBClient {
+  if (rawClient === undefined) {
+    const endpoint = config.dynamoEndpoint
+    rawClient = new DynamoDBClient({
+      region: config.region,
+      maxAttempts: 4,
+      ...(endpoint === undefined
+        ? {}
+        : { endpoint, credentials: { accessKeyId: 'loom-local', secretAccessKey: 'loom-local' } }),
+    })
+  }
+  return rawClient
+}
+
+/** The process-wide DynamoDB document client (plain JS values in and out, undefined attributes dropped). */
+export function db(): DynamoDBDocumentClient {
+  documentClient ??= DynamoDBDocumentClient.from(rawDb(), {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  })
+  return documentClient
+}
+
+/** The configured table's name. */
+export function table(): string {
+  return tableName()
+}

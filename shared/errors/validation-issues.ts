@@ -1,0 +1,100 @@
+import type { z } from 'zod/mini'
+import type { ValidationIssue } from '#shared/errors/http-error'
+
+type ZodIssue = z.core.$ZodIssue
+
+const TYPE_NAMES: Record<string, [string, string]> = {
+  string: ['string_type', 'Input should be a valid string'],
+  number: ['float_type', 'Input should be a valid number'],
+  int: ['int_type', 'Input should be a valid integer'],
+  boolean: ['bool_type', 'Input should be a valid boolean'],
+  object: ['dict_type', 'Input should be a valid dictionary'],
+  record: ['dict_type', 'Input should be a valid dictionary'],
+  map: ['dict_type', 'Input should be a valid dictionary'],
+  array: ['list_type', 'Input should be a valid list'],
+  tuple: ['list_type', 'Input should be a valid list'],
+  null: ['none_required', 'Input should be None'],
+  date: ['datetime_type', 'Input should be a valid datetime'],
+}
+
+function quote(value: unknown): string {
+  return typeof value === 'string' ? `'${value}'` : JSON.stringify(value)
+}
+
+function lengthIssue(issue: ZodIssue & { code: 'too_small' | 'too_big' }): [string, string] {
+  const small = issue.code === 'too_small'
+  const bound = Number(small ? (issue as { minimum: unknown }).minimum : (issue as { maximum: unknown }).maximum)
+  switch (issue.origin) {
+    case 'string':
+      return small
+        ? ['string_too_short', `String should have at least ${bound} character${bound === 1 ? '' : 's'}`]
+        : ['string_too_long', `String should have at most ${bound} character${bound === 1 ? '' : 's'}`]
+    case 'array':
+    case 'set': {
+      const actual = Array.isArray(issue.input) ? issue.input.length : undefined
+      const tail = actual === undefined ? '' : ` after validation, not ${actual}`
+      return small
+        ? ['too_short', `List should have at least ${bound} item${bound === 1 ? '' : 's'}${tail}`]
+        : ['too_long', `List should have at most ${bound} item${bound === 1 ? '' : 's'}${tail}`]
+    }
+    default: {
+      const inclusive = issue.inclusive !== false
+      if (small) {
+        return inclusive
+          ? ['greater_than_equal', `Input should be greater than or equal to ${bound}`]
+          : ['greater_than', `Input should be greater than ${bound}`]
+      }
+      return inclusive
+        ? ['less_than_equal', `Input should be less than or equal to ${bound}`]
+        : ['less_than', `Input should be less than ${bound}`]
+    }
+  }
+}
+
+function describe(issue: ZodIssue): [string, string] {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined && !('received' in issue)) return ['missing', 'Field required']
+      return TYPE_NAMES[issue.expected] ?? [`${issue.expected}_type`, `Input should be a valid ${issue.expected}`]
+    case 'too_small':
+    case 'too_big':
+      return lengthIssue(issue)
+    case 'invalid_value': {
+      const values = issue.values.map(quote)
+      const list = values.length <= 1 ? (values[0] ?? '') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`
+      return ['literal_error', `Input should be ${list}`]
+    }
+    case 'invalid_format':
+      if (issue.format === 'datetime') return ['datetime_from_date_parsing', 'Input should be a valid datetime']
+      if (issue.format === 'regex') return ['string_pattern_mismatch', `String should match pattern '${issue.pattern}'`]
+      return ['value_error', `Value error, invalid ${issue.format}`]
+    case 'not_multiple_of':
+      return ['multiple_of', `Input should be a multiple of ${issue.divisor}`]
+    case 'unrecognized_keys':
+      return ['extra_forbidden', 'Extra inputs are not permitted']
+    case 'custom':
+      return ['value_error', `Value error, ${issue.message}`]
+    default:
+      return ['value_error', issue.message]
+  }
+}
+
+/** Converts zod issues into pydantic-style issues (`type`, `loc`, `msg`, `input`), prefixing each location. */
+export function toValidationIssues(issues: readonly ZodIssue[], prefix: (string | number)[] = ['body']): ValidationIssue[] {
+  const out: ValidationIssue[] = []
+  for (const issue of issues) {
+    // A failed union reports the alternatives' own errors; keep the most specific branch's issues.
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+      const best = issue.errors.reduce((a, b) => (b.length < a.length ? b : a))
+      const nested = best.map((i) => ({ ...i, path: [...issue.path, ...i.path] }))
+      out.push(...toValidationIssues(nested as ZodIssue[], prefix))
+      continue
+    }
+    const [type, msg] = describe(issue)
+    const loc = [...prefix, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))]
+    const entry: ValidationIssue = { type, loc, msg }
+    if (issue.input !== undefined) entry.input = issue.input
+    out.push(entry)
+  }
+  return out
+}

@@ -1,0 +1,111 @@
+import { Hono, type MiddlewareHandler } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { authenticate, type AuthScheme, assertProjectAccess } from '#shared/auth/authenticate'
+import { config } from '#shared/config'
+import type { ErrorMapper } from '#shared/errors/error-response'
+import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
+import { inferenceErrorResponse } from '#shared/errors/inference-errors'
+import { tracingErrorResponse } from '#shared/errors/tracing-errors'
+import { trainingErrorResponse } from '#shared/errors/training-errors'
+import type { AppEnv, Family } from '#shared/http/app-env'
+import { principalFromAuthorizer } from '#shared/http/authorizer-context'
+import { logger } from '#shared/logger'
+
+/** Route prefixes that are served without credentials. */
+export const PUBLIC_PATHS = ['/health', '/openapi.json', '/server_info'] as const
+
+function requestContext(family: Family): MiddlewareHandler<AppEnv> {
+  return async function requestContext(c, next) {
+    const started = performance.now()
+    const requestId =
+      c.req.header('x-request-id') ?? c.env?.lambdaContext?.awsRequestId ?? globalThis.crypto.randomUUID()
+    c.set('requestId', requestId)
+    c.set('family', family)
+    await next()
+    c.header('X-Request-Id', requestId)
+    logger.info('request', {
+      requestId,
+      family,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+    })
+  }
+}
+
+function auth(scheme: AuthScheme): MiddlewareHandler<AppEnv> {
+  return async function auth(c, next) {
+    // Behind API Gateway the REQUEST authorizer has already resolved the key; locally we resolve it here.
+    const fromAuthorizer = principalFromAuthorizer(c.env?.requestContext?.authorizer)
+    c.set('auth', fromAuthorizer ?? (await authenticate(c.req.header('authorization'), scheme)))
+    await next()
+  }
+}
+
+const PROJECT_RE = /^([^/\s]+)\/([^/\s]+)$/
+
+// Inference attributes usage to `Compat-Project` / `OpenAI-Project`, else to the key's entity and project `inference`.
+const inferenceProject: MiddlewareHandler<AppEnv> = async function inferenceProject(c, next) {
+  const principal = c.get('auth')
+  const header = c.req.header('compat-project') ?? c.req.header('openai-project')
+  if (header === undefined || header.trim() === '') {
+    c.set('project', { entity: principal.entity, project: 'inference', id: `${principal.entity}/inference` })
+  } else {
+    const match = PROJECT_RE.exec(header.trim())
+    if (!match?.[1] || !match[2]) {
+      throw new BadRequestError('The project header must be `<entity>/<project>`', { param: 'OpenAI-Project' })
+    }
+    assertProjectAccess(principal, header.trim())
+    c.set('project', { entity: match[1], project: match[2], id: `${match[1]}/${match[2]}` })
+  }
+  await next()
+}
+
+type FamilyOptions = { family: Family; errors: ErrorMapper; scheme?: AuthScheme; extra?: MiddlewareHandler<AppEnv>[] }
+
+function createFamilyApp({ family, errors, scheme, extra = [] }: FamilyOptions): Hono<AppEnv> {
+  const app = new Hono<AppEnv>()
+  app.onError((error, c) => {
+    const response = errors(error)
+    if (response.status >= 500) logger.error('request failed', { requestId: c.get('requestId'), error })
+    for (const [name, value] of Object.entries(response.headers ?? {})) c.header(name, value)
+    return c.json(response.body as object, response.status as 500)
+  })
+  app.notFound((c) => {
+    const response = errors(new NotFoundError(`No route for ${c.req.method} ${c.req.path}`))
+    return c.json(response.body as object, 404)
+  })
+  app.use(requestContext(family))
+  app.use(
+    bodyLimit({
+      maxSize: config.maxBodyBytes,
+      onError: () => {
+        throw new PayloadTooLargeError(`Request body larger than ${config.maxBodyBytes} bytes`)
+      },
+    }),
+  )
+  if (scheme !== undefined) app.use(auth(scheme))
+  for (const middleware of extra) app.use(middleware)
+  return app
+}
+
+/** The app for `/v1` inference routes: Bearer keys, OpenAI-style errors, project attribution header. */
+export function createInferenceApp(): Hono<AppEnv> {
+  return createFamilyApp({ family: 'inference', errors: inferenceErrorResponse, scheme: 'bearer', extra: [inferenceProject] })
+}
+
+/** The app for `/v1/preview` training routes: Bearer keys, FastAPI-style errors. */
+export function createTrainingApp(): Hono<AppEnv> {
+  return createFamilyApp({ family: 'training', errors: trainingErrorResponse, scheme: 'bearer' })
+}
+
+/** The app for Weave-compatible tracing routes: Basic `api:<key>` (or Bearer), `{"reason"}` errors. */
+export function createTracingApp(): Hono<AppEnv> {
+  return createFamilyApp({ family: 'tracing', errors: tracingErrorResponse, scheme: 'basic-or-bearer' })
+}
+
+/** The app for public, unauthenticated routes (`/health`, `/openapi.json`, `/server_info`). */
+export function createPublicApp(): Hono<AppEnv> {
+  return createFamilyApp({ family: 'meta', errors: tracingErrorResponse })
+}

@@ -1,0 +1,19 @@
+import { randomUUID } from 'node:crypto'
+import { afterAll, vi } from 'vitest'
+import { config } from '#shared/config'
+import { ensureTable } from '#shared/db/ensure-table'
+import { startDynalite } from './support/dynamo.js'
+
+// One embedded DynamoDB per test file, with its own table; tests use unique ids so they never share state.
+const dynamo = await startDynalite()
+config.dynamoEndpoint = dynamo.endpoint
+config.tableName = `loom-test-${randomUUID().slice(0, 8)}`
+await ensureTable(config.tableName)
+
+for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+  vi.spyOn(console, method).mockImplementation(() => undefined)
+}
+
+afterAll(async () => {
+  await dynamo.close()
+})
