@@ -24,4 +24,11 @@ export type FunctionEntry = {
 /** The functions Loom deploys, grouped by family. */
 export const FUNCTIONS: readonly FunctionEntry[] = [
   { id: 'meta/get-health', family: 'meta', routes: [{ method: 'GET', path: '/health' }], access: 'none', auth: false },
+  {
+    id: 'meta/get-openapi',
+    family: 'meta',
+    routes: [{ method: 'GET', path: '/openapi.json' }],
+    access: 'none',
+    auth: false,
+  },
 ]
