@@ -14,7 +14,7 @@ const apps = {
 }
 const paths = { inference: '/v1/echo', training: '/v1/preview/echo', tracing: '/echo' }
 
-async function send(family: keyof typeof apps, body: BodyInit, contentType?: string) {
+async function send(family: keyof typeof apps, body: string | Uint8Array<ArrayBuffer>, contentType?: string) {
   const caller = await newCaller()
   const headers: Record<string, string> = { ...caller.bearer }
   if (contentType !== undefined) headers['content-type'] = contentType
