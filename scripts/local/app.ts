@@ -5,7 +5,8 @@ type FunctionModule = { app: { fetch: (request: Request) => Response | Promise<R
 
 /** Loads one function's module by its manifest id. */
 export async function loadFunction(entry: FunctionEntry): Promise<FunctionModule> {
-  return (await import(`#functions/${entry.id}/handler`)) as FunctionModule
+  const specifier = `#functions/${entry.id}/handler`
+  return (await import(/* @vite-ignore */ specifier)) as FunctionModule
 }
 
 /**
