@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda'
+import type { LambdaEvent } from 'hono/aws-lambda'
 
 /** Options for a REST API (v1) proxy event. */
 export type RestEventOptions = {
@@ -10,8 +11,13 @@ export type RestEventOptions = {
   authorizer?: Record<string, string>
 }
 
-/** An API Gateway REST proxy event as Lambda receives it. */
-export function restEvent(options: RestEventOptions): APIGatewayProxyEvent {
+/** An API Gateway REST proxy event as Lambda receives it (typed for Hono's adapter). */
+export function restEvent(options: RestEventOptions): LambdaEvent {
+  return restProxyEvent(options) as unknown as LambdaEvent
+}
+
+/** The same event typed as `aws-lambda` declares it. */
+export function restProxyEvent(options: RestEventOptions): APIGatewayProxyEvent {
   const headers = options.headers ?? {}
   return {
     httpMethod: options.method ?? 'GET',
