@@ -24,4 +24,39 @@ export type FunctionEntry = {
 /** The functions Loom deploys, grouped by family. */
 export const FUNCTIONS: readonly FunctionEntry[] = [
   { id: 'meta/get-health', family: 'meta', routes: [{ method: 'GET', path: '/health' }], access: 'none', auth: false },
+  {
+    id: 'training/create-preview-model',
+    family: 'training',
+    routes: [{ method: 'POST', path: '/v1/preview/models' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'training/list-preview-models',
+    family: 'training',
+    routes: [{ method: 'GET', path: '/v1/preview/models' }],
+    access: 'read',
+    auth: true,
+  },
+  {
+    id: 'training/delete-preview-model',
+    family: 'training',
+    routes: [{ method: 'DELETE', path: '/v1/preview/models/:model_id' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'training/log-trajectories',
+    family: 'training',
+    routes: [{ method: 'POST', path: '/v1/preview/models/:model_id/log' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'training/get-model-metrics',
+    family: 'training',
+    routes: [{ method: 'GET', path: '/v1/preview/models/:model_id/metrics' }],
+    access: 'read',
+    auth: true,
+  },
 ]
