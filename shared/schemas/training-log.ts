@@ -40,7 +40,7 @@ const AssistantFieldsShape = {
 }
 
 /** An OpenAI chat message param, told apart by its `role`. */
-export const MessageSchema = z.union([
+export const MessageSchema = z.discriminatedUnion('role', [
   z.looseObject({ role: z.literal('system'), content: ContentSchema, name: z.optional(z.string()) }),
   z.looseObject({ role: z.literal('developer'), content: ContentSchema, name: z.optional(z.string()) }),
   z.looseObject({ role: z.literal('user'), content: ContentSchema, name: z.optional(z.string()) }),
@@ -77,8 +77,12 @@ export const ChoiceSchema = z.looseObject({
   message: z.looseObject({ role: z.literal('assistant'), ...AssistantFieldsShape }),
 })
 
-/** One entry of `messages_and_choices`. */
-export const MessageOrChoiceSchema = z.union([MessageSchema, ChoiceSchema])
+/**
+ * One entry of `messages_and_choices`. `Choice` is tried first: an item without `role` whose choice fields are wrong
+ * then reports the choice's errors (a tie on issue count keeps the first branch), while a `role` item reports the
+ * message's.
+ */
+export const MessageOrChoiceSchema = z.union([ChoiceSchema, MessageSchema])
 
 /** An additional conversation of a trajectory. */
 export const HistorySchema = z.looseObject({

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import { safeParse } from 'zod/mini'
+import { safeParse, type z } from 'zod/mini'
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -29,6 +29,21 @@ export type LogInput = {
 /** The outcome of a log call: what to answer and what the trace of the call needs. */
 export type LogOutcome = { model: PreviewModel; response: LogResponse; replayed: boolean }
 
+type ZodIssue = z.core.$ZodIssue
+
+// zod reports an unknown `role` as a union with no branches; pydantic names the expected tags. Rewrite it as a
+// literal mismatch so the 422 says which roles are allowed.
+function withRoleTags(issues: readonly ZodIssue[]): ZodIssue[] {
+  return issues.map((issue) => {
+    if (issue.code !== 'invalid_union') return issue
+    const tagged = issue as ZodIssue & { note?: string; options?: unknown[] }
+    if (tagged.note === 'No matching discriminator' && Array.isArray(tagged.options)) {
+      return { ...issue, code: 'invalid_value', values: tagged.options } as unknown as ZodIssue
+    }
+    return { ...issue, errors: issue.errors.map(withRoleTags) } as ZodIssue
+  })
+}
+
 const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/
 
 /** A UUIDv7 (time-ordered), the id form tracing SDKs use for calls. */
@@ -47,7 +62,7 @@ export function uuidv7(now = Date.now()): string {
  */
 export function parseLogInput(modelId: string, body: unknown, bodyText: string, idempotencyKey?: string): LogInput {
   const parsed = safeParse(LogRequestSchema, body, { reportInput: true })
-  if (!parsed.success) throw new RequestValidationError(toValidationIssues(parsed.error.issues, ['body']))
+  if (!parsed.success) throw new RequestValidationError(toValidationIssues(withRoleTags(parsed.error.issues), ['body']))
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_RE.test(idempotencyKey)) {
     throw new RequestValidationError([
       {
