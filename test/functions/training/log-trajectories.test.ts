@@ -272,9 +272,9 @@ describe('POST /v1/preview/models/{model_id}/log', () => {
       const caller = await newCaller()
       const model = await newModel(caller)
       const bodyOfSize = (size: number) => {
-        const body = { split: 'train', trajectory_groups: [{ trajectories: [trajectory(1)] }] }
         const message = { role: 'user', content: '' }
-        ;(body.trajectory_groups[0]?.trajectories[0]?.messages_and_choices as unknown[]).push(message)
+        const padded = { ...trajectory(1), messages_and_choices: [message] }
+        const body = { split: 'train', trajectory_groups: [{ trajectories: [padded] }] }
         message.content = 'x'.repeat(size - Buffer.byteLength(JSON.stringify(body)))
         return JSON.stringify(body)
       }
