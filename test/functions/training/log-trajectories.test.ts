@@ -1,11 +1,12 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { app as deleteApp } from '#functions/training/delete-preview-model/handler'
 import { app } from '#functions/training/log-trajectories/handler'
 import { config } from '#shared/config'
 import { setPreviewModelStep } from '#shared/db/preview-model-repository'
-import { getLogGroups, listLogRecords } from '#shared/db/training-log-repository'
+import { claimIdempotencyKey, getLogGroups, listLogRecords } from '#shared/db/training-log-repository'
 import { CHUNK_BYTES, decodeGroup } from '#shared/training/group-codec'
+import { uuidv7 } from '#shared/training/log-trajectories'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
 import { newModel, trajectory } from '../../support/training.js'
 
@@ -312,6 +313,26 @@ describe('POST /v1/preview/models/{model_id}/log', () => {
       expect(first.status).toBe(200)
       expect(second.status).toBe(200)
       expect(second.json).toEqual(first.json)
+      expect(await listLogRecords(model.id)).toHaveLength(1)
+    })
+
+    it('finishes a call whose earlier attempt stopped after claiming the key, reusing its ids', async () => {
+      // Prepare: the claim exists without a response, as after a crash mid-write.
+      const caller = await newCaller()
+      const model = await newModel(caller)
+      const body = { split: 'train', trajectory_groups: [{ trajectories: [trajectory(0.5)] }] }
+      const bodyHash = createHash('sha256').update(JSON.stringify(body)).digest('hex')
+      const claim = { bodyHash, logId: uuidv7(), step: 4, recordedAt: '2025-05-05T05:05:05.000Z' }
+      await claimIdempotencyKey(model.id, 'crashed', claim)
+
+      // Act
+      const retry = await log(caller, model.id, body, { 'idempotency-key': 'crashed' })
+      const replay = await log(caller, model.id, body, { 'idempotency-key': 'crashed' })
+
+      // Assess
+      expect(retry.status).toBe(200)
+      expect(retry.json).toMatchObject({ log_id: claim.logId, step: 4, recorded_at: claim.recordedAt })
+      expect(replay.json).toEqual(retry.json)
       expect(await listLogRecords(model.id)).toHaveLength(1)
     })
 
