@@ -48,7 +48,9 @@ function rollout(): Record<string, unknown> {
       message: {
         role: 'assistant',
         content: text(40),
-        tool_calls: [{ id, type: 'function', function: { name: 'search_code', arguments: JSON.stringify({ q: text(6) }) } }],
+        tool_calls: [
+          { id, type: 'function', function: { name: 'search_code', arguments: JSON.stringify({ q: text(6) }) } },
+        ],
       },
     })
     items.push({ role: 'tool', tool_call_id: id, content: text(150) })
@@ -98,17 +100,22 @@ async function main() {
   config.tableName = 'loom-bench-training'
   await ensureTable(config.tableName)
   const { app } = await import('#functions/training/log-trajectories/handler')
-  const { parseLogInput } = await import('#shared/training/log-trajectories')
+  const { parseLogInput } = await import('#shared/training/log-input')
   const { computeLogMetrics } = await import('#shared/training/metrics')
   const { encodeGroup } = await import('#shared/training/group-codec')
 
   const { key, record } = await createApiKey({ userId: 'bench-user', entity: 'bench' })
   const principal = { userId: 'bench-user', keyId: record.keyId, entity: 'bench', entities: ['bench'] }
-  const { model } = await registerModel(principal, { entity: 'bench', project: 'rl', name: 'agent', base_model: 'Qwen' })
+  const { model } = await registerModel(principal, {
+    entity: 'bench',
+    project: 'rl',
+    name: 'agent',
+    base_model: 'Qwen',
+  })
   const body = buildBody(config.maxBodyBytes)
   const bytes = Buffer.byteLength(body.text)
 
-  const phases = { parseValidate: [] as number[], metrics: [] as number[], encode: [] as number[] }
+  const phases = { parseValidateMetrics: [] as number[], metrics: [] as number[], encode: [] as number[] }
   const endToEnd: number[] = []
   const rawCeiling: number[] = []
   const rawUncompressed: number[] = []
@@ -138,7 +145,9 @@ async function main() {
 
     // Raw ceiling: the same chunk items, written straight to the table with the same batching.
     start = performance.now()
-    await putAll(encoded.flatMap((chunks, g) => chunks.map((data, c) => ({ PK: `BENCH#${i}#${g}`, SK: `C#${c}`, data }))))
+    await putAll(
+      encoded.flatMap((chunks, g) => chunks.map((data, c) => ({ PK: `BENCH#${i}#${g}`, SK: `C#${c}`, data }))),
+    )
     const tRaw = ms(start)
     // Without compression: each group's JSON bytes, chunked the same way.
     const plain = input.raw.trajectory_groups.map((g) => Buffer.from(JSON.stringify(g)))
@@ -146,7 +155,7 @@ async function main() {
     await putAll(plain.map((data, g) => ({ PK: `BENCHRAW#${i}#${g}`, SK: 'C#0', data })))
     const tRawPlain = ms(start)
     if (i === 0) continue // warm-up
-    phases.parseValidate.push(tParse)
+    phases.parseValidateMetrics.push(tParse)
     phases.metrics.push(tMetrics)
     phases.encode.push(tEncode)
     endToEnd.push(tEnd)
@@ -164,7 +173,7 @@ async function main() {
     iterations: ITERATIONS,
     medianMs: {
       endToEnd: Number(median(endToEnd).toFixed(1)),
-      parseValidate: Number(median(phases.parseValidate).toFixed(1)),
+      parseValidateMetrics: Number(median(phases.parseValidateMetrics).toFixed(1)),
       metrics: Number(median(phases.metrics).toFixed(2)),
       encode: Number(median(phases.encode).toFixed(1)),
       rawStorageCompressed: Number(median(rawCeiling).toFixed(1)),

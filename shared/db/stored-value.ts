@@ -75,7 +75,9 @@ export async function deleteStoredValue(owner: string, prefix = 'value'): Promis
   for (let i = 0; i < items.length; i += 25) {
     let requests = items.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: { PK: k.PK, SK: k.SK } } }))
     while (requests.length > 0) {
-      const out: BatchWriteCommandOutput = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
+      const out: BatchWriteCommandOutput = await db().send(
+        new BatchWriteCommand({ RequestItems: { [table()]: requests } }),
+      )
       requests = (out.UnprocessedItems?.[table()] ?? []) as typeof requests
     }
   }

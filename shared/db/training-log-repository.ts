@@ -85,6 +85,16 @@ export async function listLogRecords(modelId: string, split?: string, afterStep?
     .sort((a, b) => a.step - b.step || a.recordedAt.localeCompare(b.recordedAt))
 }
 
+/** Lists the log calls stored under exactly (model, split, step), oldest first: where that step's groups are. */
+export async function listLogRecordsAt(modelId: string, split: string, step: number): Promise<LogRecord[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': `PMODEL#${modelId}`, ':prefix': `LOG#${splitPart(split)}#${stepPart(step)}#` },
+    ConsistentRead: true,
+  })
+  return items.map((item) => LogRecordSchema.parse(item))
+}
+
 /** Reads the idempotency record of a key, if the key was used on this model. */
 export async function getIdempotencyRecord(modelId: string, key: string): Promise<IdempotencyRecord | undefined> {
   const { Item } = await db().send(

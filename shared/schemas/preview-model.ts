@@ -32,7 +32,24 @@ export const ListPreviewModelsQuerySchema = z.object({
 })
 
 /** The public view of a model (ART's `Model`: `{id, entity, project, name, base_model, run_id}`). */
-export function toModelView(model: PreviewModel) {
+export const PreviewModelViewSchema = z.object({
+  id: z.string(),
+  entity: z.string(),
+  project: z.string(),
+  name: z.string(),
+  base_model: z.string(),
+  run_id: z.nullable(z.string()),
+})
+export type PreviewModelView = z.infer<typeof PreviewModelViewSchema>
+
+/** Answer of `GET /v1/preview/models`. */
+export const ListPreviewModelsResSchema = z.object({ data: z.array(PreviewModelViewSchema) })
+
+/** Answer of `DELETE /v1/preview/models/{model_id}`. */
+export const DeletePreviewModelResSchema = z.object({ id: z.string(), deleted: z.literal(true) })
+
+/** The public view of a stored model. */
+export function toModelView(model: PreviewModel): PreviewModelView {
   return {
     id: model.id,
     entity: model.entity,

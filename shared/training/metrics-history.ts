@@ -1,18 +1,7 @@
 import { listLogRecords } from '#shared/db/training-log-repository'
 import type { Principal } from '#shared/schemas/api-key'
+import type { MetricSeries, MetricsHistory } from '#shared/schemas/training-log'
 import { findModel } from '#shared/training/preview-models'
-
-/** One metric over time: parallel arrays, ready to hand to a plotting library. */
-export type MetricSeries = { steps: number[]; values: number[]; recorded_at: string[] }
-
-/** A model's metrics history: one row per log call and one series per metric key. */
-export type MetricsHistory = {
-  model_id: string
-  split: string | null
-  after_step: number | null
-  rows: { log_id: string; split: string; step: number; recorded_at: string; metrics: Record<string, number> }[]
-  series: Record<string, MetricSeries>
-}
 
 /** Reads a model's metrics history (one split's, steps after `afterStep` only, when given), ordered by step and time. */
 export async function metricsHistory(

@@ -1,4 +1,5 @@
-import type { MetricValues, TrajectoryGroup } from '#shared/schemas/training-log'
+import type { MetricValues } from '#shared/schemas/training-log'
+import type { TrajectoryGroup } from '#shared/schemas/trajectory'
 
 /** What one log call's metrics were computed over. */
 export type LogCounts = { group_count: number; trajectory_count: number; exception_count: number }

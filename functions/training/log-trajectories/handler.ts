@@ -1,7 +1,8 @@
 import { handle } from 'hono/aws-lambda'
 import { createTrainingApp } from '#shared/http/create-app'
 import { readJsonBody } from '#shared/http/read-json'
-import { logTrajectories, parseLogInput } from '#shared/training/log-trajectories'
+import { parseLogInput } from '#shared/training/log-input'
+import { logTrajectories } from '#shared/training/log-trajectories'
 
 /**
  * `POST /v1/preview/models/{model_id}/log`: validates trajectory groups, stores them whole, answers the metrics.

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { app } from '#functions/training/get-model-metrics/handler'
 import { app as logApp } from '#functions/training/log-trajectories/handler'
 import { setPreviewModelStep } from '#shared/db/preview-model-repository'
-import type { MetricsHistory } from '#shared/training/metrics-history'
+import type { MetricsHistory } from '#shared/schemas/training-log'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
 import { newModel, trajectory } from '../../support/training.js'
 

@@ -4,7 +4,7 @@ import { app as deleteApp } from '#functions/training/delete-preview-model/handl
 import { app } from '#functions/training/log-trajectories/handler'
 import { config } from '#shared/config'
 import { setPreviewModelStep } from '#shared/db/preview-model-repository'
-import { claimIdempotencyKey, getLogGroups, listLogRecords } from '#shared/db/training-log-repository'
+import { claimIdempotencyKey, getLogGroups, listLogRecords, listLogRecordsAt } from '#shared/db/training-log-repository'
 import { CHUNK_BYTES, decodeGroup } from '#shared/training/group-codec'
 import { uuidv7 } from '#shared/training/log-trajectories'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
@@ -245,6 +245,23 @@ describe('POST /v1/preview/models/{model_id}/log', () => {
       expect(records[0]).toMatchObject({ logId: json.log_id, split: 'train', step: 0, groupCount: 2 })
       const stored = (await getLogGroups(records[0] as never)).map(decodeGroup)
       expect(stored).toEqual(groups.map((g) => JSON.stringify(g)))
+    })
+
+    it('finds a call by (model, split, step) and not under another split or step', async () => {
+      // Prepare
+      const caller = await newCaller()
+      const model = await newModel(caller)
+      await setPreviewModelStep(model.id, 3)
+      const body = { split: 'train', trajectory_groups: [{ trajectories: [trajectory(1)] }] }
+
+      // Act
+      const { json } = await log(caller, model.id, body)
+
+      // Assess
+      expect((await listLogRecordsAt(model.id, 'train', 3)).map((r) => r.logId)).toEqual([json.log_id])
+      expect(await listLogRecordsAt(model.id, 'train', 2)).toEqual([])
+      expect(await listLogRecordsAt(model.id, 'val', 3)).toEqual([])
+      expect(await listLogRecordsAt(model.id, 'trai', 3)).toEqual([])
     })
 
     it('splits a group larger than the 400 KB item limit into chunks and reassembles it byte for byte', async () => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { app } from '#functions/training/log-trajectories/handler'
 import { listLogRecords } from '#shared/db/training-log-repository'
+import { MAX_GROUPS_PER_LOG } from '#shared/training/log-input'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
 import { type ModelView, newModel, trajectory } from '../../support/training.js'
 
@@ -235,6 +236,31 @@ describe('POST /v1/preview/models/{model_id}/log validation', () => {
     expect(malformed.status).toBe(422)
     expect(((await malformed.json()) as { detail: Detail[] }).detail[0]).toMatchObject({ type: 'json_invalid' })
     expect(list.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'dict_type' })])
+  })
+
+  it('refuses more groups than one call may store', async () => {
+    // Act
+    const groups = Array.from({ length: MAX_GROUPS_PER_LOG + 1 }, () => ({ trajectories: [] }))
+    const { status, detail } = await post({ split: 'val', trajectory_groups: groups })
+
+    // Assess
+    expect(status).toBe(422)
+    expect(detail).toEqual([expect.objectContaining({ loc: ['body', 'trajectory_groups'], type: 'too_long' })])
+  })
+
+  it('refuses a call whose distinct metric keys would not fit in its history row', async () => {
+    // Prepare
+    const metrics = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`metric_with_a_long_name_${i}`, i]))
+
+    // Act
+    const { status, detail } = await post({
+      split: 'val',
+      trajectory_groups: [{ trajectories: [trajectory(1, metrics)] }],
+    })
+
+    // Assess
+    expect(status).toBe(422)
+    expect(detail[0]?.msg).toContain('too many distinct metric keys')
   })
 
   it('writes nothing when any part of the request is invalid', async () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { TrajectoryGroup } from '#shared/schemas/training-log'
+import type { TrajectoryGroup } from '#shared/schemas/trajectory'
 import { computeLogMetrics } from '#shared/training/metrics'
 
 const t = (reward: number, metrics: Record<string, number | boolean> = {}) => ({
