@@ -22,11 +22,14 @@ export type TrainingLogCall = {
 /**
  * What to trace for one log call, in the model's project (`<entity>/<project>`): inputs summarise the request (no
  * trajectories), the output is the response, the summary carries the metrics. The call id is the log id, so a replay
- * maps to the same call; callers skip tracing when `outcome.replayed` is true.
+ * maps to the same call; callers skip tracing when `outcome.replayed` is true. Start and end default to the outcome's.
  *
- * @example if (!outcome.replayed) await recordCall(trainingLogCall(outcome, { startedAt, endedAt: new Date() }))
+ * @example if (!outcome.replayed) await recordCall(trainingLogCall(outcome))
  */
-export function trainingLogCall(outcome: LogOutcome, timing: { startedAt: Date; endedAt: Date }): TrainingLogCall {
+export function trainingLogCall(
+  outcome: LogOutcome,
+  timing: { startedAt: Date; endedAt: Date } = outcome,
+): TrainingLogCall {
   const { model, response } = outcome
   return {
     project_id: `${model.entity}/${model.project}`,

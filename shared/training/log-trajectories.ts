@@ -14,7 +14,14 @@ import type { LogInput } from '#shared/training/log-input'
 import { findModel } from '#shared/training/preview-models'
 
 /** The outcome of a log call: what to answer and what the trace of the call needs. */
-export type LogOutcome = { model: PreviewModel; response: LogResponse; replayed: boolean }
+export type LogOutcome = {
+  model: PreviewModel
+  response: LogResponse
+  /** True when an `Idempotency-Key` retry was answered from the first call's stored response. */
+  replayed: boolean
+  startedAt: Date
+  endedAt: Date
+}
 
 /** A UUIDv7 (time-ordered), the id form tracing SDKs use for calls. */
 export function uuidv7(now = Date.now()): string {
@@ -31,7 +38,12 @@ export function uuidv7(now = Date.now()): string {
  * (model, split, step) and records the history row. With an `Idempotency-Key`, a retry of the same body returns the
  * first response and writes nothing new; the same key with another body is a 422 (IETF Idempotency-Key draft).
  */
-export async function logTrajectories(principal: Principal, input: LogInput, now = new Date()): Promise<LogOutcome> {
+export async function logTrajectories(
+  principal: Principal,
+  input: LogInput,
+  startedAt = new Date(),
+): Promise<LogOutcome> {
+  const now = startedAt
   const model = await findModel(principal, input.modelId)
   let logId = uuidv7(now.getTime())
   let step = model.step
@@ -49,7 +61,7 @@ export async function logTrajectories(principal: Principal, input: LogInput, now
       ])
     }
     if (held.response !== undefined)
-      return { model, response: held.response, replayed: true }
+      return { model, response: held.response, replayed: true, startedAt, endedAt: new Date() }
       // An earlier attempt with this key stopped part-way: redo it with the same ids, so every write is a repeat.
     ;({ logId, step, recordedAt } = held)
   }
@@ -80,5 +92,5 @@ export async function logTrajectories(principal: Principal, input: LogInput, now
     ...counts,
   }
   if (key !== undefined) await completeIdempotencyKey(model.id, key, response)
-  return { model, response, replayed: false }
+  return { model, response, replayed: false, startedAt, endedAt: new Date() }
 }

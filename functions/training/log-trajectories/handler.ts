@@ -9,9 +9,10 @@ import { logTrajectories } from '#shared/training/log-trajectories'
  * The body is validated here rather than through `validate()` because the stored groups must be the JSON as sent.
  */
 export const app = createTrainingApp().post('/v1/preview/models/:model_id/log', async (c) => {
+  const startedAt = new Date()
   const body = await readJsonBody(c)
   const input = parseLogInput(c.req.param('model_id'), body, await c.req.text(), c.req.header('idempotency-key'))
-  const outcome = await logTrajectories(c.get('auth'), input)
+  const outcome = await logTrajectories(c.get('auth'), input, startedAt)
   return c.json(outcome.response, 200)
 })
 

@@ -28,12 +28,13 @@ describe('trainingLogCall', () => {
         exception_count: 0,
       },
       replayed: false,
+      startedAt: new Date('2025-01-01T00:00:00.900Z'),
+      endedAt: new Date('2025-01-01T00:00:01.100Z'),
     }
-    const startedAt = new Date('2025-01-01T00:00:00.900Z')
-    const endedAt = new Date('2025-01-01T00:00:01.100Z')
 
     // Act
-    const call = trainingLogCall(outcome, { startedAt, endedAt })
+    const call = trainingLogCall(outcome)
+    const retimed = trainingLogCall(outcome, { startedAt: new Date(0), endedAt: new Date(1) })
 
     // Assess
     expect(call).toMatchObject({
@@ -47,5 +48,6 @@ describe('trainingLogCall', () => {
       summary: { training: { split: 'val', step: 3, metrics: { 'val/reward': 0.5, 'val/reward_std_dev': 0 } } },
     })
     expect(TRAINING_LOG_OP).toBe('loom.training.log')
+    expect([retimed.started_at, retimed.ended_at]).toEqual(['1970-01-01T00:00:00.000Z', '1970-01-01T00:00:00.001Z'])
   })
 })
