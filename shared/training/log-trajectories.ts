@@ -43,11 +43,10 @@ export async function logTrajectories(
   input: LogInput,
   startedAt = new Date(),
 ): Promise<LogOutcome> {
-  const now = startedAt
   const model = await findModel(principal, input.modelId)
-  let logId = uuidv7(now.getTime())
+  let logId = uuidv7(startedAt.getTime())
   let step = model.step
-  let recordedAt = now.toISOString()
+  let recordedAt = startedAt.toISOString()
   const key = input.idempotencyKey
   if (key !== undefined) {
     const held = await claimIdempotencyKey(model.id, key, { bodyHash: input.bodyHash, logId, step, recordedAt })
@@ -60,10 +59,13 @@ export async function logTrajectories(
         },
       ])
     }
-    if (held.response !== undefined)
+    if (held.response !== undefined) {
       return { model, response: held.response, replayed: true, startedAt, endedAt: new Date() }
-      // An earlier attempt with this key stopped part-way: redo it with the same ids, so every write is a repeat.
-    ;({ logId, step, recordedAt } = held)
+    }
+    // An earlier attempt with this key stopped part-way: redo it with the same ids, so every write is a repeat.
+    logId = held.logId
+    step = held.step
+    recordedAt = held.recordedAt
   }
   const { split } = input.request
   const { metrics, counts } = input
