@@ -1,5 +1,6 @@
 import { z } from 'zod/mini'
 import type { RouteDoc } from '#shared/http/openapi'
+import { TRAINING_ROUTE_DOCS } from '#shared/training/route-docs'
 
 /**
  * The OpenAPI description of every route, keyed by `"<METHOD> <path>"` as in `functions/manifest.ts`, pointing at
@@ -8,4 +9,5 @@ import type { RouteDoc } from '#shared/http/openapi'
 export const ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /health': { summary: 'Liveness probe', response: z.object({ status: z.literal('ok') }) },
   'GET /openapi.json': { summary: 'This OpenAPI 3.1 document' },
+  ...TRAINING_ROUTE_DOCS,
 }
