@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 import { NameSchema } from '#shared/schemas/api-key'
 
 /** Body of `POST /v1/preview/models` (ART `Models.create`); a null entity means the key's own entity. */

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 import { TrajectoryGroupSchema } from '#shared/schemas/trajectory'
 
 /** The body of a log call; `model_id` in the body is accepted and ignored (the path wins). */

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 
 // Request shapes of `POST /v1/preview/models/{model_id}/log` (contract training-log.md §2). Objects are loose: unknown
 // keys are accepted and kept, as FastAPI would ignore them and the stored group must stay whole.

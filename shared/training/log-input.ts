@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { safeParse, type z } from 'zod/mini'
+import * as z from 'zod/mini'
 import { RequestValidationError, type ValidationIssue } from '#shared/errors/http-error'
 import { toValidationIssues } from '#shared/errors/validation-issues'
 import { type LogRequest, LogRequestSchema, type MetricValues } from '#shared/schemas/training-log'
@@ -52,7 +52,7 @@ function invalid(loc: (string | number)[], msg: string, type = 'value_error'): n
  * before anything is read or written.
  */
 export function parseLogInput(modelId: string, body: unknown, bodyText: string, idempotencyKey?: string): LogInput {
-  const parsed = safeParse(LogRequestSchema, body, { reportInput: true })
+  const parsed = z.safeParse(LogRequestSchema, body, { reportInput: true })
   if (!parsed.success) throw new RequestValidationError(toValidationIssues(withRoleTags(parsed.error.issues), ['body']))
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_RE.test(idempotencyKey)) {
     invalid(
