@@ -24,4 +24,29 @@ export type FunctionEntry = {
 /** The functions Loom deploys, grouped by family. */
 export const FUNCTIONS: readonly FunctionEntry[] = [
   { id: 'meta/get-health', family: 'meta', routes: [{ method: 'GET', path: '/health' }], access: 'none', auth: false },
+  {
+    id: 'inference/create-chat-completion',
+    family: 'inference',
+    routes: [
+      { method: 'POST', path: '/v1/chat/completions' },
+      { method: 'POST', path: '/v1/chat/completions/' },
+    ],
+    access: 'write',
+    stream: true,
+    auth: true,
+  },
+  {
+    id: 'inference/list-models',
+    family: 'inference',
+    routes: [{ method: 'GET', path: '/v1/models' }],
+    access: 'read',
+    auth: true,
+  },
+  {
+    id: 'inference/get-usage',
+    family: 'inference',
+    routes: [{ method: 'GET', path: '/v1/usage' }],
+    access: 'read',
+    auth: true,
+  },
 ]
