@@ -36,7 +36,7 @@ export const CHATML_TEMPLATE = `{%- macro text(content) -%}
 {%- endfor -%}
 {%- if add_generation_prompt -%}
 {{- '<|im_start|>assistant\\n' -}}
-{%- if reasoning_effort or enable_thinking -%}{{- '<think>\\n' -}}{%- else -%}{{- '<think>\\n\\n</think>\\n\\n' -}}{%- endif -%}
+{%- if reasoning_effort or enable_thinking -%}{{- '<think>\\n' -}}{%- else -%}{{- '<think></think>\\n\\n' -}}{%- endif -%}
 {%- endif -%}`
 
 /** What `renderChat` needs from a request. */

@@ -40,11 +40,11 @@ function addSequence(table: Table, tokens: readonly number[], weight: number): v
   }
 }
 
-/** The training text: every corpus exchange in ChatML, reasoning inside `<think>` (empty when there is none). */
+/** The training text: every corpus exchange in ChatML, reasoning inside `<think>` (an empty pair when there is none). */
 export function corpusText(): string {
   const turns = CORPUS.map(
     (x) =>
-      `<|im_start|>user\n${x.user}<|im_end|>\n<|im_start|>assistant\n<think>\n${x.reasoning ?? ''}\n</think>\n\n${x.answer}<|im_end|>\n`,
+      `<|im_start|>user\n${x.user}<|im_end|>\n<|im_start|>assistant\n${x.reasoning ? `<think>\n${x.reasoning}\n</think>\n\n` : '<think></think>\n\n'}${x.answer}<|im_end|>\n`,
   )
   return `${turns.join('')}${PROSE}`
 }

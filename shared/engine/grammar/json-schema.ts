@@ -69,6 +69,9 @@ const SUPPORTED = new Set([
   'exclusiveMaximum',
 ])
 const INF = Number.POSITIVE_INFINITY
+// Default layout: nothing, one space, or a newline with up to 16 spaces of indentation. Unbounded whitespace lets a
+// small model wander into blank runs; this still admits compact, spaced and pretty-printed JSON.
+const DEFAULT_WS = opt(alt(lit(' '), seq(lit('\n'), rep(lit(' '), 0, 16))))
 
 class SchemaCompiler {
   readonly rules = new Map<string, GNode>()
@@ -83,7 +86,7 @@ class SchemaCompiler {
       ? regexToNode(options.whitespacePattern)
       : options.disableAnyWhitespace
         ? EMPTY
-        : rep(bytes(byteSet([0x20, 0x20], [0x09, 0x0a], [0x0d, 0x0d])), 0, INF)
+        : DEFAULT_WS
     this.rules.set('ws', ws)
     this.rules.set('char', jsonChar())
     this.rules.set('string', seq(lit('"'), rep(ref('char'), 0, INF), lit('"')))
