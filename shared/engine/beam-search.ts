@@ -16,7 +16,7 @@ function score(job: Job, c: Candidate, lengthPenalty: number): number {
 
 function replay(job: Job, c: Candidate): Sequence {
   const seq = new Sequence(job, new Rng('beam'))
-  c.tokens.forEach((t, i) => seq.append(t, c.logprobs[i] as number))
+  for (const [i, t] of c.tokens.entries()) seq.append(t, c.logprobs[i] as number)
   return seq
 }
 

@@ -51,11 +51,11 @@ async function complete(call: ChatBackendCall): Promise<ChatCompletionResponse> 
   try {
     const prompt = prepared.params.promptLogprobs === undefined ? null : promptLogprobs(prepared)
     const sequences: Sequence[] = []
-    const entries: LogprobEntry[][] = []
+    const entries: LogprobEntry[][] = Array.from({ length: prepared.params.n }, () => [])
     for await (const event of generate(prepared, call.signal)) {
       sequences[event.index] = event.sequence
       if (event.kind === 'beam') entries[event.index] = event.logprobs
-      else if (event.step.logprobs) (entries[event.index] ??= []).push(event.step.logprobs)
+      else if (event.step.logprobs) entries[event.index]?.push(event.step.logprobs)
     }
     if (call.signal.aborted) throw new ServiceUnavailableError('Client disconnected')
     const choices: ChatChoice[] = sequences.map((sequence, index) => ({

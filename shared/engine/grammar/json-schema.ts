@@ -1,7 +1,5 @@
 import {
   alt,
-  byteSet,
-  bytes,
   EMPTY,
   type GNode,
   type Grammar,
