@@ -55,7 +55,11 @@ export class ModelEngine {
     const prompt = buildPrompt(request, this.settings)
     const params = engineParams(request, this.settings, prompt.ids.length)
     const matcher = constraintFor(request)
-    const model = new NgramModel({ context: prompt.ids, contextWeight: this.settings.contextWeight })
+    const model = new NgramModel({
+      context: prompt.ids,
+      contextWeight: this.settings.contextWeight,
+      topic: prompt.lastUserText,
+    })
     const job: Job = {
       model,
       params,

@@ -1,4 +1,4 @@
-import { CORPUS, PROSE } from '#shared/engine/corpus'
+import { CORPUS, type CorpusExchange, PROSE } from '#shared/engine/corpus'
 import { encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
 
 /**
@@ -40,16 +40,18 @@ function addSequence(table: Table, tokens: readonly number[], weight: number): v
   }
 }
 
+function exchangeText(x: CorpusExchange): string {
+  const think = x.reasoning ? `<think>\n${x.reasoning}\n</think>\n\n` : '<think></think>\n\n'
+  return `<|im_start|>user\n${x.user}<|im_end|>\n<|im_start|>assistant\n${think}${x.answer}<|im_end|>\n`
+}
+
 /** The training text: every corpus exchange in ChatML, reasoning inside `<think>` (an empty pair when there is none). */
 export function corpusText(): string {
-  const turns = CORPUS.map(
-    (x) =>
-      `<|im_start|>user\n${x.user}<|im_end|>\n<|im_start|>assistant\n${x.reasoning ? `<think>\n${x.reasoning}\n</think>\n\n` : '<think></think>\n\n'}${x.answer}<|im_end|>\n`,
-  )
-  return `${turns.join('')}${PROSE}`
+  return `${CORPUS.map(exchangeText).join('')}${PROSE}`
 }
 
 let shared: Table | undefined
+let topics: { words: Set<string>; table: Table }[] | undefined
 
 function corpusTable(): Table {
   if (!shared) {
@@ -59,24 +61,57 @@ function corpusTable(): Table {
   return shared
 }
 
+function words(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[a-z]{3,}/g) ?? [])
+}
+
+// The exchange that shares the most words with the question: its counts are boosted so answers follow the topic.
+function topicTable(question: string): Table | undefined {
+  topics ??= CORPUS.map((x) => {
+    const table = emptyTable()
+    addSequence(table, encode(exchangeText(x)), 1)
+    return { words: words(`${x.user} ${x.reasoning ?? ''} ${x.answer}`), table }
+  })
+  const asked = words(question)
+  let best: Table | undefined
+  let bestScore = 0
+  for (const topic of topics) {
+    let overlap = 0
+    for (const w of asked) if (topic.words.has(w)) overlap++
+    const score = overlap / Math.sqrt(topic.words.size)
+    if (score > bestScore) {
+      bestScore = score
+      best = topic.table
+    }
+  }
+  return best
+}
+
 /** Options of `NgramModel`. */
 export type NgramOptions = {
   /** Tokens (usually the prompt) that also train this instance, so answers can reuse the prompt's words. */
   context?: readonly number[]
   /** Weight of the context counts relative to the corpus. */
   contextWeight?: number
+  /** The question being answered: the corpus exchange closest to it is weighted up. */
+  topic?: string
 }
+
+const TOPIC_WEIGHT = 4
+type Source = { table: Table; scale: number }
 
 /** One model instance: the shared corpus counts plus optional per-request context counts. */
 export class NgramModel {
-  private readonly base = corpusTable()
-  private readonly extra: Table | undefined
+  private readonly sources: Source[] = [{ table: corpusTable(), scale: 1 }]
 
   constructor(options: NgramOptions = {}) {
     if (options.context && options.context.length > 0) {
-      this.extra = emptyTable()
-      addSequence(this.extra, options.context, options.contextWeight ?? 0.5)
+      const extra = emptyTable()
+      addSequence(extra, options.context, 1)
+      this.sources.push({ table: extra, scale: options.contextWeight ?? 0.5 })
     }
+    const topic = options.topic === undefined ? undefined : topicTable(options.topic)
+    if (topic) this.sources.push({ table: topic, scale: TOPIC_WEIGHT })
   }
 
   /** Next-token probabilities after `history` (the whole sequence so far). */
@@ -84,17 +119,25 @@ export class NgramModel {
     const p = new Float64Array(VOCAB_SIZE).fill(1 / VOCAB_SIZE)
     for (let k = 0; k < NGRAM_ORDER && k <= history.length; k++) {
       const key = keyOf(history, history.length, k)
-      const a = this.base[k]?.get(key)
-      const b = this.extra?.[k]?.get(key)
-      if (!a && !b) break
-      const total = (a?.total ?? 0) + (b?.total ?? 0)
-      let distinct = a?.next.size ?? 0
-      if (b) for (const t of b.next.keys()) if (!a?.next.has(t)) distinct++
-      const lambda = total / (total + distinct)
+      const found: [Counts, number][] = []
+      for (const source of this.sources) {
+        const counts = source.table[k]?.get(key)
+        if (counts) found.push([counts, source.scale])
+      }
+      if (found.length === 0) break
+      let total = 0
+      const seen = new Set<number>()
+      for (const [counts, scale] of found) {
+        total += counts.total * scale
+        for (const t of counts.next.keys()) seen.add(t)
+      }
+      if (total === 0) break
+      const lambda = total / (total + seen.size)
       for (let t = 0; t < VOCAB_SIZE; t++) p[t] = (p[t] as number) * (1 - lambda)
-      const scale = lambda / total
-      if (a) for (const [t, c] of a.next) p[t] = (p[t] as number) + c * scale
-      if (b) for (const [t, c] of b.next) p[t] = (p[t] as number) + c * scale
+      for (const [counts, scale] of found) {
+        const weight = (lambda * scale) / total
+        for (const [t, c] of counts.next) p[t] = (p[t] as number) + c * weight
+      }
     }
     return p
   }

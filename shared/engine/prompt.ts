@@ -12,6 +12,8 @@ export type Prompt = {
   /** The last message's text, for `echo`. */
   lastContent: string
   lastRole: string
+  /** The last user message's text: what the answer is about. */
+  lastUserText: string
   /** The prompt leaves a `<think>` section open, so the output starts with reasoning. */
   reasoningOpen: boolean
 }
@@ -77,6 +79,7 @@ export function buildPrompt(request: ChatCompletionRequest, settings: ResolvedEn
     role: addGenerationPrompt ? 'assistant' : (last?.role ?? 'assistant'),
     lastContent: messageText(last?.content),
     lastRole: last?.role ?? '',
+    lastUserText: messageText([...request.messages].reverse().find((m) => m.role === 'user')?.content),
     reasoningOpen: ids.lastIndexOf(TOKEN.thinkStart) > ids.lastIndexOf(TOKEN.thinkEnd),
   }
 }
