@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { applyBiasAndPenalties, finalDistribution, type SamplingOptions } from '#shared/engine/sampler'
 import { decode, EOS_TOKEN_ID, encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
-import { ask, complete, model, streamAll, text } from './support.js'
+import { ask, complete, logprobsOf, model, streamAll, text } from './support.js'
 
 const neutral: SamplingOptions = {
   temperature: 1,
@@ -84,11 +84,7 @@ describe('reference engine sampling', () => {
         )
 
         // Assess
-        for (const entry of (
-          response.choices[0]?.logprobs as {
-            content: Array<{ token: string; logprob: number; top_logprobs: Array<{ token: string; logprob: number }> }>
-          }
-        ).content) {
+        for (const entry of logprobsOf(response)) {
           expect(entry.top_logprobs[0]?.token).toBe(entry.token)
           expect(entry.top_logprobs[0]?.logprob).toBe(entry.logprob)
         }
@@ -104,11 +100,7 @@ describe('reference engine sampling', () => {
     )
 
     // Assess
-    const content = (
-      response.choices[0]?.logprobs as {
-        content: Array<{ token: string; top_logprobs: Array<{ token: string; logprob: number }> }>
-      }
-    ).content
+    const content = logprobsOf(response)
     for (const entry of content) {
       const live = entry.top_logprobs.filter((t) => t.logprob > -9999)
       expect(live.length).toBeLessThanOrEqual(3)
@@ -182,7 +174,7 @@ describe('reference engine sampling', () => {
         // Assess
         const scores = response.choices.map((c) => {
           const ids = c.token_ids ?? []
-          const cum = (c.logprobs as { content: Array<{ logprob: number }> }).content.reduce((s, e) => s + e.logprob, 0)
+          const cum = logprobsOf(response, c.index).reduce((s, e) => s + e.logprob, 0)
           const length = response.usage.prompt_tokens + ids.length - (ids[ids.length - 1] === EOS_TOKEN_ID ? 1 : 0)
           return cum / length ** length_penalty
         })
@@ -309,9 +301,7 @@ describe('reference engine sampling', () => {
     expect(choice?.token_ids?.at(-1)).toBe(EOS_TOKEN_ID)
     expect(choice?.message.content).toBe(decode(choice?.token_ids ?? [], { skipSpecialTokens: false }))
     expect(choice?.message.content?.endsWith(' <|im_end|>')).toBe(true)
-    expect((choice?.logprobs as { content: Array<{ token: string }> }).content.map((e) => e.token)).toEqual(
-      choice?.token_ids?.map((t) => `token_id:${t}`),
-    )
+    expect(logprobsOf(response).map((e) => e.token)).toEqual(choice?.token_ids?.map((t) => `token_id:${t}`))
   })
 
   it('echoes the final message and reports prompt logprobs', async () => {
@@ -364,8 +354,7 @@ describe('reference engine sampling', () => {
   it('lowers the probability of repeated tokens under each penalty', async () => {
     // Prepare
     const base = ask('Count from one to five.', { temperature: 0, max_completion_tokens: 30, logprobs: true })
-    const logprobs = (r: Awaited<ReturnType<typeof complete>>) =>
-      (r.choices[0]?.logprobs as { content: Array<{ logprob: number }> }).content.map((e) => e.logprob)
+    const logprobs = (r: Awaited<ReturnType<typeof complete>>) => logprobsOf(r).map((e) => e.logprob)
 
     // Act
     const plain = logprobs(await complete(base))

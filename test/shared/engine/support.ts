@@ -41,3 +41,17 @@ export async function streamAll(request: ChatCompletionRequest, m = model()): Pr
 export function text(response: ChatCompletionResponse, index = 0): string {
   return response.choices[index]?.message.content ?? ''
 }
+
+/** One reported token logprob. */
+export type Entry = {
+  token: string
+  logprob: number
+  bytes: number[]
+  top_logprobs: { token: string; logprob: number }[]
+}
+
+/** The logprob entries of a choice (empty when none were reported). */
+export function logprobsOf(response: ChatCompletionResponse, index = 0): Entry[] {
+  const logprobs = response.choices[index]?.logprobs as { content: Entry[] } | null | undefined
+  return logprobs?.content ?? []
+}
