@@ -154,8 +154,10 @@ export class Sequence {
         fits = true
       }
     }
-    if (matcher.accepting(state)) mask[EOS_TOKEN_ID] = 1
-    else if (!fits) {
+    // min_tokens holds EOS back while the grammar can go on; the constraint wins when it cannot.
+    const early = this.output.length < this.job.params.minTokens && fits
+    if (matcher.accepting(state) && !early) mask[EOS_TOKEN_ID] = 1
+    else if (!fits && !matcher.accepting(state)) {
       const best = Math.min(...successors.map(([, n]) => n.dist))
       for (const [b, next] of successors) if (next.dist === best) mask[b] = 1
     }
