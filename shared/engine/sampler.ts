@@ -77,6 +77,7 @@ export function applyBiasAndPenalties(
       logits[t] = v > 0 ? v / p : v * p
     }
   }
+  if (options.frequencyPenalty === 0 && options.presencePenalty === 0) return
   for (const [t, count] of outputCounts) {
     logits[t] = (logits[t] as number) - options.frequencyPenalty * count - (count > 0 ? options.presencePenalty : 0)
   }

@@ -84,6 +84,7 @@ export class Detokenizer {
   private decoder = new TextDecoder('utf-8')
   private segments = 0
   private inText = false
+  private pending = 0
 
   constructor(options: DecodeOptions = {}) {
     this.skip = options.skipSpecialTokens ?? true
@@ -106,6 +107,11 @@ export class Detokenizer {
       this.segments++
       this.inText = true
     }
+    // ASCII outside a multi-byte sequence needs no decoder (the common case, and the decoder call is the slow part).
+    if (id < 0x80 && this.pending === 0) return sep + String.fromCharCode(id)
+    if (id >= 0xc0) this.pending = id >= 0xf0 ? 3 : id >= 0xe0 ? 2 : 1
+    else if (id >= 0x80 && this.pending > 0) this.pending--
+    else this.pending = 0
     return sep + this.decoder.decode(new Uint8Array([id]), { stream: true })
   }
 
@@ -113,6 +119,7 @@ export class Detokenizer {
   flush(): string {
     const rest = this.decoder.decode()
     this.decoder = new TextDecoder('utf-8')
+    this.pending = 0
     return rest
   }
 }
