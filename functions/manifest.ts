@@ -34,10 +34,8 @@ export const FUNCTIONS: readonly FunctionEntry[] = [
   {
     id: 'inference/create-chat-completion',
     family: 'inference',
-    routes: [
-      { method: 'POST', path: '/v1/chat/completions' },
-      { method: 'POST', path: '/v1/chat/completions/' },
-    ],
+    // The app also serves `/v1/chat/completions/`; API Gateway maps both spellings to this one resource.
+    routes: [{ method: 'POST', path: '/v1/chat/completions' }],
     access: 'write',
     stream: true,
     auth: true,
