@@ -24,4 +24,46 @@ export type FunctionEntry = {
 /** The functions Loom deploys, grouped by family. */
 export const FUNCTIONS: readonly FunctionEntry[] = [
   { id: 'meta/get-health', family: 'meta', routes: [{ method: 'GET', path: '/health' }], access: 'none', auth: false },
+  {
+    id: 'tracing/start-call',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/call/start' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/end-call',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/call/end' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/upsert-call-batch',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/call/upsert_batch' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/read-call',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/call/read' }],
+    access: 'read',
+    auth: true,
+  },
+  {
+    id: 'tracing/update-call',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/call/update' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/delete-calls',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/calls/delete' }],
+    access: 'write',
+    auth: true,
+  },
 ]
