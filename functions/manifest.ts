@@ -66,4 +66,19 @@ export const FUNCTIONS: readonly FunctionEntry[] = [
     access: 'write',
     auth: true,
   },
+  {
+    id: 'tracing/stream-query-calls',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/calls/stream_query' }],
+    access: 'read',
+    stream: true,
+    auth: true,
+  },
+  {
+    id: 'tracing/query-call-stats',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/calls/query_stats' }],
+    access: 'read',
+    auth: true,
+  },
 ]

@@ -134,7 +134,7 @@ export async function* walkIndex(
   pk: string,
   options: IndexWalkOptions = {},
 ): AsyncGenerator<Record<string, unknown>[]> {
-  const names: Record<string, string> = { '#pk': `${index}PK`, '#sk': `${index}SK` }
+  const names: Record<string, string> = { '#pk': `${index}PK` }
   const values: Record<string, unknown> = { ':pk': pk }
   let condition = '#pk = :pk'
   if (options.from !== undefined && options.to !== undefined) {
@@ -148,6 +148,7 @@ export async function* walkIndex(
     condition += ' AND #sk <= :to'
     values[':to'] = options.to
   }
+  if (options.from !== undefined || options.to !== undefined) names['#sk'] = `${index}SK`
   let startKey: Record<string, unknown> | undefined
   do {
     const page = await db().send(

@@ -24,7 +24,7 @@ export type CallOutputOptions = {
   include_costs?: boolean
   include_storage_size?: boolean
   include_total_storage_size?: boolean
-  columns?: readonly string[] | null
+  columns?: readonly string[] | null | undefined
 }
 
 const REQUIRED_COLUMNS = ['id', 'trace_id', 'project_id', 'op_name', 'started_at']
