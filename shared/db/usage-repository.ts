@@ -25,11 +25,25 @@ export async function addUsage(delta: UsageDelta, shard: number, flushId: string
       new UpdateCommand({
         TableName: table(),
         Key: keyOf(delta, shard),
+        // Every name aliased: several (project, hour, shard…) are DynamoDB reserved words.
         UpdateExpression:
-          'SET entity = :e, project = :p, model = :m, #hour = :h, shard = :s, lastFlush = :f ' +
-          'ADD requests :r, abortedRequests :a, promptTokens :pt, completionTokens :ct, cachedTokens :cc, costUsd :cost',
-        ConditionExpression: 'attribute_not_exists(lastFlush) OR lastFlush <> :f',
-        ExpressionAttributeNames: { '#hour': 'hour' },
+          'SET #entity = :e, #project = :p, #model = :m, #hour = :h, #shard = :s, #lastFlush = :f ' +
+          'ADD #requests :r, #aborted :a, #prompt :pt, #completion :ct, #cached :cc, #cost :cost',
+        ConditionExpression: 'attribute_not_exists(#lastFlush) OR #lastFlush <> :f',
+        ExpressionAttributeNames: {
+          '#entity': 'entity',
+          '#project': 'project',
+          '#model': 'model',
+          '#hour': 'hour',
+          '#shard': 'shard',
+          '#lastFlush': 'lastFlush',
+          '#requests': 'requests',
+          '#aborted': 'abortedRequests',
+          '#prompt': 'promptTokens',
+          '#completion': 'completionTokens',
+          '#cached': 'cachedTokens',
+          '#cost': 'costUsd',
+        },
         ExpressionAttributeValues: {
           ':e': delta.entity,
           ':p': delta.project,

@@ -1,4 +1,4 @@
-import { type ErrorResponse, STATUS_PHRASES, asHttpError } from '#shared/errors/error-response'
+import { asHttpError, type ErrorResponse, STATUS_PHRASES } from '#shared/errors/error-response'
 import { RequestValidationError, UnsupportedMediaTypeError, type ValidationIssue } from '#shared/errors/http-error'
 
 // vLLM lists at most 10 errors of at most 1,000 characters each (contract §4.1).
@@ -19,13 +19,21 @@ const TYPES: Record<number, string> = {
   503: 'ServiceUnavailableError',
 }
 
+// Python quotes with '…' unless the text holds a ' and no ", so rule messages stay matchable as substrings.
+function pyString(value: string): string {
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'"
+  let body = value.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('\r', '\\r').replaceAll('\t', '\\t')
+  if (quote === "'") body = body.replaceAll("'", "\\'")
+  return `${quote}${body}${quote}`
+}
+
 /** Renders a value the way Python's `repr` prints parsed JSON, so messages read like vLLM's. */
 export function pyRepr(value: unknown): string {
   if (value === null || value === undefined) return 'None'
   if (value === true) return 'True'
   if (value === false) return 'False'
   if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(value)
-  if (typeof value === 'string') return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
+  if (typeof value === 'string') return pyString(value)
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`
   if (typeof value === 'object') {
     return `{${Object.entries(value)
@@ -64,7 +72,10 @@ function body(message: string, type: string, param: string | null, code: number)
 export function inferenceErrorResponse(error: unknown): ErrorResponse {
   const http = asHttpError(error)
   if (http === undefined) {
-    return { status: 500, body: body('The server had an error while processing your request', 'InternalServerError', null, 500) }
+    return {
+      status: 500,
+      body: body('The server had an error while processing your request', 'InternalServerError', null, 500),
+    }
   }
   if (http instanceof RequestValidationError) {
     const first = http.issues[0]

@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs'
-import { array, safeParse, union } from 'zod/mini'
+import { safeParse } from 'zod/mini'
 import { config } from '#shared/config'
 import { listModels } from '#shared/db/model-repository'
 import { BadRequestError, NotFoundError } from '#shared/errors/http-error'
 import { type CatalogModel, CatalogModelSchema } from '#shared/schemas/model'
-
-const FileSchema = union([array(CatalogModelSchema), CatalogModelSchema])
 
 let fileModels: CatalogModel[] | undefined
 let cached: { models: CatalogModel[]; expires: number } | undefined
@@ -13,12 +11,15 @@ let inflight: Promise<CatalogModel[]> | undefined
 
 /** Parses a catalog file's text: one model object or an array of them; throws with the first problem. */
 export function parseCatalogFile(text: string, source = 'models file'): CatalogModel[] {
-  const parsed = safeParse(FileSchema, JSON.parse(text))
-  if (!parsed.success) {
+  const raw: unknown = JSON.parse(text)
+  const items = Array.isArray(raw) ? raw : [raw]
+  return items.map((item, index) => {
+    const parsed = safeParse(CatalogModelSchema, item)
+    if (parsed.success) return parsed.data
     const issue = parsed.error.issues[0]
-    throw new Error(`${source}: invalid model at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`)
-  }
-  return Array.isArray(parsed.data) ? parsed.data : [parsed.data]
+    const at = [Array.isArray(raw) ? index : undefined, ...(issue?.path ?? [])].filter((p) => p !== undefined)
+    throw new Error(`${source}: invalid model at ${at.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`)
+  })
 }
 
 function modelsFromFile(): CatalogModel[] {

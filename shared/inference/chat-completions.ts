@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from 'hono'
+import { config } from '#shared/config'
 import type { AppEnv } from '#shared/http/app-env'
 import { readJsonBody } from '#shared/http/read-json'
 import type { ChatBackendCall } from '#shared/inference/backend'
@@ -7,6 +8,7 @@ import { backendFor } from '#shared/inference/backend-registry'
 import { resolveModel } from '#shared/inference/catalog'
 import { checkServingRules } from '#shared/inference/serving-rules'
 import { firstWithin, type StreamOutcome, sseStream } from '#shared/inference/sse-stream'
+import { traceCompletion, traceOptedOut } from '#shared/inference/trace-completion'
 import { afterCompletion, recordUsage } from '#shared/inference/usage-meter'
 import { parseChatRequest } from '#shared/inference/validate-request'
 import type { ChatCompletionResponse } from '#shared/schemas/chat-completion'
@@ -22,15 +24,58 @@ const SSE_HEADERS = {
 
 const ms = (value: number) => value.toFixed(3)
 
-/** What happens once a completion is over: metering now, tracing when wired; flushed per the meter's policy. */
-type Finish = (usage: StreamOutcome['usage'], aborted: boolean) => Promise<void>
+/** How a completion ended, for metering and tracing. */
+type Ending = { usage: StreamOutcome['usage']; aborted: boolean; output: unknown; exception?: string }
+
+/** Meters a completion and traces it; resolves when what must precede the end of the response is done. */
+type Finish = (ending: Ending, streamed: boolean) => Promise<void>
 
 function finisher(c: Context<AppEnv>, call: ChatBackendCall): Finish {
   const project = c.get('project')
-  return (usage, aborted) => {
+  const principal = c.get('auth')
+  const traced = config.inference.tracing && !traceOptedOut(c.req.header('loom-trace'))
+  const startedAt = new Date()
+  return (ending, streamed) => {
+    const { usage, aborted } = ending
     recordUsage({ entity: project.entity, project: project.project, model: call.model, usage, aborted })
-    return afterCompletion()
+    const flushed = afterCompletion()
+    if (!traced) return flushed
+    const trace = traceCompletion({
+      principal,
+      projectId: project.id,
+      model: call.model,
+      request: call.request,
+      output: ending.output,
+      usage,
+      startedAt,
+      endedAt: new Date(),
+      ...(ending.exception === undefined ? {} : { exception: ending.exception }),
+    })
+    // A stream has already sent [DONE]; in Lambda, whose environment may freeze once the response ends, waiting here
+    // keeps the trace write alive without delaying the client. Elsewhere tracing never holds a response.
+    return streamed && config.inLambda ? Promise.all([flushed, trace]).then(() => undefined) : flushed
   }
+}
+
+function assembled(call: ChatBackendCall, outcome: StreamOutcome) {
+  const contents = outcome.contents ?? []
+  return {
+    id: `chatcmpl-${call.requestId}`,
+    object: 'chat.completion',
+    created: call.created,
+    model: call.model.id,
+    choices: contents.map((content, index) => ({
+      index,
+      message: { role: 'assistant', content },
+      finish_reason: outcome.finishReasons?.[index] ?? null,
+    })),
+    usage: { ...outcome.usage, total_tokens: outcome.usage.prompt_tokens + outcome.usage.completion_tokens },
+  }
+}
+
+function exceptionOf(outcome: StreamOutcome): string | undefined {
+  if (outcome.aborted) return 'Client disconnected'
+  return outcome.error === undefined ? undefined : String((outcome.error as Error).message ?? outcome.error)
 }
 
 async function complete(c: Context<AppEnv>, call: ChatBackendCall, started: number, finish: Finish) {
@@ -40,11 +85,14 @@ async function complete(c: Context<AppEnv>, call: ChatBackendCall, started: numb
   try {
     response = await backend.complete(call)
   } catch (error) {
-    if (call.signal.aborted) await finish({ prompt_tokens: 0, completion_tokens: 0 }, true)
+    if (call.signal.aborted) {
+      const usage = { prompt_tokens: 0, completion_tokens: 0 }
+      await finish({ usage, aborted: true, output: null, exception: 'Client disconnected' }, false)
+    }
     throw error
   }
   const backendMs = performance.now() - backendStarted
-  await finish(response.usage, false)
+  await finish({ usage: response.usage, aborted: false, output: response }, false)
   c.header(OVERHEAD_HEADER, ms(performance.now() - started - backendMs))
   return c.json(response, 200)
 }
@@ -61,9 +109,13 @@ async function stream(c: Context<AppEnv>, call: ChatBackendCall, abort: () => vo
     request: call.request,
     first,
     waiting: !settled,
-    collect: false,
+    collect: true,
     abort,
-    onEnd: (outcome) => finish(outcome.usage, outcome.aborted),
+    onEnd: (outcome) => {
+      const exception = exceptionOf(outcome)
+      const ending: Ending = { usage: outcome.usage, aborted: outcome.aborted, output: assembled(call, outcome) }
+      return finish(exception === undefined ? ending : { ...ending, exception }, true)
+    },
   })
   c.header(OVERHEAD_HEADER, ms(backendStarted - started + (performance.now() - firstAt)))
   return c.body(body, 200, SSE_HEADERS)

@@ -137,10 +137,14 @@ export function sseStream(
           return
         }
         waiting = false
-        const result = await pending
-        if (result.done) return await end(controller)
-        const text = shape(result.value)
-        if (text !== undefined) controller.enqueue(encoder.encode(text))
+        let result = await pending
+        // A pull must enqueue something, or the stream waits for a read that already happened.
+        for (;;) {
+          if (result.done) return await end(controller)
+          const text = shape(result.value)
+          if (text !== undefined) return controller.enqueue(encoder.encode(text))
+          result = await iterator.next()
+        }
       } catch (error) {
         if (!ended) await end(controller, error)
       }

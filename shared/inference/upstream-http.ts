@@ -91,7 +91,7 @@ export async function postUpstream(options: UpstreamRequestOptions): Promise<Inc
     if (options.signal.aborted) throw new UpstreamError(499, 'Client disconnected')
     try {
       const res = await attempt(options)
-      if (!RETRY_STATUSES.has(res.statusCode ?? 0) || i === options.retries) return res
+      if (!RETRY_STATUSES.has(res.statusCode ?? 0)) return res
       res.resume()
       lastError = new Error(`upstream answered ${res.statusCode}`)
     } catch (error) {

@@ -1,5 +1,5 @@
-import { streamHandle } from 'hono/aws-lambda'
 import { createInferenceApp } from '#shared/http/create-app'
+import { lambdaStreamHandler } from '#shared/http/lambda-stream'
 import { chatCompletions } from '#shared/inference/chat-completions'
 
 /** `POST /v1/chat/completions` (with or without trailing slash): OpenAI/vLLM chat completions, JSON or SSE. */
@@ -7,4 +7,5 @@ export const app = createInferenceApp()
   .post('/v1/chat/completions', chatCompletions)
   .post('/v1/chat/completions/', chatCompletions)
 
-export const handler = streamHandle(app)
+/** The Lambda entry: a response-streaming handler (`streamHandle`). */
+export const handler = lambdaStreamHandler(app)
