@@ -16,6 +16,7 @@ import {
 } from '#shared/engine/sequence'
 import { engineSettings, type ResolvedEngineSettings } from '#shared/engine/settings'
 import { constraintFor } from '#shared/engine/structured'
+import { BadRequestError } from '#shared/errors/http-error'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
 
@@ -54,6 +55,12 @@ export class ModelEngine {
 
   /** Validates and tokenizes a request; every 400 the engine raises is thrown here, before any output. */
   prepare(request: ChatCompletionRequest): Prepared {
+    const priority = request.priority ?? 0
+    if (priority !== 0 && this.settings.scheduling !== 'priority') {
+      throw new BadRequestError(`Got priority ${priority} but Priority scheduling is not enabled.`, {
+        param: 'priority',
+      })
+    }
     const prompt = buildPrompt(request, this.settings)
     const params = engineParams(request, this.settings, prompt.ids.length)
     const matcher = constraintFor(request)
@@ -71,7 +78,7 @@ export class ModelEngine {
       reasoningOpen: prompt.reasoningOpen,
     }
     const salt = typeof request.cache_salt === 'string' ? request.cache_salt : undefined
-    return { prompt, params, job, engine: this, priority: request.priority ?? 0, salt }
+    return { prompt, params, job, engine: this, priority, salt }
   }
 }
 

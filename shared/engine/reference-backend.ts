@@ -113,6 +113,9 @@ async function* stream(call: ChatBackendCall): AsyncGenerator<ChatCompletionChun
       model: call.model.id,
     }
     const tokens = new Array<number>(params.n).fill(0)
+    const reasoning = new Array<number>(params.n).fill(0)
+    const prompt = prepared.prompt.ids.length
+    // Continuous usage: cumulative tokens of this choice, without details (those go on the final usage chunk only).
     const chunk = (
       index: number,
       choice: ChatChunkChoice,
@@ -121,7 +124,11 @@ async function* stream(call: ChatBackendCall): AsyncGenerator<ChatCompletionChun
       ...base,
       choices: [choice],
       ...extra,
-      usage: usage(admitted, tokens[index] ?? 0, 0),
+      usage: {
+        prompt_tokens: prompt,
+        completion_tokens: tokens[index] ?? 0,
+        total_tokens: prompt + (tokens[index] ?? 0),
+      },
     })
     const ids = showIds(prepared) ? [...prepared.prompt.ids] : null
     for (let index = 0; index < params.n; index++) {
@@ -139,6 +146,7 @@ async function* stream(call: ChatBackendCall): AsyncGenerator<ChatCompletionChun
     for await (const event of generate(prepared, call.signal)) {
       const { index, sequence } = event
       tokens[index] = sequence.output.length
+      reasoning[index] = sequence.reasoningTokenCount
       const choice = choiceOf(prepared, event)
       const empty = !choice.delta.content && choice.delta.reasoning === undefined
       if (empty && choice.finish_reason === null && choice.logprobs === null && choice.token_ids === undefined) continue
@@ -146,9 +154,15 @@ async function* stream(call: ChatBackendCall): AsyncGenerator<ChatCompletionChun
     }
     if (call.signal.aborted) return
     const completion = tokens.reduce((a, b) => a + b, 0)
-    const final = usage(admitted, completion, 0)
-    final.completion_tokens_details = null
-    yield { ...base, choices: [], usage: final }
+    yield {
+      ...base,
+      choices: [],
+      usage: usage(
+        admitted,
+        completion,
+        reasoning.reduce((a, b) => a + b, 0),
+      ),
+    }
   } finally {
     admitted.release()
   }

@@ -16,6 +16,8 @@ const KINDS = ['json', 'regex', 'choice', 'grammar', 'json_object', 'structural_
 // Compiled matchers are reused across requests with the same constraint (their state caches stay warm).
 const cache = new Map<string, Matcher>()
 const CACHE_LIMIT = 128
+// Unbounded grammars (nested JSON) keep creating states; past this a fresh matcher replaces the cached one.
+const MAX_CACHED_STATES = 50_000
 
 function set(value: unknown): boolean {
   return value !== undefined && value !== null && value !== false
@@ -88,9 +90,10 @@ export function constraintFor(request: ChatCompletionRequest): Matcher | undefin
   const options = layout(so)
   const key = JSON.stringify([kind, so[kind], options])
   const hit = cache.get(key)
-  if (hit) return hit
+  if (hit && hit.cachedStates < MAX_CACHED_STATES) return hit
   try {
     const matcher = new Matcher(grammarFor(kind, so[kind], options))
+    cache.delete(key)
     if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
     cache.set(key, matcher)
     return matcher

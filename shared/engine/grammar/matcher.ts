@@ -205,6 +205,11 @@ export class Matcher {
     return state.closure
   }
 
+  /** How many parser states are cached (callers drop a matcher whose cache grew too large). */
+  get cachedStates(): number {
+    return this.states.size
+  }
+
   /** Whether the bytes so far form a complete output. */
   accepting(state: MatchState): boolean {
     return this.close(state).accepting

@@ -172,6 +172,47 @@ describe('reference backend', () => {
     expect(order).toEqual(['first', 'second', 'third'])
   })
 
+  it('refuses a non-zero priority on an fcfs model', async () => {
+    // Act
+    const act = complete(ask('Hi', { priority: 3 }))
+
+    // Assess
+    await expect(act).rejects.toMatchObject({
+      statusCode: 400,
+      message: 'Got priority 3 but Priority scheduling is not enabled.',
+    })
+  })
+
+  it('puts cumulative per-choice usage on every chunk and details only on the usage chunk', async () => {
+    // Act
+    const chunks = await streamAll(ask('Say hello.', { seed: 1, max_completion_tokens: 20 }))
+
+    // Assess
+    const counts = chunks.slice(0, -1).map((c) => c.usage?.completion_tokens ?? -1)
+    expect(counts[0]).toBe(0)
+    expect(counts).toEqual([...counts].sort((a, b) => a - b))
+    expect(chunks.slice(0, -1).every((c) => Object.keys(c.usage ?? {}).length === 3)).toBe(true)
+    expect(chunks.at(-1)?.usage?.prompt_tokens_details).toEqual({ cached_tokens: expect.any(Number) })
+  })
+
+  it('streams the echoed final message after the role chunk', async () => {
+    // Act
+    const chunks = await streamAll({
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Well,' },
+      ],
+      add_generation_prompt: false,
+      continue_final_message: true,
+      echo: true,
+      seed: 1,
+      max_completion_tokens: 5,
+    })
+
+    // Assess
+    expect(chunks[1]?.choices[0]?.delta).toEqual({ content: 'Well,' })
+  })
+
   it('stops generating when the signal aborts', async () => {
     // Prepare
     const controller = new AbortController()
