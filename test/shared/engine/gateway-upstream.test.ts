@@ -36,7 +36,7 @@ beforeAll(async () => {
     baseURL: 'http://gateway.test/v1',
     apiKey: caller.key,
     maxRetries: 0,
-    fetch: (url, init) => app.request(String(url), init),
+    fetch: async (url, init) => app.request(String(url), init),
   })
 })
 
