@@ -1,9 +1,10 @@
 /**
  * Reference engine throughput: completion tokens per second for one stream and for 16 concurrent streams, free text
- * and under a JSON-schema constraint, through the `ChatBackend` streaming path (in-process, no HTTP).
- * Run with `npm run bench:engine`.
+ * and under a JSON-schema constraint, through the `ChatBackend` streaming path in-process, and over HTTP/SSE through
+ * the engine's OpenAI-compatible server. Run with `npm run bench:engine`.
  */
 import { cpus } from 'node:os'
+import { startReferenceServer } from '#shared/engine/openai-server'
 import { createReferenceBackend } from '#shared/engine/reference-backend'
 import { referenceCatalogModel } from '#shared/engine/settings'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
@@ -27,8 +28,31 @@ const SCHEMA = {
 }
 
 type Result = { tokens: number; ttftMs: number }
+type Runner = (request: ChatCompletionRequest, index: number) => Promise<Result>
 
-async function one(request: ChatCompletionRequest, index: number): Promise<Result> {
+const server = await startReferenceServer({ models: [model] })
+
+// Over HTTP: the SSE body is read as it arrives; usage comes from the final usage chunk.
+async function overHttp(request: ChatCompletionRequest): Promise<Result> {
+  const started = performance.now()
+  const res = await fetch(`${server.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...request, model: model.id, stream: true, stream_options: { include_usage: true } }),
+  })
+  let ttft = 0
+  let text = ''
+  for await (const part of res.body as AsyncIterable<Uint8Array>) {
+    if (ttft === 0) ttft = performance.now() - started
+    text += Buffer.from(part).toString('utf8')
+  }
+  const usage = /"completion_tokens":(\d+)/g
+  let tokens = 0
+  for (const m of text.matchAll(usage)) tokens = Number(m[1])
+  return { tokens, ttftMs: ttft }
+}
+
+async function inProcess(request: ChatCompletionRequest, index: number): Promise<Result> {
   const started = performance.now()
   let ttft = 0
   let tokens = 0
@@ -40,7 +64,13 @@ async function one(request: ChatCompletionRequest, index: number): Promise<Resul
   return { tokens, ttftMs: ttft }
 }
 
-async function scenario(name: string, request: ChatCompletionRequest, concurrency: number, rounds: number) {
+async function scenario(
+  name: string,
+  request: ChatCompletionRequest,
+  concurrency: number,
+  rounds: number,
+  one: Runner = inProcess,
+) {
   await one(request, -1)
   const started = performance.now()
   const results: Result[] = []
@@ -75,10 +105,15 @@ const json: ChatCompletionRequest = {
 }
 
 const rows = [
-  await scenario('free text', free, 1, 8),
-  await scenario('free text', free, 16, 2),
-  await scenario('json schema', json, 1, 8),
-  await scenario('json schema', json, 16, 2),
+  await scenario('free text', free, 1, 16),
+  await scenario('free text', free, 16, 4),
+  await scenario('json schema', json, 1, 16),
+  await scenario('json schema', json, 16, 4),
+  await scenario('free text, HTTP/SSE', free, 1, 16, overHttp),
+  await scenario('free text, HTTP/SSE', free, 16, 4, overHttp),
+  await scenario('json schema, HTTP/SSE', json, 1, 16, overHttp),
+  await scenario('json schema, HTTP/SSE', json, 16, 4, overHttp),
 ]
+await server.close()
 console.log(`Reference engine, Node ${process.version}, ${cpus()[0]?.model ?? 'cpu'} (${cpus().length} cores)`)
 console.table(rows)
