@@ -101,7 +101,7 @@ export function promptLogprobs(prepared: Prepared): PromptLogprobs {
   const k = params.promptLogprobs ?? 0
   const out: PromptLogprobs = [null]
   for (let i = 1; i < job.prompt.length; i++) {
-    const dist = job.model.logits(job.prompt.slice(0, i))
+    const dist = job.model.logits(job.prompt, i)
     const actual = job.prompt[i] as number
     const entry: NonNullable<PromptLogprobs[number]> = {}
     const add = (t: number) => {

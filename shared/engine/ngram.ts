@@ -114,11 +114,11 @@ export class NgramModel {
     if (topic) this.sources.push({ table: topic, scale: TOPIC_WEIGHT })
   }
 
-  /** Next-token probabilities after `history` (the whole sequence so far). */
-  probabilities(history: readonly number[]): Float64Array {
+  /** Next-token probabilities after the first `end` tokens of `history` (default: all of them). */
+  probabilities(history: readonly number[], end = history.length): Float64Array {
     const p = new Float64Array(VOCAB_SIZE).fill(1 / VOCAB_SIZE)
-    for (let k = 0; k < NGRAM_ORDER && k <= history.length; k++) {
-      const key = keyOf(history, history.length, k)
+    for (let k = 0; k < NGRAM_ORDER && k <= end; k++) {
+      const key = keyOf(history, end, k)
       const found: [Counts, number][] = []
       for (const source of this.sources) {
         const counts = source.table[k]?.get(key)
@@ -142,9 +142,9 @@ export class NgramModel {
     return p
   }
 
-  /** Next-token log-probabilities after `history`: the logits every sampler step starts from. */
-  logits(history: readonly number[]): Float64Array {
-    const p = this.probabilities(history)
+  /** Next-token log-probabilities after `history` (or its first `end` tokens): what every sampler step starts from. */
+  logits(history: readonly number[], end = history.length): Float64Array {
+    const p = this.probabilities(history, end)
     const out = new Float64Array(VOCAB_SIZE)
     for (let t = 0; t < VOCAB_SIZE; t++) out[t] = Math.log(p[t] as number)
     return out

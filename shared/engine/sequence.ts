@@ -118,27 +118,36 @@ export class Sequence {
   private allowed(): Uint8Array | undefined {
     const { params, matcher } = this.job
     const remaining = params.maxTokens - this.output.length
+    let mask: Uint8Array | undefined
     if (this.inReasoning) {
       // Leave room for `</think>` and, under a constraint, for the shortest valid answer.
       const reserve = 1 + (matcher ? matcher.initial.dist + 1 : 0)
       const budget = params.reasoningBudget ?? REASONING_BUDGET.medium
       if (this.reasoningTokens >= budget || remaining <= reserve) return only(TOKEN.thinkEnd)
     } else if (matcher && this.grammar) {
-      return this.grammarMask(matcher, this.grammar, remaining)
+      mask = this.grammarMask(matcher, this.grammar, remaining)
     }
-    let mask: Uint8Array | undefined
-    const restrict = (fn: (t: number) => boolean) => {
-      mask ??= new Uint8Array(VOCAB_SIZE).fill(1)
-      for (let t = 0; t < VOCAB_SIZE; t++) if (mask[t] === 1 && !fn(t)) mask[t] = 0
+    // Request masks narrow the choice only while something stays allowed: an empty mask would leave nothing to sample.
+    const restrict = (keep: (t: number) => boolean) => {
+      const next = mask ? Uint8Array.from(mask) : new Uint8Array(VOCAB_SIZE).fill(1)
+      let any = false
+      for (let t = 0; t < VOCAB_SIZE; t++) {
+        if (next[t] === 1 && !keep(t)) next[t] = 0
+        if (next[t] === 1) any = true
+      }
+      if (any) mask = next
     }
     if (params.allowedTokenIds) restrict((t) => params.allowedTokenIds?.has(t) === true)
     for (const word of params.badWords) {
       const prefix = word.slice(0, -1)
       const tail = this.output.slice(this.output.length - prefix.length)
-      if (prefix.length <= this.output.length && prefix.every((t, i) => tail[i] === t))
+      if (prefix.length <= this.output.length && prefix.every((t, i) => tail[i] === t)) {
         restrict((t) => t !== word[word.length - 1])
+      }
     }
-    if (this.output.length < params.minTokens) restrict((t) => t !== EOS_TOKEN_ID && !params.stopTokenIds.includes(t))
+    if (this.output.length < params.minTokens && !(matcher && !this.inReasoning)) {
+      restrict((t) => t !== EOS_TOKEN_ID && !params.stopTokenIds.includes(t))
+    }
     return mask
   }
 
@@ -203,6 +212,7 @@ export class Sequence {
     this.cumulativeLogprob += logprob
     this.counts.set(token, (this.counts.get(token) ?? 0) + 1)
     const count = this.output.length
+    const before = this.content.length
     const stopToken =
       count >= params.minTokens &&
       ((token === EOS_TOKEN_ID && !params.ignoreEos) || params.stopTokenIds.includes(token))
@@ -225,7 +235,7 @@ export class Sequence {
       this.finishReason = 'stop'
       // vLLM checks EOS before `stop_token_ids`, so EOS reports no stop reason even when listed.
       this.stopReason = grammarDone || (token === EOS_TOKEN_ID && !params.ignoreEos) ? null : token
-    } else if (params.stop.length > 0 && count > params.minTokens && this.matchStop()) {
+    } else if (params.stop.length > 0 && count > params.minTokens && this.matchStop(before)) {
       this.finishReason = 'stop'
     } else if (count >= params.maxTokens) {
       this.finishReason = 'length'
@@ -242,10 +252,11 @@ export class Sequence {
     return { token, content: this.release(), reasoning }
   }
 
-  private matchStop(): boolean {
+  // Only matches that include text added by the latest token count (vLLM searches the same window).
+  private matchStop(before: number): boolean {
     let best: { at: number; stop: string } | undefined
     for (const stop of this.job.params.stop) {
-      const at = this.content.indexOf(stop, Math.max(0, this.released - stop.length))
+      const at = this.content.indexOf(stop, Math.max(0, before - stop.length + 1))
       if (at >= 0 && (best === undefined || at < best.at)) best = { at, stop }
     }
     if (!best) return false

@@ -227,6 +227,23 @@ describe('reference engine sampling', () => {
     }
   })
 
+  it('narrows a grammar with allowed_token_ids, and never leaves nothing to sample when masks conflict', async () => {
+    // Prepare
+    const cd = [...encode('cd'), EOS_TOKEN_ID]
+
+    // Act
+    const narrowed = await complete(
+      ask('x', { structured_outputs: { choice: ['ab', 'cd'] }, allowed_token_ids: cd, seed: 1 }),
+    )
+    const conflicting = await complete(
+      ask('x', { allowed_token_ids: [EOS_TOKEN_ID], min_tokens: 5, max_completion_tokens: 8 }),
+    )
+
+    // Assess
+    expect(text(narrowed)).toBe('cd')
+    expect(conflicting.usage.completion_tokens).toBeGreaterThanOrEqual(1)
+  })
+
   it('rejects out-of-vocabulary logit_bias and allowed_token_ids, and too many logprobs', async () => {
     // Act
     const bias = complete(ask('Hi', { logit_bias: { '999': 1 } }))
