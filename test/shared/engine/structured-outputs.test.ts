@@ -77,6 +77,46 @@ describe('regex matcher', () => {
   })
 })
 
+const randomRegex = fc
+  .array(
+    fc.array(
+      fc.tuple(
+        fc.constantFrom('a', 'b', '[a-c]', '[^b]', '\\d', '.', '(a|bc)', '(?:ab)', 'é', '\\.'),
+        fc.constantFrom('', '*', '+', '?', '{1,2}', '{2}'),
+      ),
+      { minLength: 1, maxLength: 4 },
+    ),
+    { minLength: 1, maxLength: 2 },
+  )
+  .map((branches) => branches.map((items) => items.map(([atom, q]) => atom + q).join('')).join('|'))
+
+describe('random regexes', () => {
+  it('match exactly what JavaScript regexes match, and constrain generation to them', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        randomRegex,
+        fc.string({ unit: fc.constantFrom(...'abc1é.x\n'), maxLength: 8 }),
+        fc.integer(),
+        async (re, s, seed) => {
+          // Prepare
+          const matcher = new Matcher({ rules: new Map([['root', regexToNode(re)]]), root: 'root' })
+          const js = new RegExp(`^(?:${re})$`, 'u')
+
+          // Act
+          const response = await complete(
+            ask('x', { structured_outputs: { regex: re }, seed, max_completion_tokens: 30 }),
+          )
+
+          // Assess
+          expect(matcher.matches(new TextEncoder().encode(s))).toBe(js.test(s))
+          expect(text(response)).toMatch(js)
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+})
+
 describe('constrained decoding', () => {
   it('always produces output matching the regex', async () => {
     await fc.assert(
