@@ -121,6 +121,21 @@ async function stream(c: Context<AppEnv>, call: ChatBackendCall, abort: () => vo
   return c.body(body, 200, SSE_HEADERS)
 }
 
+type NodeBindings = { outgoing?: { writableFinished: boolean; once: (event: 'close', f: () => void) => void } }
+
+// On the Node server the response's `close` tells a disconnect without materialising a full `Request` (its `signal`
+// getter costs more than the rest of the request's bookkeeping); elsewhere the request's signal does.
+function watchDisconnect(c: Context<AppEnv>, abort: () => void): void {
+  const outgoing = (c.env as NodeBindings | undefined)?.outgoing
+  if (outgoing !== undefined) {
+    outgoing.once('close', () => {
+      if (!outgoing.writableFinished) abort()
+    })
+    return
+  }
+  c.req.raw.signal?.addEventListener('abort', abort, { once: true })
+}
+
 /**
  * `POST /v1/chat/completions`: validates the body (contract §2–3), resolves the model for the caller's entity,
  * applies the serving rules, runs the model's backend and answers JSON or SSE; usage is metered for every
@@ -133,7 +148,7 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
   checkServingRules(request, model)
   const controller = new AbortController()
   const abort = () => controller.abort()
-  c.req.raw.signal?.addEventListener('abort', abort, { once: true })
+  watchDisconnect(c, abort)
   const call: ChatBackendCall = {
     request,
     model,

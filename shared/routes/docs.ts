@@ -1,7 +1,7 @@
 import { z } from 'zod/mini'
 import type { RouteDoc } from '#shared/http/openapi'
-import { ChatCompletionRequestSchema } from '#shared/schemas/chat-completion'
-import { UsageQuerySchema } from '#shared/schemas/usage'
+import { INFERENCE_DOCS } from '#shared/routes/inference-docs'
+import { TRACING_CALLS_DOCS } from '#shared/routes/tracing-calls-docs'
 
 /**
  * The OpenAPI description of every route, keyed by `"<METHOD> <path>"` as in `functions/manifest.ts`, pointing at
@@ -10,10 +10,6 @@ import { UsageQuerySchema } from '#shared/schemas/usage'
 export const ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /health': { summary: 'Liveness probe', response: z.object({ status: z.literal('ok') }) },
   'GET /openapi.json': { summary: 'This OpenAPI 3.1 document' },
-  'POST /v1/chat/completions': {
-    summary: 'Create a chat completion (vLLM/OpenAI-compatible); SSE when `stream` is true',
-    body: ChatCompletionRequestSchema,
-  },
-  'GET /v1/models': { summary: 'List the models the caller may use' },
-  'GET /v1/usage': { summary: 'Gateway usage per hour, project and model, with costs', query: UsageQuerySchema },
+  ...INFERENCE_DOCS,
+  ...TRACING_CALLS_DOCS,
 }
