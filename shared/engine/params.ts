@@ -39,6 +39,10 @@ export type EngineParams = {
 /** Reasoning length per `reasoning_effort`, in tokens. */
 export const REASONING_BUDGET = { low: 32, medium: 96, high: 256 } as const
 
+function greedyBelow(temperature: number): number {
+  return temperature < 1e-5 ? 0 : temperature
+}
+
 function bad(message: string, param?: string): never {
   throw new BadRequestError(message, param === undefined ? {} : { param })
 }
@@ -114,12 +118,14 @@ export function engineParams(
   if (allowed && allowed.length === 0) bad('allowed_token_ids is not None and empty!')
   if (allowed?.some((t) => t < 0 || t >= VOCAB_SIZE)) bad('allowed_token_ids contains out-of-vocab token id!')
   const topLogprobs = r.top_logprobs ?? 0
-  const promptLogprobs = r.prompt_logprobs ?? (r.echo ? (r.top_logprobs ?? undefined) : undefined)
+  // vLLM: with `echo` and no `prompt_logprobs`, prompt logprobs take `top_logprobs` (default 0).
+  const promptLogprobs = r.prompt_logprobs ?? (r.echo ? (r.top_logprobs ?? 0) : undefined)
   const topK = r.top_k ?? gen.top_k ?? CHAT_DEFAULTS.top_k
   const beamSearch = r.use_beam_search ?? false
   return {
     sampling: {
-      temperature: r.temperature ?? gen.temperature ?? CHAT_DEFAULTS.temperature,
+      // vLLM samples greedily below this temperature.
+      temperature: greedyBelow(r.temperature ?? gen.temperature ?? CHAT_DEFAULTS.temperature),
       topK: topK === -1 ? 0 : topK,
       topP: r.top_p ?? gen.top_p ?? CHAT_DEFAULTS.top_p,
       minP: r.min_p ?? gen.min_p ?? CHAT_DEFAULTS.min_p,

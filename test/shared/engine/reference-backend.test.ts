@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { REASONING_BUDGET } from '#shared/engine/params'
 import { referenceBackend } from '#shared/engine/reference-backend'
+import { sseStream } from '#shared/inference/sse-stream'
 import type { ChatCompletionChunk } from '#shared/schemas/chat-completion'
+import { sseChunks, sseEvents } from '../../support/sse.js'
 import { ask, complete, model, streamAll, text } from './support.js'
 
 const JSON_SCHEMA = {
@@ -170,6 +172,45 @@ describe('reference backend', () => {
 
     // Assess
     expect(order).toEqual(['first', 'second', 'third'])
+  })
+
+  it("streams token by token through the gateway's SSE writer", async () => {
+    // Prepare
+    const request = ask('Tell me a short story.', {
+      stream: true,
+      seed: 8,
+      max_completion_tokens: 25,
+      stream_options: { include_usage: true },
+    })
+    const iterator = referenceBackend
+      .stream({ request, model: model(), requestId: 'sse', created: 1, signal: new AbortController().signal })
+      [Symbol.asyncIterator]()
+    let usage: unknown
+
+    // Act
+    const body = sseStream(iterator, {
+      request,
+      first: iterator.next(),
+      waiting: false,
+      collect: true,
+      abort: () => undefined,
+      onEnd: async (outcome) => {
+        usage = outcome.usage
+      },
+    })
+    const raw = await new Response(body).text()
+
+    // Assess
+    const chunks = sseChunks(raw) as {
+      choices: { delta: { content?: string } }[]
+      usage?: { completion_tokens: number }
+    }[]
+    const buffered = await complete({ ...request, stream: false, stream_options: null })
+    expect(sseEvents(raw).at(-1)).toBe('[DONE]')
+    expect(chunks.length).toBeGreaterThan(20)
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe(text(buffered))
+    expect(chunks.at(-1)?.usage?.completion_tokens).toBe(25)
+    expect(usage).toMatchObject({ completion_tokens: 25 })
   })
 
   it('refuses a non-zero priority on an fcfs model', async () => {
