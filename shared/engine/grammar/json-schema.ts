@@ -10,6 +10,7 @@ import {
   seq,
   UnsupportedConstraintError,
 } from '#shared/engine/grammar/ast'
+import { ANNOTATIONS, inferType, matchesType, SUPPORTED } from '#shared/engine/grammar/json-keywords'
 import {
   formatNode,
   integerRange,
@@ -29,43 +30,6 @@ export type JsonLayoutOptions = {
 
 type Schema = Record<string, unknown>
 
-const ANNOTATIONS = new Set([
-  'title',
-  'description',
-  '$schema',
-  '$id',
-  '$comment',
-  'default',
-  'examples',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-  '$defs',
-  'definitions',
-  'strict',
-])
-const SUPPORTED = new Set([
-  'type',
-  'enum',
-  'const',
-  'anyOf',
-  'allOf',
-  '$ref',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'minItems',
-  'maxItems',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'format',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-])
 const INF = Number.POSITIVE_INFINITY
 // Default layout: nothing, one space, or a newline with up to 16 spaces of indentation. Unbounded whitespace lets a
 // small model wander into blank runs; this still admits compact, spaced and pretty-printed JSON.
@@ -274,24 +238,6 @@ class SchemaCompiler {
     }
     return seq(lit('{'), W, ref(`${base}m0_0`), W, lit('}'))
   }
-}
-
-function matchesType(value: unknown, type: string): boolean {
-  if (type === 'integer') return Number.isInteger(value)
-  if (type === 'number') return typeof value === 'number'
-  if (type === 'null') return value === null
-  if (type === 'array') return Array.isArray(value)
-  if (type === 'object') return typeof value === 'object' && value !== null && !Array.isArray(value)
-  return typeof value === type
-}
-
-function inferType(s: Schema): string {
-  if (s.properties !== undefined || s.required !== undefined || s.additionalProperties !== undefined) return 'object'
-  if (s.items !== undefined || s.minItems !== undefined || s.maxItems !== undefined) return 'array'
-  if (s.pattern !== undefined || s.minLength !== undefined || s.maxLength !== undefined || s.format !== undefined)
-    return 'string'
-  if (s.minimum !== undefined || s.maximum !== undefined) return 'number'
-  return 'any'
 }
 
 /** A grammar whose complete outputs are exactly JSON texts valid against the schema (within the supported subset). */
