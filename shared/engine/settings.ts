@@ -30,6 +30,7 @@ export const EngineSettingsSchema = z.object({
     }),
   ),
 })
+/** A reference model's engine settings as stored in the catalog. */
 export type EngineSettings = z.infer<typeof EngineSettingsSchema>
 
 /** The reference model's context window when the catalog entry sets none. */
