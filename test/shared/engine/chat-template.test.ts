@@ -104,6 +104,21 @@ describe('chat template', () => {
     expect(act).toThrow('default chat template is no longer allowed')
   })
 
+  it('refuses a model whose engine settings declare no template', () => {
+    // Prepare
+    const bare = engineSettings(
+      referenceCatalogModel({ backend: { kind: 'reference', settings: { chatTemplate: null } } }),
+    )
+
+    // Act
+    const act = () => buildPrompt({ messages: [user('Hi')] }, bare)
+    const supplied = buildPrompt({ messages: [user('Hi')], chat_template: '{{ messages[0].content }}' }, bare)
+
+    // Assess
+    expect(act).toThrow(BadRequestError)
+    expect(decode(supplied.ids)).toBe('Hi')
+  })
+
   it('truncates the prompt to its last tokens and rejects an empty prompt', () => {
     // Act
     const truncated = buildPrompt({ messages: [user('Hello there')], truncate_prompt_tokens: 5 }, settings)

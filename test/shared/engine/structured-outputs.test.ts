@@ -221,6 +221,20 @@ describe('constrained decoding', () => {
     expect(Object.keys(JSON.parse(text(closed)))).toEqual(['a'])
   })
 
+  it('constrains every beam and every sampled choice', async () => {
+    // Prepare
+    const choice = ['north', 'south', 'east', 'west']
+
+    // Act
+    const beams = await complete(ask('Which way?', { structured_outputs: { choice }, use_beam_search: true, n: 3 }))
+    const sampled = await complete(ask('Which way?', { structured_outputs: { choice }, n: 4, seed: 2, temperature: 2 }))
+
+    // Assess
+    expect(beams.choices).toHaveLength(3)
+    expect(new Set(beams.choices.map((c) => c.message.content)).size).toBe(3)
+    for (const c of [...beams.choices, ...sampled.choices]) expect(choice).toContain(c.message.content)
+  })
+
   it('follows a whitespace_pattern between JSON tokens', async () => {
     // Act
     const response = await complete(
