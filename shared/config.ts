@@ -48,6 +48,32 @@ export type Config = {
   maxBodyBytes: number
   /** True inside AWS Lambda. */
   inLambda: boolean
+  /** Inference gateway settings. */
+  inference: InferenceConfig
+}
+
+/** Settings of the inference gateway (chat completions, models, usage). */
+export type InferenceConfig = {
+  /** JSON file of catalog models loaded at start, in addition to the table's (`LOOM_MODELS_FILE`). */
+  modelsFile: string | undefined
+  /** How long catalog look-ups are cached in memory, in ms. */
+  catalogCacheTtlMs: number
+  /** Accept `chat_template` in requests (vLLM's `--trust-request-chat-template`). */
+  trustRequestChatTemplate: boolean
+  /** Accept `mm_processor_kwargs` in requests (vLLM's `--trust-request-mm-kwargs`). */
+  trustRequestMmKwargs: boolean
+  /** Interval of SSE comment heartbeats while no token has arrived yet, in ms. */
+  heartbeatMs: number
+  /** Default upstream connect timeout, in ms. */
+  connectTimeoutMs: number
+  /** Default upstream first-byte timeout (response headers), in ms. */
+  firstByteTimeoutMs: number
+  /** Upstream attempts after the first, made only before any byte reached the client. */
+  upstreamRetries: number
+  /** How long usage counters are batched in memory before one flush, in ms (0 flushes after every completion). */
+  usageFlushMs: number
+  /** Whether gateway completions are recorded as calls in the caller's project. */
+  tracing: boolean
 }
 
 /** Settings only the local stack (`npm start`, `npm run keys`) uses. */
@@ -70,6 +96,32 @@ export const config: Config = {
   authCacheMaxEntries: readInt('LOOM_AUTH_CACHE_MAX_ENTRIES', 10_000, 1),
   maxBodyBytes: readInt('LOOM_MAX_BODY_BYTES', 5 * 1024 * 1024, 1),
   inLambda: read('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
+  inference: {
+    modelsFile: read('LOOM_MODELS_FILE'),
+    catalogCacheTtlMs: readInt('LOOM_CATALOG_CACHE_TTL_MS', 10_000),
+    trustRequestChatTemplate: readBool('LOOM_TRUST_REQUEST_CHAT_TEMPLATE'),
+    trustRequestMmKwargs: readBool('LOOM_TRUST_REQUEST_MM_KWARGS'),
+    heartbeatMs: readInt('LOOM_SSE_HEARTBEAT_MS', 2_000, 1),
+    connectTimeoutMs: readInt('LOOM_UPSTREAM_CONNECT_TIMEOUT_MS', 5_000, 1),
+    firstByteTimeoutMs: readInt('LOOM_UPSTREAM_FIRST_BYTE_TIMEOUT_MS', 120_000, 1),
+    upstreamRetries: readInt('LOOM_UPSTREAM_RETRIES', 2),
+    // Lambda may freeze or drop an idle environment, so there usage is flushed after each completion.
+    usageFlushMs: readInt('LOOM_USAGE_FLUSH_MS', read('AWS_LAMBDA_FUNCTION_NAME') === undefined ? 1_000 : 0),
+    tracing: read('LOOM_INFERENCE_TRACING') !== 'off',
+  },
+}
+
+/** Where the AWS Parameters and Secrets Lambda extension listens, and the token it expects (the session token). */
+export function secretsExtension(): { port: number; token: string | undefined } {
+  return {
+    port: readInt('PARAMETERS_SECRETS_EXTENSION_HTTP_PORT', 2773, 1),
+    token: read('LOOM_SECRETS_TOKEN') ?? read('AWS_SESSION_TOKEN'),
+  }
+}
+
+/** An upstream credential named by a catalog entry's `env:NAME` reference; undefined when unset. */
+export function credentialFromEnv(name: string): string | undefined {
+  return read(name)
 }
 
 /** The local stack's settings, read from the environment once. */

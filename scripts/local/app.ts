@@ -3,8 +3,18 @@ import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
 
 type FunctionModule = { app: { fetch: (request: Request) => Response | Promise<Response> } }
 
+// Streaming handlers call `awslambda.streamifyResponse` when their module loads; outside Lambda the global is missing
+// (or only partly set by the AWS SDK), and the local server serves their `app` directly anyway.
+function shimLambdaGlobal(): void {
+  const g = globalThis as { awslambda?: { streamifyResponse?: unknown; HttpResponseStream?: unknown } }
+  g.awslambda ??= {}
+  g.awslambda.streamifyResponse ??= (f: unknown) => f
+  g.awslambda.HttpResponseStream ??= { from: (s: unknown) => s }
+}
+
 /** Loads one function's module by its manifest id. */
 export async function loadFunction(entry: FunctionEntry): Promise<FunctionModule> {
+  if (entry.stream) shimLambdaGlobal()
   const specifier = `#functions/${entry.id}/handler`
   return (await import(/* @vite-ignore */ specifier)) as FunctionModule
 }

@@ -19,13 +19,21 @@ const TYPES: Record<number, string> = {
   503: 'ServiceUnavailableError',
 }
 
+// Python quotes with '…' unless the text holds a ' and no ", so rule messages stay matchable as substrings.
+function pyString(value: string): string {
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'"
+  let body = value.replaceAll('\\', '\\\\').replaceAll('\n', '\\n').replaceAll('\r', '\\r').replaceAll('\t', '\\t')
+  if (quote === "'") body = body.replaceAll("'", "\\'")
+  return `${quote}${body}${quote}`
+}
+
 /** Renders a value the way Python's `repr` prints parsed JSON, so messages read like vLLM's. */
 export function pyRepr(value: unknown): string {
   if (value === null || value === undefined) return 'None'
   if (value === true) return 'True'
   if (value === false) return 'False'
   if (typeof value === 'number') return Number.isInteger(value) ? String(value) : String(value)
-  if (typeof value === 'string') return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`
+  if (typeof value === 'string') return pyString(value)
   if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`
   if (typeof value === 'object') {
     return `{${Object.entries(value)

@@ -1,0 +1,263 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { readFile, writeFile } from 'node:fs/promises'
+import http from 'node:http'
+import os from 'node:os'
+import { join } from 'node:path'
+
+// `npm run bench:gateway`: Loom's chat-completions gateway against a fast loopback upstream, beside the same load
+// sent straight to the upstream and through Portkey's open-source gateway (routed to the same upstream). Each server
+// runs in its own process; this process only generates load.
+//   throughput: closed loop, CONCURRENCY requests in flight for THROUGHPUT_S seconds;
+//   latency:    open loop at RATE requests/s for LATENCY_S seconds, added latency = gateway minus direct;
+//   streaming:  the same open loop with `stream: true`, time to first body byte and to the end of the stream.
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64)
+const THROUGHPUT_S = Number(process.env.BENCH_THROUGHPUT_S ?? 5)
+const RATE = Number(process.env.BENCH_RATE ?? 500)
+const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 10)
+const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== '0'
+
+type Target = { name: string; port: number; path: string; headers: Record<string, string>; model: string }
+type Sample = { ttfb: number; total: number }
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 })
+const root = process.cwd()
+const children: ChildProcess[] = []
+
+function start(command: string, args: string[], ready: (line: string) => boolean, env: Record<string, string> = {}) {
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  children.push(child)
+  let out = ''
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${out}`)), 60_000)
+    const onData = (piece: Buffer) => {
+      out += String(piece)
+      const line = out.split('\n').find(ready)
+      if (line !== undefined) {
+        clearTimeout(timer)
+        resolve(line)
+      }
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', (piece: Buffer) => {
+      out += String(piece)
+    })
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`)))
+  })
+}
+
+function request(target: Target, stream: boolean): Promise<Sample> {
+  const body = JSON.stringify({
+    model: target.model,
+    messages: [{ role: 'user', content: 'Say hello in a few words.' }],
+    max_tokens: 16,
+    ...(stream ? { stream: true } : {}),
+  })
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    let ttfb = 0
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        path: target.path,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...target.headers },
+      },
+      (res) => {
+        res.on('data', () => {
+          if (ttfb === 0) ttfb = performance.now() - started
+        })
+        res.on('end', () => {
+          if (res.statusCode !== 200) return reject(new Error(`${target.name}: HTTP ${res.statusCode}`))
+          resolve({ ttfb, total: performance.now() - started })
+        })
+        res.on('error', reject)
+      },
+    )
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_S) {
+  let done = 0
+  let errors = 0
+  const end = performance.now() + seconds * 1000
+  const worker = async () => {
+    while (performance.now() < end) {
+      try {
+        await request(target, stream)
+        done++
+      } catch {
+        errors++
+      }
+    }
+  }
+  const started = performance.now()
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+  return { rps: done / ((performance.now() - started) / 1000), errors }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function fixedRate(target: Target, stream: boolean, rate = RATE, seconds = LATENCY_S) {
+  const samples: Sample[] = []
+  let errors = 0
+  const pending: Promise<void>[] = []
+  const interval = 1000 / rate
+  const count = Math.round(rate * seconds)
+  const started = performance.now()
+  for (let i = 0; i < count; i++) {
+    const wait = started + i * interval - performance.now()
+    if (wait >= 1) await sleep(wait)
+    pending.push(
+      request(target, stream).then(
+        (s) => {
+          samples.push(s)
+        },
+        () => {
+          errors++
+        },
+      ),
+    )
+  }
+  await Promise.all(pending)
+  return { samples, errors }
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
+}
+
+const f = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a')
+
+async function main() {
+  const tsx = join(root, 'node_modules/.bin/tsx')
+  const up = JSON.parse(await start(tsx, ['bench/support/fast-upstream.ts'], (l) => l.startsWith('{'))) as {
+    port: number
+  }
+  const upstreamBase = `http://127.0.0.1:${up.port}/v1`
+  const loom = JSON.parse(
+    await start(tsx, ['bench/support/loom-server.ts', upstreamBase], (l) => l.startsWith('{'), {
+      LOOM_INFERENCE_TRACING: process.env.BENCH_TRACING === '1' ? 'on' : 'off',
+    }),
+  ) as { port: number; key: string }
+  const portkeyPort = 18_000 + Math.floor(Math.random() * 2_000)
+  await start(
+    process.execPath,
+    ['node_modules/@portkey-ai/gateway/build/start-server.js', `--port=${portkeyPort}`, '--headless'],
+    (l) => l.includes('Ready for connections'),
+  )
+
+  const direct: Target = {
+    name: 'direct',
+    port: up.port,
+    path: '/v1/chat/completions',
+    headers: {},
+    model: 'bench/fast',
+  }
+  const targets: Target[] = [
+    direct,
+    {
+      name: 'Loom',
+      port: loom.port,
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${loom.key}` },
+      model: 'bench/fast',
+    },
+    {
+      name: 'Portkey',
+      port: portkeyPort,
+      path: '/v1/chat/completions',
+      headers: {
+        authorization: 'Bearer unused',
+        'x-portkey-provider': 'openai',
+        'x-portkey-custom-host': upstreamBase,
+      },
+      model: 'bench/fast',
+    },
+  ]
+
+  for (const t of targets) {
+    await throughput(t, false, 1)
+    await throughput(t, true, 1)
+  }
+
+  const rows: string[] = []
+  const results: Record<string, Record<string, number>> = {}
+  for (const stream of [false, true]) {
+    const mode = stream ? 'streaming' : 'non-streaming'
+    const latencies: Record<string, { p50: number; p99: number; ttfb50: number; ttfb99: number; errors: number }> = {}
+    for (const t of targets) {
+      const tp = await throughput(t, stream)
+      const { samples, errors } = await fixedRate(t, stream)
+      const totals = samples.map((s) => s.total)
+      const ttfbs = samples.map((s) => s.ttfb)
+      latencies[t.name] = {
+        p50: quantile(totals, 0.5),
+        p99: quantile(totals, 0.99),
+        ttfb50: quantile(ttfbs, 0.5),
+        ttfb99: quantile(ttfbs, 0.99),
+        errors: errors + tp.errors,
+      }
+      results[`${t.name} ${mode}`] = { rps: tp.rps, ...latencies[t.name] }
+      process.stderr.write(`${t.name} ${mode}: ${f(tp.rps, 0)} req/s, p50 ${f(quantile(totals, 0.5))} ms\n`)
+    }
+    const base = latencies.direct
+    for (const t of targets) {
+      const r = results[`${t.name} ${mode}`]
+      const l = latencies[t.name]
+      if (r === undefined || l === undefined || base === undefined) continue
+      const added = (a: number, b: number) => (t.name === 'direct' ? '–' : f(a - b))
+      rows.push(
+        `| ${mode} | ${t.name} | ${f(r.rps ?? 0, 0)} | ${f(l.p50)} | ${f(l.p99)} | ${added(l.p50, base.p50)} | ${added(l.p99, base.p99)} | ` +
+          `${stream ? `${f(l.ttfb50)} / ${f(l.ttfb99)}` : '–'} | ${stream ? added(l.ttfb50, base.ttfb50) : '–'} | ${stream ? added(l.ttfb99, base.ttfb99) : '–'} | ${l.errors} |`,
+      )
+    }
+  }
+  const loomRps = results['Loom non-streaming']?.rps ?? 0
+  const portkeyRps = results['Portkey non-streaming']?.rps ?? 0
+  const loomStreamRps = results['Loom streaming']?.rps ?? 0
+  const portkeyStreamRps = results['Portkey streaming']?.rps ?? 0
+  const table = [
+    `Run ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; ` +
+      `throughput: ${CONCURRENCY} in flight for ${THROUGHPUT_S} s; latency: open loop at ${RATE} req/s for ${LATENCY_S} s; ` +
+      `tracing ${process.env.BENCH_TRACING === '1' ? 'on' : 'off'} (Loom's dynalite runs inside the gateway process).`,
+    '',
+    '| mode | target | throughput (req/s) | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | first byte p50 / p99 (ms) | added first byte p50 (ms) | added first byte p99 (ms) | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `Loom / Portkey throughput: ${f(loomRps / portkeyRps, 1)}× non-streaming, ${f(loomStreamRps / portkeyStreamRps, 1)}× streaming.`,
+  ].join('\n')
+  process.stdout.write(`${table}\n`)
+  if (WRITE_DOCS) await writeSection(table)
+}
+
+async function writeSection(table: string) {
+  const file = join(root, 'docs/benchmarks.md')
+  const current = await readFile(file, 'utf8').catch(() => '# Benchmarks\n')
+  const heading = '## Inference gateway'
+  const section = `${heading}\n\n\`npm run bench:gateway\` (bench/gateway.ts). Direct = the fast upstream without a gateway.\n\n${table}\n`
+  const start = current.indexOf(heading)
+  let next = start < 0 ? -1 : current.indexOf('\n## ', start + heading.length)
+  if (next < 0) next = current.length
+  const updated =
+    start < 0
+      ? `${current.trimEnd()}\n\n${section}`
+      : `${current.slice(0, start)}${section}${current.slice(next).replace(/^\n*/, '\n')}`
+  await writeFile(file, `${updated.trimEnd()}\n`)
+}
+
+try {
+  await main()
+} finally {
+  agent.destroy()
+  for (const child of children) child.kill('SIGTERM')
+}

@@ -1,0 +1,12 @@
+import { handle } from 'hono/aws-lambda'
+import { createInferenceApp } from '#shared/http/create-app'
+import { modelsFor } from '#shared/inference/catalog'
+import { modelCard } from '#shared/inference/model-card'
+
+/** `GET /v1/models`: the catalog models the caller's entity may use. */
+export const app = createInferenceApp().get('/v1/models', async (c) => {
+  const models = await modelsFor(c.get('project').entity)
+  return c.json({ object: 'list', data: models.map(modelCard) }, 200)
+})
+
+export const handler = handle(app)

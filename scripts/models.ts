@@ -1,0 +1,181 @@
+import { readFile } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { safeParse } from 'zod/mini'
+import { deleteModel, listModels, putModel } from '#shared/db/model-repository'
+import { parseCatalogFile } from '#shared/inference/catalog'
+import { type BackendSettings, type CatalogModel, CatalogModelSchema } from '#shared/schemas/model'
+import { connectLocalTable } from './local/connect.js'
+
+const USAGE = `Usage: npm run models -- <command> [options]
+
+  add <id> --entities <a,b|*> (--base-url <url> | --backend reference [--settings <json>]) [options]
+      --upstream-model <name>       model name on the upstream, when it differs from <id>
+      --api-key-ref <ref>           env:NAME or secret:<secrets-manager-id>; credentials are never stored
+      --owned-by <s> --created <unix-seconds> --root <s> --max-model-len <n>
+      --no-chat-template            the tokenizer defines no chat template
+      --scheduling fcfs|priority    priority allows a non-zero request priority
+      --price-prompt <usd> --price-completion <usd> [--price-cached <usd>]   prices per token
+      --connect-timeout-ms <n> --first-byte-timeout-ms <n> --continuous-usage
+  import <file.json>                add (or replace) every model of a catalog file (one model or an array)
+  list [--json]                     list the catalog
+  remove <id>                       remove a model
+
+Targets DYNAMODB_ENDPOINT / LOOM_TABLE_NAME when set (AWS when only LOOM_TABLE_NAME is set), else the local stack's
+embedded DynamoDB under LOOM_DATA_DIR (default .loom-data), running or not. Adding an existing id replaces it.`
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}\n`)
+  process.exit(2)
+}
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    'base-url': { type: 'string' },
+    backend: { type: 'string' },
+    settings: { type: 'string' },
+    'upstream-model': { type: 'string' },
+    'api-key-ref': { type: 'string' },
+    'api-key': { type: 'string' },
+    entities: { type: 'string' },
+    'owned-by': { type: 'string' },
+    created: { type: 'string' },
+    root: { type: 'string' },
+    'max-model-len': { type: 'string' },
+    'no-chat-template': { type: 'boolean' },
+    scheduling: { type: 'string' },
+    'price-prompt': { type: 'string' },
+    'price-completion': { type: 'string' },
+    'price-cached': { type: 'string' },
+    'connect-timeout-ms': { type: 'string' },
+    'first-byte-timeout-ms': { type: 'string' },
+    'continuous-usage': { type: 'boolean' },
+    json: { type: 'boolean' },
+    help: { type: 'boolean' },
+  },
+})
+
+function num(flag: keyof typeof values): number | undefined {
+  const raw = values[flag]
+  if (raw === undefined) return undefined
+  const value = Number(raw)
+  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(value) || value < 0) {
+    fail(`--${flag} must be a non-negative number`)
+  }
+  return value
+}
+
+function backendFromFlags(): BackendSettings {
+  if (values.backend === 'reference') {
+    let settings: Record<string, unknown> | undefined
+    if (values.settings !== undefined) {
+      try {
+        settings = JSON.parse(values.settings) as Record<string, unknown>
+      } catch {
+        fail('--settings must be a JSON object')
+      }
+    }
+    return settings === undefined ? { kind: 'reference' } : { kind: 'reference', settings }
+  }
+  if (values.backend !== undefined && values.backend !== 'openai-compatible') {
+    fail("--backend must be 'openai-compatible' or 'reference'")
+  }
+  const baseUrl = values['base-url'] ?? fail('--base-url is required for an openai-compatible model')
+  if (!URL.canParse(baseUrl)) fail('--base-url must be a URL such as http://10.0.0.5:8000/v1')
+  const ref = values['api-key-ref']
+  if (ref !== undefined && !/^(env:[A-Za-z_][A-Za-z0-9_]*|secret:.+)$/.test(ref)) {
+    fail('--api-key-ref must be env:NAME or secret:<id>')
+  }
+  const backend: BackendSettings = { kind: 'openai-compatible', baseUrl }
+  if (values['upstream-model'] !== undefined) backend.upstreamModel = values['upstream-model']
+  if (ref !== undefined) backend.apiKeyRef = ref
+  const connect = num('connect-timeout-ms')
+  const firstByte = num('first-byte-timeout-ms')
+  if (connect !== undefined) backend.connectTimeoutMs = connect
+  if (firstByte !== undefined) backend.firstByteTimeoutMs = firstByte
+  if (values['continuous-usage']) backend.continuousUsage = true
+  return backend
+}
+
+function modelFromFlags(id: string): CatalogModel {
+  if (values['api-key'] !== undefined) {
+    fail(
+      'Credentials are never stored in the catalog: put the key in the environment or Secrets Manager and pass --api-key-ref',
+    )
+  }
+  const entities = (values.entities ?? fail('--entities is required (a comma-separated list, or * for everyone)'))
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
+  const model: Record<string, unknown> = { id, backend: backendFromFlags(), entities }
+  if (values['owned-by'] !== undefined) model.ownedBy = values['owned-by']
+  if (values.root !== undefined) model.root = values.root
+  if (values.created !== undefined) model.created = num('created')
+  if (values['max-model-len'] !== undefined) model.maxModelLen = num('max-model-len')
+  if (values['no-chat-template']) model.hasChatTemplate = false
+  if (values.scheduling !== undefined) model.scheduling = values.scheduling
+  const prompt = num('price-prompt')
+  const completion = num('price-completion')
+  if ((prompt === undefined) !== (completion === undefined)) fail('--price-prompt and --price-completion go together')
+  if (prompt !== undefined) {
+    const cached = num('price-cached')
+    model.prices = cached === undefined ? { prompt, completion } : { prompt, completion, cached }
+  }
+  const parsed = safeParse(CatalogModelSchema, model)
+  if (!parsed.success)
+    fail(`Invalid model: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+  return parsed.data
+}
+
+function describe(m: CatalogModel): string {
+  const where = m.backend.kind === 'openai-compatible' ? m.backend.baseUrl : 'built-in engine'
+  const prices = m.prices ? `  prices=${m.prices.prompt}/${m.prices.completion}` : ''
+  return `${m.id}  ${m.backend.kind} ${where}  entities=${m.entities.join(',')}${prices}`
+}
+
+const [command, ...rest] = positionals
+if (values.help || command === undefined) {
+  process.stdout.write(`${USAGE}\n`)
+  process.exit(command === undefined && !values.help ? 2 : 0)
+}
+
+const connection = await connectLocalTable()
+try {
+  switch (command) {
+    case 'add': {
+      const model = modelFromFlags(rest[0] ?? fail('add needs a model id'))
+      await putModel(model)
+      process.stdout.write(`Added ${describe(model)}\n`)
+      break
+    }
+    case 'import': {
+      const file = rest[0] ?? fail('import needs a file')
+      let models: CatalogModel[]
+      try {
+        models = parseCatalogFile(await readFile(file, 'utf8'), file)
+      } catch (error) {
+        fail((error as Error).message)
+      }
+      for (const model of models) await putModel(model)
+      process.stdout.write(`Imported ${models.length} model(s) from ${file}\n`)
+      break
+    }
+    case 'list': {
+      const models = await listModels()
+      if (values.json) process.stdout.write(`${JSON.stringify(models, null, 2)}\n`)
+      else for (const m of models) process.stdout.write(`${describe(m)}\n`)
+      if (models.length === 0 && !values.json) process.stdout.write('No models.\n')
+      break
+    }
+    case 'remove': {
+      const id = rest[0] ?? fail('remove needs a model id')
+      if (!(await deleteModel(id))) fail(`No model with id ${id}`)
+      process.stdout.write(`Removed ${id}\n`)
+      break
+    }
+    default:
+      fail(`Unknown command '${command}'`)
+  }
+} finally {
+  await connection.close()
+}

@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs'
+import { safeParse } from 'zod/mini'
+import { config } from '#shared/config'
+import { listModels } from '#shared/db/model-repository'
+import { BadRequestError, NotFoundError } from '#shared/errors/http-error'
+import { type CatalogModel, CatalogModelSchema } from '#shared/schemas/model'
+
+let fileModels: CatalogModel[] | undefined
+let cached: { models: CatalogModel[]; expires: number } | undefined
+let inflight: Promise<CatalogModel[]> | undefined
+
+/** Parses a catalog file's text: one model object or an array of them; throws with the first problem. */
+export function parseCatalogFile(text: string, source = 'models file'): CatalogModel[] {
+  const raw: unknown = JSON.parse(text)
+  const items = Array.isArray(raw) ? raw : [raw]
+  return items.map((item, index) => {
+    const parsed = safeParse(CatalogModelSchema, item)
+    if (parsed.success) return parsed.data
+    const issue = parsed.error.issues[0]
+    const at = [Array.isArray(raw) ? index : undefined, ...(issue?.path ?? [])].filter((p) => p !== undefined)
+    throw new Error(`${source}: invalid model at ${at.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`)
+  })
+}
+
+function modelsFromFile(): CatalogModel[] {
+  if (fileModels === undefined) {
+    const file = config.inference.modelsFile
+    fileModels = file === undefined ? [] : parseCatalogFile(readFileSync(file, 'utf8'), file)
+  }
+  return fileModels
+}
+
+async function load(): Promise<CatalogModel[]> {
+  // Table entries override file entries with the same id: the CLI is how operators change a running catalog.
+  const byId = new Map(modelsFromFile().map((m) => [m.id, m]))
+  for (const model of await listModels()) byId.set(model.id, model)
+  return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id))
+}
+
+/** Every catalog model (table and config file), cached for `catalogCacheTtlMs` so the hot path rarely reads. */
+export async function allModels(now = Date.now()): Promise<CatalogModel[]> {
+  if (cached !== undefined && cached.expires > now) return cached.models
+  inflight ??= load().finally(() => {
+    inflight = undefined
+  })
+  const models = await inflight
+  cached = { models, expires: now + config.inference.catalogCacheTtlMs }
+  return models
+}
+
+/** Forgets the cached catalog (tests, the CLI in the same process). */
+export function clearCatalogCache(): void {
+  cached = undefined
+  fileModels = undefined
+}
+
+/** Whether an entity may use a model. */
+export function mayUse(model: CatalogModel, entity: string): boolean {
+  return model.entities.includes('*') || model.entities.includes(entity)
+}
+
+/** The models an entity may use, ordered by id. */
+export async function modelsFor(entity: string): Promise<CatalogModel[]> {
+  return (await allModels()).filter((m) => mayUse(m, entity))
+}
+
+/**
+ * Resolves the request's `model` for an entity: unknown or not permitted → 404 (contract §4.3); missing or empty →
+ * the only model the entity may use, else 400 naming the choices.
+ */
+export async function resolveModel(name: string | null | undefined, entity: string): Promise<CatalogModel> {
+  const models = await modelsFor(entity)
+  if (name === undefined || name === null || name === '') {
+    if (models.length === 1 && models[0] !== undefined) return models[0]
+    const names = models.map((m) => m.id).join(', ')
+    throw new BadRequestError(
+      models.length === 0
+        ? 'The `model` field is required, and no model is available to this entity.'
+        : `The \`model\` field is required when several models are available. Available models: ${names}.`,
+      { param: 'model' },
+    )
+  }
+  const model = models.find((m) => m.id === name)
+  if (model === undefined) {
+    throw new NotFoundError(`The model \`${name}\` does not exist.`, { param: 'model' })
+  }
+  return model
+}

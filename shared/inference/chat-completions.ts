@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto'
+import type { Context } from 'hono'
+import { config } from '#shared/config'
+import type { AppEnv } from '#shared/http/app-env'
+import { readJsonBody } from '#shared/http/read-json'
+import type { ChatBackendCall } from '#shared/inference/backend'
+import { backendFor } from '#shared/inference/backend-registry'
+import { resolveModel } from '#shared/inference/catalog'
+import { checkServingRules } from '#shared/inference/serving-rules'
+import { firstWithin, type StreamOutcome, sseStream } from '#shared/inference/sse-stream'
+import { traceCompletion, traceOptedOut } from '#shared/inference/trace-completion'
+import { afterCompletion, recordUsage } from '#shared/inference/usage-meter'
+import { parseChatRequest } from '#shared/inference/validate-request'
+import type { ChatCompletionResponse } from '#shared/schemas/chat-completion'
+
+/** Response header carrying the gateway's own time in ms (total minus the backend's, up to the first byte). */
+export const OVERHEAD_HEADER = 'Loom-Overhead-Ms'
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+}
+
+const ms = (value: number) => value.toFixed(3)
+
+/** How a completion ended, for metering and tracing. */
+type Ending = { usage: StreamOutcome['usage']; aborted: boolean; output: unknown; exception?: string }
+
+/** Meters a completion and traces it; resolves when what must precede the end of the response is done. */
+type Finish = (ending: Ending, streamed: boolean) => Promise<void>
+
+function finisher(c: Context<AppEnv>, call: ChatBackendCall): Finish {
+  const project = c.get('project')
+  const principal = c.get('auth')
+  const traced = config.inference.tracing && !traceOptedOut(c.req.header('loom-trace'))
+  const startedAt = new Date()
+  return (ending, streamed) => {
+    const { usage, aborted } = ending
+    recordUsage({ entity: project.entity, project: project.project, model: call.model, usage, aborted })
+    const flushed = afterCompletion()
+    if (!traced) return flushed
+    const trace = traceCompletion({
+      principal,
+      projectId: project.id,
+      model: call.model,
+      request: call.request,
+      output: ending.output,
+      usage,
+      startedAt,
+      endedAt: new Date(),
+      ...(ending.exception === undefined ? {} : { exception: ending.exception }),
+    })
+    // A stream has already sent [DONE]; in Lambda, whose environment may freeze once the response ends, waiting here
+    // keeps the trace write alive without delaying the client. Elsewhere tracing never holds a response.
+    return streamed && config.inLambda ? Promise.all([flushed, trace]).then(() => undefined) : flushed
+  }
+}
+
+function assembled(call: ChatBackendCall, outcome: StreamOutcome) {
+  const contents = outcome.contents ?? []
+  return {
+    id: `chatcmpl-${call.requestId}`,
+    object: 'chat.completion',
+    created: call.created,
+    model: call.model.id,
+    choices: contents.map((content, index) => ({
+      index,
+      message: { role: 'assistant', content },
+      finish_reason: outcome.finishReasons?.[index] ?? null,
+    })),
+    usage: { ...outcome.usage, total_tokens: outcome.usage.prompt_tokens + outcome.usage.completion_tokens },
+  }
+}
+
+function exceptionOf(outcome: StreamOutcome): string | undefined {
+  if (outcome.aborted) return 'Client disconnected'
+  return outcome.error === undefined ? undefined : String((outcome.error as Error).message ?? outcome.error)
+}
+
+async function complete(c: Context<AppEnv>, call: ChatBackendCall, started: number, finish: Finish) {
+  const backend = await backendFor(call.model.backend.kind)
+  const backendStarted = performance.now()
+  let response: ChatCompletionResponse
+  try {
+    response = await backend.complete(call)
+  } catch (error) {
+    if (call.signal.aborted) {
+      const usage = { prompt_tokens: 0, completion_tokens: 0 }
+      await finish({ usage, aborted: true, output: null, exception: 'Client disconnected' }, false)
+    }
+    throw error
+  }
+  const backendMs = performance.now() - backendStarted
+  await finish({ usage: response.usage, aborted: false, output: response }, false)
+  c.header(OVERHEAD_HEADER, ms(performance.now() - started - backendMs))
+  return c.json(response, 200)
+}
+
+async function stream(c: Context<AppEnv>, call: ChatBackendCall, abort: () => void, started: number, finish: Finish) {
+  const backend = await backendFor(call.model.backend.kind)
+  const iterator = backend.stream(call)[Symbol.asyncIterator]()
+  const backendStarted = performance.now()
+  const { first, settled } = await firstWithin(iterator)
+  // Before the first byte an error is still an ordinary JSON answer with its status (contract §4.5).
+  if (settled) await first
+  const firstAt = performance.now()
+  const body = sseStream(iterator, {
+    request: call.request,
+    first,
+    waiting: !settled,
+    collect: true,
+    abort,
+    onEnd: (outcome) => {
+      const exception = exceptionOf(outcome)
+      const ending: Ending = { usage: outcome.usage, aborted: outcome.aborted, output: assembled(call, outcome) }
+      return finish(exception === undefined ? ending : { ...ending, exception }, true)
+    },
+  })
+  c.header(OVERHEAD_HEADER, ms(backendStarted - started + (performance.now() - firstAt)))
+  return c.body(body, 200, SSE_HEADERS)
+}
+
+type NodeBindings = { outgoing?: { writableFinished: boolean; once: (event: 'close', f: () => void) => void } }
+
+// On the Node server the response's `close` tells a disconnect without materialising a full `Request` (its `signal`
+// getter costs more than the rest of the request's bookkeeping); elsewhere the request's signal does.
+function watchDisconnect(c: Context<AppEnv>, abort: () => void): void {
+  const outgoing = (c.env as NodeBindings | undefined)?.outgoing
+  if (outgoing !== undefined) {
+    outgoing.once('close', () => {
+      if (!outgoing.writableFinished) abort()
+    })
+    return
+  }
+  c.req.raw.signal?.addEventListener('abort', abort, { once: true })
+}
+
+/**
+ * `POST /v1/chat/completions`: validates the body (contract §2–3), resolves the model for the caller's entity,
+ * applies the serving rules, runs the model's backend and answers JSON or SSE; usage is metered for every
+ * completion, finished or aborted.
+ */
+export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
+  const started = performance.now()
+  const request = parseChatRequest(await readJsonBody(c))
+  const model = await resolveModel(request.model, c.get('project').entity)
+  checkServingRules(request, model)
+  const controller = new AbortController()
+  const abort = () => controller.abort()
+  watchDisconnect(c, abort)
+  const call: ChatBackendCall = {
+    request,
+    model,
+    requestId: c.req.header('x-request-id') ?? request.request_id ?? randomUUID(),
+    created: Math.floor(Date.now() / 1000),
+    signal: controller.signal,
+  }
+  const finish = finisher(c, call)
+  return request.stream === true ? stream(c, call, abort, started, finish) : complete(c, call, started, finish)
+}

@@ -1,0 +1,14 @@
+import type { CatalogModel } from '#shared/schemas/model'
+
+/** A model as `GET /v1/models` lists it (contract §10): W&B's defaults where the catalog entry leaves a field out. */
+export function modelCard(model: CatalogModel) {
+  return {
+    id: model.id,
+    object: 'model' as const,
+    created: model.created ?? 0,
+    owned_by: model.ownedBy ?? 'system',
+    root: model.root ?? model.id,
+    parent: null,
+    max_model_len: model.maxModelLen ?? null,
+  }
+}

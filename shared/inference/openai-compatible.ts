@@ -1,0 +1,145 @@
+import type { IncomingMessage } from 'node:http'
+import { config } from '#shared/config'
+import type { ChatBackend, ChatBackendCall } from '#shared/inference/backend'
+import { resolveCredential } from '#shared/inference/credentials'
+import { postUpstream, readBody, UpstreamError, upstreamError } from '#shared/inference/upstream-http'
+import {
+  type ChatCompletionChunk,
+  ChatCompletionRequestSchema,
+  type ChatCompletionResponse,
+} from '#shared/schemas/chat-completion'
+import type { OpenAiCompatibleSettings } from '#shared/schemas/model'
+
+// Only the contract's fields are forwarded: unknown fields are ignored (contract §2), and hosted upstreams reject
+// names they do not know.
+const KNOWN_FIELDS = Object.keys(ChatCompletionRequestSchema.shape)
+const INTERNAL_ERROR = 'The server had an error while processing your request'
+
+function settingsOf(call: ChatBackendCall): OpenAiCompatibleSettings {
+  if (call.model.backend.kind !== 'openai-compatible')
+    throw new Error(`model ${call.model.id} is not openai-compatible`)
+  return call.model.backend
+}
+
+/** The upstream request body: the client's known fields, the upstream's model name, usage always on for streams. */
+export function upstreamBody(call: ChatBackendCall, settings: OpenAiCompatibleSettings, stream: boolean): string {
+  const source = call.request as Record<string, unknown>
+  const body: Record<string, unknown> = {}
+  for (const key of KNOWN_FIELDS) {
+    const value = source[key]
+    if (value !== undefined) body[key] = value
+  }
+  body.model = settings.upstreamModel ?? call.model.id
+  if (body.engine_xargs !== undefined) {
+    body.vllm_xargs = body.engine_xargs
+    delete body.engine_xargs
+  }
+  body.stream = stream
+  if (stream) {
+    // Usage is metered even when the client did not ask for it; the gateway drops what the client did not ask for.
+    const continuous = call.request.stream_options?.continuous_usage_stats === true || settings.continuousUsage === true
+    body.stream_options = continuous ? { include_usage: true, continuous_usage_stats: true } : { include_usage: true }
+  } else {
+    delete body.stream_options
+  }
+  return JSON.stringify(body)
+}
+
+async function open(call: ChatBackendCall, stream: boolean): Promise<IncomingMessage> {
+  const settings = settingsOf(call)
+  const base = settings.baseUrl.endsWith('/') ? settings.baseUrl : `${settings.baseUrl}/`
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+    'x-request-id': call.requestId,
+  }
+  const credential = await resolveCredential(settings.apiKeyRef)
+  if (credential !== undefined) headers.authorization = `Bearer ${credential}`
+  const res = await postUpstream({
+    url: new URL('chat/completions', base),
+    body: upstreamBody(call, settings, stream),
+    headers,
+    connectTimeoutMs: settings.connectTimeoutMs ?? config.inference.connectTimeoutMs,
+    firstByteTimeoutMs: settings.firstByteTimeoutMs ?? config.inference.firstByteTimeoutMs,
+    retries: config.inference.upstreamRetries,
+    signal: call.signal,
+  })
+  const status = res.statusCode ?? 500
+  if (status < 200 || status >= 300) throw upstreamError(status, await readBody(res))
+  return res
+}
+
+function parseEvent(event: string): string | undefined {
+  let data: string | undefined
+  for (const line of event.split('\n')) {
+    if (!line.startsWith('data:')) continue
+    const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5)
+    data = data === undefined ? value : `${data}\n${value}`
+  }
+  return data
+}
+
+function toChunk(data: string, call: ChatBackendCall): ChatCompletionChunk {
+  let parsed: Record<string, unknown>
+  try {
+    parsed = JSON.parse(data) as Record<string, unknown>
+  } catch (cause) {
+    throw new UpstreamError(500, INTERNAL_ERROR, { cause })
+  }
+  if (parsed.error !== undefined) {
+    const code = (parsed.error as { code?: unknown }).code
+    throw upstreamError(typeof code === 'number' ? code : 500, data)
+  }
+  // The contract's id is the gateway's request id and `model` its served name, whatever the upstream calls them.
+  parsed.id = `chatcmpl-${call.requestId}`
+  parsed.model = call.model.id
+  return parsed as unknown as ChatCompletionChunk
+}
+
+async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompletionChunk> {
+  const res = await open(call, true)
+  res.setEncoding('utf8')
+  const onAbort = () => res.destroy()
+  call.signal.addEventListener('abort', onAbort, { once: true })
+  let pending = ''
+  try {
+    for await (const piece of res as AsyncIterable<string>) {
+      pending += piece.includes('\r') ? piece.replaceAll('\r\n', '\n') : piece
+      let end = pending.indexOf('\n\n')
+      while (end >= 0) {
+        const data = parseEvent(pending.slice(0, end))
+        pending = pending.slice(end + 2)
+        end = pending.indexOf('\n\n')
+        if (data === undefined) continue
+        if (data === '[DONE]') return
+        yield toChunk(data, call)
+      }
+    }
+  } catch (error) {
+    if (error instanceof UpstreamError) throw error
+    throw new UpstreamError(500, INTERNAL_ERROR, { cause: error })
+  } finally {
+    call.signal.removeEventListener('abort', onAbort)
+    // Closing the connection is how vLLM learns the client went away, so it stops generating.
+    res.destroy()
+  }
+  throw new UpstreamError(500, INTERNAL_ERROR, { cause: new Error('upstream stream ended without [DONE]') })
+}
+
+/** Forwards completions to an upstream OpenAI-compatible server (vLLM, SGLang, llama.cpp server, Ollama, hosted). */
+export const openAiCompatibleBackend: ChatBackend = {
+  async complete(call) {
+    const res = await open(call, false)
+    const text = await readBody(res)
+    let body: ChatCompletionResponse
+    try {
+      body = JSON.parse(text) as ChatCompletionResponse
+    } catch (cause) {
+      throw new UpstreamError(500, INTERNAL_ERROR, { cause })
+    }
+    body.id = `chatcmpl-${call.requestId}`
+    body.model = call.model.id
+    return body
+  },
+  stream: streamChunks,
+}

@@ -1,0 +1,243 @@
+import * as z from 'zod/mini'
+
+// Shapes of `POST /v1/chat/completions` (contract: shared/contracts/inference.md). Request fields are validated for
+// type only here; the contract's cross-field rules and exact messages live in shared/inference/validate-request.ts.
+// No defaults are applied: an absent field stays absent, so the openai-compatible backend forwards only what the
+// client set, and `chatDefaults()` gives the effective values for an engine.
+
+const nullish = <T extends z.core.$ZodType>(schema: T) => z.optional(z.nullable(schema))
+
+/** An integer (JSON number without fraction); bounds are checked by the request validator. */
+export const IntSchema = z
+  .number()
+  .check(z.refine((v) => Number.isInteger(v), { message: 'Input should be a valid integer' }))
+
+const ContentPartSchema = z.looseObject({ type: z.string() })
+
+/** One chat message: system, user, assistant, tool, developer or function (extra keys such as `name` pass through). */
+export const ChatMessageSchema = z.looseObject({
+  role: z.enum(['system', 'user', 'assistant', 'tool', 'developer', 'function']),
+  content: nullish(z.union([z.string(), z.array(ContentPartSchema)])),
+  name: z.optional(z.string()),
+  reasoning: nullish(z.string()),
+  reasoning_content: nullish(z.string()),
+  tool_call_id: z.optional(z.string()),
+  tool_calls: nullish(z.array(z.looseObject({}))),
+})
+export type ChatMessage = z.infer<typeof ChatMessageSchema>
+
+const JsonSchemaFormatSchema = z.looseObject({
+  name: z.string(),
+  description: nullish(z.string()),
+  schema: nullish(z.record(z.string(), z.unknown())),
+  strict: nullish(z.boolean()),
+})
+
+/** `response_format`: text, json_object, json_schema, structural_tag (new `format` or legacy `structures`). */
+export const ResponseFormatSchema = z.union([
+  z.looseObject({ type: z.literal('text') }),
+  z.looseObject({ type: z.literal('json_object') }),
+  z.looseObject({ type: z.literal('json_schema'), json_schema: nullish(JsonSchemaFormatSchema) }),
+  z.looseObject({
+    type: z.literal('structural_tag'),
+    format: z.optional(z.unknown()),
+    structures: z.optional(
+      z.array(
+        z.looseObject({ begin: z.string(), schema: nullish(z.record(z.string(), z.unknown())), end: z.string() }),
+      ),
+    ),
+    triggers: z.optional(z.array(z.string())),
+  }),
+])
+export type ResponseFormat = z.infer<typeof ResponseFormatSchema>
+
+/** One tool definition (validated, but tool calling stays off: `tool_choice` is always `"none"`). */
+export const ToolSchema = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: z.string(),
+    description: nullish(z.string()),
+    parameters: nullish(z.record(z.string(), z.unknown())),
+    strict: nullish(z.boolean()),
+  }),
+})
+
+/** `stream_options`: whether to send a usage chunk, and usage on every chunk. */
+export const StreamOptionsSchema = z.looseObject({
+  include_usage: nullish(z.boolean()),
+  continuous_usage_stats: nullish(z.boolean()),
+})
+
+/** `repetition_detection` (contract §8). */
+export const RepetitionDetectionSchema = z.looseObject({
+  max_pattern_size: z.optional(IntSchema),
+  min_pattern_size: z.optional(IntSchema),
+  min_count: z.optional(IntSchema),
+})
+
+const XargValueSchema = z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])
+
+/** The validated chat-completion request; unknown fields are kept on the object but never read or forwarded. */
+export const ChatCompletionRequestSchema = z.looseObject({
+  messages: z.array(ChatMessageSchema),
+  model: nullish(z.string()),
+  frequency_penalty: nullish(z.number()),
+  presence_penalty: nullish(z.number()),
+  logit_bias: nullish(z.record(z.string(), z.number())),
+  logprobs: nullish(z.boolean()),
+  top_logprobs: nullish(IntSchema),
+  max_tokens: nullish(IntSchema),
+  max_completion_tokens: nullish(IntSchema),
+  n: nullish(IntSchema),
+  response_format: nullish(ResponseFormatSchema),
+  seed: nullish(IntSchema),
+  stop: nullish(z.union([z.string(), z.array(z.string())])),
+  stream: nullish(z.boolean()),
+  stream_options: nullish(StreamOptionsSchema),
+  temperature: nullish(z.number()),
+  top_p: nullish(z.number()),
+  top_k: nullish(IntSchema),
+  min_p: nullish(z.number()),
+  repetition_penalty: nullish(z.number()),
+  tools: nullish(z.array(ToolSchema)),
+  tool_choice: nullish(z.unknown()),
+  reasoning_effort: nullish(z.enum(['low', 'medium', 'high'])),
+  include_reasoning: z.optional(z.boolean()),
+  parallel_tool_calls: nullish(z.boolean()),
+  user: nullish(z.string()),
+  use_beam_search: z.optional(z.boolean()),
+  length_penalty: z.optional(z.number()),
+  prompt_logprobs: nullish(IntSchema),
+  stop_token_ids: nullish(z.array(IntSchema)),
+  include_stop_str_in_output: z.optional(z.boolean()),
+  ignore_eos: z.optional(z.boolean()),
+  min_tokens: z.optional(IntSchema),
+  skip_special_tokens: z.optional(z.boolean()),
+  spaces_between_special_tokens: z.optional(z.boolean()),
+  truncate_prompt_tokens: nullish(IntSchema),
+  allowed_token_ids: nullish(z.array(IntSchema)),
+  bad_words: z.optional(z.array(z.string())),
+  echo: z.optional(z.boolean()),
+  add_generation_prompt: z.optional(z.boolean()),
+  continue_final_message: z.optional(z.boolean()),
+  add_special_tokens: z.optional(z.boolean()),
+  documents: nullish(z.array(z.record(z.string(), z.string()))),
+  chat_template: nullish(z.string()),
+  chat_template_kwargs: nullish(z.record(z.string(), z.unknown())),
+  mm_processor_kwargs: nullish(z.record(z.string(), z.unknown())),
+  structured_outputs: nullish(z.looseObject({})),
+  priority: z.optional(IntSchema),
+  request_id: z.optional(z.string()),
+  return_tokens_as_token_ids: nullish(z.boolean()),
+  return_token_ids: nullish(z.boolean()),
+  cache_salt: nullish(z.unknown()),
+  kv_transfer_params: nullish(z.record(z.string(), z.unknown())),
+  engine_xargs: nullish(z.record(z.string(), XargValueSchema)),
+  repetition_detection: nullish(RepetitionDetectionSchema),
+})
+export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>
+
+/** The contract's effective defaults (§2.1), applied where the request leaves a field absent or null. */
+export const CHAT_DEFAULTS = {
+  frequency_penalty: 0,
+  presence_penalty: 0,
+  logprobs: false,
+  top_logprobs: 0,
+  n: 1,
+  stream: false,
+  temperature: 1,
+  top_p: 1,
+  top_k: 0,
+  min_p: 0,
+  repetition_penalty: 1,
+  include_reasoning: true,
+  parallel_tool_calls: true,
+  use_beam_search: false,
+  length_penalty: 1,
+  include_stop_str_in_output: false,
+  ignore_eos: false,
+  min_tokens: 0,
+  skip_special_tokens: true,
+  spaces_between_special_tokens: true,
+  echo: false,
+  add_generation_prompt: true,
+  continue_final_message: false,
+  add_special_tokens: false,
+  priority: 0,
+} as const
+
+/** The output-length limit the client asked for: `max_completion_tokens` wins over the deprecated `max_tokens`. */
+export function requestedMaxTokens(request: ChatCompletionRequest): number | undefined {
+  return request.max_completion_tokens ?? request.max_tokens ?? undefined
+}
+
+/** Usage counts of one completion (non-streaming body, usage chunk, continuous usage). */
+export type ChatUsage = {
+  prompt_tokens: number
+  completion_tokens: number
+  total_tokens: number
+  prompt_tokens_details?: { cached_tokens: number } | null
+  completion_tokens_details?: { reasoning_tokens: number } | null
+}
+
+/** The assistant message of a non-streaming choice (§5): every key present, nulls included. */
+export type ChatResponseMessage = {
+  role: string
+  content: string | null
+  refusal: null
+  annotations: null
+  audio: null
+  function_call: null
+  reasoning: string | null
+  tool_calls?: unknown[]
+}
+
+/** One choice of a non-streaming response. */
+export type ChatChoice = {
+  index: number
+  message: ChatResponseMessage
+  logprobs: unknown
+  finish_reason: string | null
+  stop_reason: string | number | null
+  token_ids: number[] | null
+}
+
+/** The non-streaming response body (`ChatCompletionResponse`, contract §5). */
+export type ChatCompletionResponse = {
+  id: string
+  object: 'chat.completion'
+  created: number
+  model: string
+  choices: ChatChoice[]
+  service_tier: null
+  system_fingerprint: string | null
+  usage: ChatUsage
+  prompt_logprobs: unknown
+  prompt_token_ids: number[] | null
+  kv_transfer_params: unknown
+}
+
+/** A streamed delta (§6.2). */
+export type ChatDelta = { role?: string; content?: string | null; reasoning?: string | null; tool_calls?: unknown[] }
+
+/** One choice of a stream chunk; `stop_reason` appears on the finish chunk only, `token_ids` with `return_token_ids`. */
+export type ChatChunkChoice = {
+  index: number
+  delta: ChatDelta
+  logprobs: unknown
+  finish_reason: string | null
+  stop_reason?: string | number | null
+  token_ids?: number[] | null
+}
+
+/** One SSE chunk (`chat.completion.chunk`, contract §6); `choices: []` with `usage` is the usage chunk. */
+export type ChatCompletionChunk = {
+  id: string
+  object: 'chat.completion.chunk'
+  created: number
+  model: string
+  choices: ChatChunkChoice[]
+  usage?: ChatUsage | null
+  prompt_token_ids?: number[] | null
+  system_fingerprint?: string | null
+}

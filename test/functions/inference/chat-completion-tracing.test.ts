@@ -1,0 +1,103 @@
+import '../../support/lambda-shim.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { app } from '#functions/inference/create-chat-completion/handler'
+import { app as queryApp } from '#functions/tracing/stream-query-calls/handler'
+import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
+import { addUpstreamModel } from '../../support/models.js'
+import { startVllmUpstream, type VllmUpstream } from '../../support/vllm-upstream.js'
+
+let upstream: VllmUpstream
+let caller: TestCaller
+let model: string
+
+beforeAll(async () => {
+  upstream = await startVllmUpstream()
+  caller = await newCaller()
+  model = (await addUpstreamModel(upstream.baseUrl, [caller.entity])).id
+})
+
+afterAll(async () => {
+  await upstream.close()
+})
+
+type Call = {
+  op_name: string
+  inputs: Record<string, unknown>
+  output: Record<string, unknown>
+  summary: Record<string, unknown>
+  exception: string | null
+}
+
+async function calls(projectId: string): Promise<Call[]> {
+  const res = await queryApp.request('/calls/stream_query', jsonInit({ project_id: projectId }, caller.basic))
+  return (await res.text())
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Call)
+}
+
+async function eventually(projectId: string, count: number): Promise<Call[]> {
+  for (let i = 0; i < 100; i++) {
+    const found = await calls(projectId)
+    if (found.length >= count) return found
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return calls(projectId)
+}
+
+const messages = [{ role: 'user', content: 'trace me please' }]
+
+describe('tracing of gateway completions', () => {
+  it('records a non-streamed completion as a call with the request, the response and usage by model', async () => {
+    // Prepare
+    const projectId = `${caller.entity}/traced-${Date.now()}`
+
+    // Act
+    const res = await app.request(
+      '/v1/chat/completions',
+      jsonInit({ model, messages }, { ...caller.bearer, 'OpenAI-Project': projectId }),
+    )
+    const body = (await res.json()) as { id: string }
+    const [call, ...more] = await eventually(projectId, 1)
+
+    // Assess
+    expect(more).toEqual([])
+    expect(call?.op_name).toBe('loom.chat.completions')
+    expect(call?.inputs).toMatchObject({ model, messages })
+    expect(call?.output).toMatchObject({ id: body.id, choices: [{ message: { content: 'trace me please' } }] })
+    expect(call?.summary).toMatchObject({
+      usage: { [model]: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, requests: 1 } },
+    })
+  })
+
+  it('records a streamed completion with its assembled output', async () => {
+    const projectId = `${caller.entity}/traced-stream-${Date.now()}`
+    const res = await app.request(
+      '/v1/chat/completions',
+      jsonInit({ model, messages, stream: true }, { ...caller.bearer, 'OpenAI-Project': projectId }),
+    )
+    await res.text()
+    const [call] = await eventually(projectId, 1)
+    expect(call?.output).toMatchObject({
+      choices: [{ index: 0, message: { role: 'assistant', content: 'trace me please' }, finish_reason: 'stop' }],
+    })
+    expect(call?.summary).toMatchObject({ usage: { [model]: { prompt_tokens: 5, completion_tokens: 3 } } })
+  })
+
+  it('records nothing with Loom-Trace: off', async () => {
+    // Prepare
+    const projectId = `${caller.entity}/untraced-${Date.now()}`
+
+    // Act
+    const res = await app.request(
+      '/v1/chat/completions',
+      jsonInit({ model, messages }, { ...caller.bearer, 'OpenAI-Project': projectId, 'Loom-Trace': 'off' }),
+    )
+    await res.json()
+    await new Promise((resolve) => setTimeout(resolve, 200))
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(await calls(projectId)).toEqual([])
+  })
+})

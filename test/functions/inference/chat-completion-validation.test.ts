@@ -1,0 +1,373 @@
+import '../../support/lambda-shim.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { app } from '#functions/inference/create-chat-completion/handler'
+import { pyRepr } from '#shared/errors/inference-errors'
+import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
+import { addUpstreamModel } from '../../support/models.js'
+import { startVllmUpstream, type VllmUpstream } from '../../support/vllm-upstream.js'
+
+let upstream: VllmUpstream
+let caller: TestCaller
+let model: string
+
+beforeAll(async () => {
+  upstream = await startVllmUpstream()
+  caller = await newCaller()
+  model = (await addUpstreamModel(upstream.baseUrl, [caller.entity])).id
+})
+
+afterAll(async () => {
+  await upstream.close()
+})
+
+const messages = [{ role: 'user', content: 'Hello there' }]
+
+async function post(body: unknown, headers: Record<string, string> = {}) {
+  const res = await app.request('/v1/chat/completions', jsonInit(body, { ...caller.bearer, ...headers }))
+  return {
+    status: res.status,
+    body: (await res.json()) as { error: { message: string; type: string; param: string | null; code: number } },
+  }
+}
+
+async function expectRequestError(body: unknown, message: string, param: string | null) {
+  // Act
+  const res = await post(body)
+
+  // Assess
+  expect(res.status).toBe(400)
+  expect(res.body.error.type).toBe('Bad Request')
+  expect(res.body.error.code).toBe(400)
+  expect(res.body.error.message).toMatch(
+    /^1 validation error:\n {2}\{'type': 'value_error', 'loc': \('body',( 'repetition_detection')?\)/,
+  )
+  expect(res.body.error.message).toContain(`'msg': ${pyRepr(`Value error, ${message}`)}`)
+  expect(res.body.error.param).toBe(param)
+}
+
+async function expectServingError(body: unknown, message: string) {
+  // Act
+  const res = await post(body)
+
+  // Assess
+  expect(res.status).toBe(400)
+  expect(res.body.error.type).toBe('BadRequestError')
+  expect(res.body.error.message).toBe(message)
+  expect(res.body.error.code).toBe(400)
+}
+
+describe('POST /v1/chat/completions validation', () => {
+  it('rejects a body that is not application/json with the contract message', async () => {
+    // Act
+    const res = await app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...caller.bearer, 'content-type': 'text/plain' },
+      body: JSON.stringify({ messages, model }),
+    })
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(await res.json()).toEqual({
+      error: {
+        message: "Unsupported Media Type: Only 'application/json' is allowed",
+        type: 'Bad Request',
+        param: null,
+        code: 400,
+      },
+    })
+  })
+
+  it('rejects a body without a content type', async () => {
+    const res = await app.request('/v1/chat/completions', { method: 'POST', headers: caller.bearer, body: '{}' })
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain('Unsupported Media Type')
+  })
+
+  it('reports a missing messages field as a pydantic-style error at body.messages', async () => {
+    const res = await post({ model })
+    expect(res.status).toBe(400)
+    expect(res.body.error.param).toBe('body.messages')
+    expect(res.body.error.message).toMatch(
+      /^1 validation error:\n {2}\{'type': 'missing', 'loc': \('body', 'messages'\), 'msg': 'Field required'/,
+    )
+  })
+
+  it('reports wrongly typed fields, several at once', async () => {
+    const res = await post({ messages, model, temperature: 'hot', n: 1.5, stream: 'yes' })
+    expect(res.status).toBe(400)
+    expect(res.body.error.message).toMatch(/^3 validation errors:\n/)
+    expect(res.body.error.message).toContain("'loc': ('body', 'temperature')")
+    expect(res.body.error.message).toContain("'loc': ('body', 'n')")
+    expect(res.body.error.message).toContain("'loc': ('body', 'stream')")
+  })
+
+  it('requires stream=True for stream_options, but lets an empty object through', async () => {
+    await expectRequestError(
+      { messages, model, stream_options: { include_usage: true } },
+      'Stream options can only be defined when `stream=True`.',
+      'stream_options',
+    )
+    expect((await post({ messages, model, stream_options: {}, stream: false })).status).toBe(200)
+  })
+
+  it('applies the logprobs rules in order', async () => {
+    await expectRequestError(
+      { messages, model, top_logprobs: 'x' },
+      '`top_logprobs` must be an integer.',
+      'top_logprobs',
+    )
+    await expectRequestError(
+      { messages, model, prompt_logprobs: 'x' },
+      '`prompt_logprobs` must be an integer.',
+      'prompt_logprobs',
+    )
+    await expectRequestError(
+      { messages, model, prompt_logprobs: 1, stream: true },
+      '`prompt_logprobs` are not available when `stream=True`.',
+      'prompt_logprobs',
+    )
+    await expectRequestError(
+      { messages, model, prompt_logprobs: -1, stream: true },
+      '`prompt_logprobs` are not available when `stream=True`.',
+      'prompt_logprobs',
+    )
+    await expectRequestError(
+      { messages, model, prompt_logprobs: -2 },
+      '`prompt_logprobs` must be a positive value or -1.',
+      'prompt_logprobs',
+    )
+    await expectRequestError(
+      { messages, model, top_logprobs: -3 },
+      '`top_logprobs` must be a positive value or -1.',
+      'top_logprobs',
+    )
+    await expectRequestError(
+      { messages, model, top_logprobs: 2 },
+      'when using `top_logprobs`, `logprobs` must be set to true.',
+      'top_logprobs',
+    )
+  })
+
+  it('allows only one kind of structured-output constraint and a valid structural tag', async () => {
+    await expectRequestError(
+      { messages, model, structured_outputs: { json: {}, regex: 'a+' } },
+      "You can only use one kind of constraints for structured outputs ('json', 'regex' or 'choice').",
+      'structured_outputs',
+    )
+    await expectRequestError(
+      { messages, model, structured_outputs: { structural_tag: 'not json' } },
+      'Invalid structured_outputs structural_tag specification.',
+      'structured_outputs',
+    )
+  })
+
+  it('requires json_schema for a json_schema response format and a valid structural tag', async () => {
+    await expectRequestError(
+      { messages, model, response_format: { type: 'json_schema' } },
+      "When response_format type is 'json_schema', the 'json_schema' field must be provided.",
+      'response_format',
+    )
+    await expectRequestError(
+      { messages, model, response_format: { type: 'structural_tag' } },
+      'Invalid response_format structural_tag specification.',
+      'response_format',
+    )
+  })
+
+  it('rejects an unknown response_format type as a schema error', async () => {
+    const res = await post({ messages, model, response_format: { type: 'xml' } })
+    expect(res.status).toBe(400)
+    expect(res.body.error.param).toMatch(/^body\.response_format/)
+  })
+
+  it('rejects an empty tools array and any tool_choice but "none"', async () => {
+    await expectRequestError(
+      { messages, model, tools: [] },
+      '`tools` must not be an empty array. Either provide at least one tool or omit the field entirely.',
+      'tools',
+    )
+    await expectRequestError(
+      { messages, model, tool_choice: 'auto' },
+      'Invalid value for `tool_choice`: auto! Only "none" is supported.',
+      'tool_choice',
+    )
+    await expectRequestError(
+      { messages, model, tool_choice: { type: 'function', function: { name: 'f' } } },
+      "Invalid value for `tool_choice`: {'type': 'function', 'function': {'name': 'f'}}! Only \"none\" is supported.",
+      'tool_choice',
+    )
+  })
+
+  it('accepts tool_choice "none" with tools and never forwards tool calls', async () => {
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }]
+    const res = await app.request(
+      '/v1/chat/completions',
+      jsonInit({ messages, model, tools, tool_choice: 'none' }, caller.bearer),
+    )
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { choices: { finish_reason: string }[] }
+    expect(body.choices[0]?.finish_reason).toBe('stop')
+  })
+
+  it('refuses continue_final_message with a truthy add_generation_prompt only when both are sent', async () => {
+    await expectRequestError(
+      { messages, model, continue_final_message: true, add_generation_prompt: true },
+      'Cannot set both `continue_final_message` and `add_generation_prompt` to True.',
+      'continue_final_message',
+    )
+    expect((await post({ messages, model, continue_final_message: true })).status).toBe(200)
+  })
+
+  it('checks cache_salt', async () => {
+    await expectRequestError(
+      { messages, model, cache_salt: '' },
+      "Parameter 'cache_salt' must be a non-empty string if provided.",
+      'cache_salt',
+    )
+    await expectRequestError(
+      { messages, model, cache_salt: 5 },
+      "Parameter 'cache_salt' must be a non-empty string if provided.",
+      'cache_salt',
+    )
+    const res = await post({ messages, model, cache_salt: 'a/b' })
+    expect(res.status).toBe(400)
+    expect(res.body.error.message).toContain(`"Value error, Parameter 'cache_salt' must be at most 128 characters`)
+    expect((await post({ messages, model, cache_salt: 'x'.repeat(129) })).status).toBe(400)
+    expect((await post({ messages, model, cache_salt: 'salt-1' })).status).toBe(200)
+  })
+
+  it('checks repetition_detection', async () => {
+    await expectRequestError(
+      { messages, model, repetition_detection: { max_pattern_size: 2, min_pattern_size: 3, min_count: 2 } },
+      'max_pattern_size, min_pattern_size must be >=0, with min_pattern_size <= max_pattern_size. Set both to 0 to disable repetitive pattern detection.',
+      'repetition_detection',
+    )
+    await expectRequestError(
+      { messages, model, repetition_detection: { max_pattern_size: 4, min_count: 1 } },
+      'min_count must be >= 2 to detect repetitive patterns in engine output. If you do not wish to detect repetitive patterns, set max_pattern_size to 0.',
+      'repetition_detection',
+    )
+  })
+
+  it('enforces the seed, priority and truncate_prompt_tokens ranges', async () => {
+    const seed = await post({ messages, model, seed: 2 ** 64 })
+    expect(seed.status).toBe(400)
+    expect(seed.body.error.message).toContain("'msg': 'Input should be less than or equal to 9223372036854775807'")
+    expect(seed.body.error.param).toBe('body.seed')
+    const priority = await post({ messages, model, priority: -(2 ** 64) })
+    expect(priority.body.error.message).toContain('Input should be greater than or equal to -9223372036854775808')
+    const truncate = await post({ messages, model, truncate_prompt_tokens: -2 })
+    expect(truncate.status).toBe(400)
+    expect(truncate.body.error.message).toContain('Input should be greater than or equal to -1')
+    expect((await post({ messages, model, seed: -5, truncate_prompt_tokens: -1 })).status).toBe(200)
+  })
+
+  it('rejects a reasoning_effort outside low, medium and high', async () => {
+    const res = await post({ messages, model, reasoning_effort: 'max' })
+    expect(res.status).toBe(400)
+    expect(res.body.error.message).toContain("'loc': ('body', 'reasoning_effort')")
+  })
+
+  it('ignores unknown fields and does not forward them', async () => {
+    // Prepare
+    const before = upstream.seen.length
+
+    // Act
+    const res = await post({ messages, model, vllm_xargs: { a: 1 }, best_of: 3, something_new: true })
+
+    // Assess
+    expect(res.status).toBe(200)
+    const forwarded = upstream.seen[before]?.body ?? {}
+    expect(forwarded).not.toHaveProperty('best_of')
+    expect(forwarded).not.toHaveProperty('something_new')
+    expect(forwarded).not.toHaveProperty('vllm_xargs')
+  })
+
+  it('forwards max_completion_tokens over max_tokens and renames engine_xargs to vllm_xargs', async () => {
+    const before = upstream.seen.length
+    const res = await app.request(
+      '/v1/chat/completions',
+      jsonInit(
+        {
+          messages: [{ role: 'user', content: 'one two three four' }],
+          model,
+          max_tokens: 1,
+          max_completion_tokens: 3,
+          engine_xargs: { k: 'v' },
+        },
+        caller.bearer,
+      ),
+    )
+    const body = (await res.json()) as { choices: { message: { content: string }; finish_reason: string }[] }
+    expect(body.choices[0]?.message.content).toBe('one two three')
+    expect(body.choices[0]?.finish_reason).toBe('length')
+    expect(upstream.seen[before]?.body.vllm_xargs).toEqual({ k: 'v' })
+    expect(upstream.seen[before]?.body).not.toHaveProperty('engine_xargs')
+  })
+
+  it('honours the deprecated max_tokens alone', async () => {
+    const res = await app.request(
+      '/v1/chat/completions',
+      jsonInit({ messages: [{ role: 'user', content: 'one two three four' }], model, max_tokens: 2 }, caller.bearer),
+    )
+    const body = (await res.json()) as { choices: { message: { content: string } }[] }
+    expect(body.choices[0]?.message.content).toBe('one two')
+  })
+})
+
+describe('POST /v1/chat/completions serving rules', () => {
+  it('refuses a non-zero priority on a model without priority scheduling and accepts it on one with', async () => {
+    await expectServingError({ messages, model, priority: 3 }, 'Got priority 3 but Priority scheduling is not enabled.')
+    const scheduled = await addUpstreamModel(upstream.baseUrl, [caller.entity], { scheduling: 'priority' })
+    expect((await post({ messages, model: scheduled.id, priority: 3 })).status).toBe(200)
+  })
+
+  it('refuses a model whose tokenizer has no chat template', async () => {
+    const bare = await addUpstreamModel(upstream.baseUrl, [caller.entity], { hasChatTemplate: false })
+    await expectServingError(
+      { messages, model: bare.id },
+      'As of transformers v4.44, default chat template is no longer allowed, so you must provide a chat template if the tokenizer does not define one.',
+    )
+  })
+
+  it('refuses request chat templates and multimodal kwargs by default', async () => {
+    const untrusted =
+      'Chat template is passed with request, but --trust-request-chat-template is not set. Refused request with untrusted chat template.'
+    await expectServingError({ messages, model, chat_template: '{{ messages }}' }, untrusted)
+    await expectServingError({ messages, model, chat_template_kwargs: { chat_template: 'x' } }, untrusted)
+    await expectServingError(
+      { messages, model, mm_processor_kwargs: { size: 1 } },
+      'Per-request mm_processor_kwargs are disabled by default because they can change multimodal preprocessing resource usage. Start the server with --trust-request-mm-kwargs only when clients are trusted.',
+    )
+  })
+
+  it('checks truncation, token-id lists and structured outputs', async () => {
+    const small = await addUpstreamModel(upstream.baseUrl, [caller.entity], { maxModelLen: 16 })
+    await expectServingError(
+      { messages, model: small.id, truncate_prompt_tokens: 17 },
+      'truncate_prompt_tokens value is greater than max_model_len. Please, select a smaller truncation size.',
+    )
+    await expectServingError({ messages, model, allowed_token_ids: [] }, 'allowed_token_ids is not None and empty!')
+    await expectServingError(
+      { messages, model, structured_outputs: { choice: [] } },
+      "Choice '[]' cannot be an empty list",
+    )
+    await expectServingError(
+      { messages, model, structured_outputs: { grammar: '  ' } },
+      'structured_outputs.grammar cannot be an empty string',
+    )
+  })
+
+  it('checks sampling parameter ranges with vLLM messages', async () => {
+    await expectServingError({ messages, model, n: 0 }, 'n must be at least 1, got 0.')
+    await expectServingError({ messages, model, temperature: -1 }, 'temperature must be non-negative, got -1.0.')
+    await expectServingError({ messages, model, top_p: 0 }, 'top_p must be in (0, 1], got 0.0.')
+    await expectServingError({ messages, model, presence_penalty: 3 }, 'presence_penalty must be in [-2, 2], got 3.0.')
+    await expectServingError({ messages, model, max_completion_tokens: 0 }, 'max_tokens must be at least 1, got 0.')
+    await expectServingError(
+      { messages, model, max_tokens: 2, min_tokens: 5 },
+      'min_tokens must be less than or equal to max_tokens=2, got 5.',
+    )
+    await expectServingError({ messages, model, stop: ['a', ''] }, 'stop cannot contain an empty string.')
+  })
+})

@@ -1,0 +1,398 @@
+import '../../support/lambda-shim.js'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { app } from '#functions/inference/create-chat-completion/handler'
+import { config } from '#shared/config'
+import { listUsage } from '#shared/db/usage-repository'
+import { flushUsage, hourOf } from '#shared/inference/usage-meter'
+import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
+import { addUpstreamModel } from '../../support/models.js'
+import { sseChunks, sseEvents } from '../../support/sse.js'
+import { startVllmUpstream, type VllmUpstream } from '../../support/vllm-upstream.js'
+
+let upstream: VllmUpstream
+let caller: TestCaller
+let model: string
+
+beforeAll(async () => {
+  upstream = await startVllmUpstream()
+  caller = await newCaller()
+  model = (
+    await addUpstreamModel(upstream.baseUrl, [caller.entity], {
+      backend: { kind: 'openai-compatible', baseUrl: upstream.baseUrl, upstreamModel: 'served-name' },
+    })
+  ).id
+})
+
+beforeEach(() => {
+  upstream.behave({})
+  config.inference.heartbeatMs = 2_000
+})
+
+afterAll(async () => {
+  await upstream.close()
+})
+
+const messages = [{ role: 'user', content: 'Hello big world' }]
+
+function chat(body: Record<string, unknown>, headers: Record<string, string> = {}, path = '/v1/chat/completions') {
+  return app.request(path, jsonInit({ messages, model, ...body }, { ...caller.bearer, ...headers }))
+}
+
+type ErrorBody = { error: { message: string; type: string; param: string | null; code: number } }
+
+describe('POST /v1/chat/completions (non-streaming)', () => {
+  it('answers the contract body with the gateway id, served model name and usage', async () => {
+    // Prepare
+    const before = upstream.seen.length
+
+    // Act
+    const res = await chat({}, { 'x-request-id': 'req-123' })
+
+    // Assess
+    expect(res.status).toBe(200)
+    const body = await res.json()
+    expect(body).toEqual({
+      id: 'chatcmpl-req-123',
+      object: 'chat.completion',
+      created: expect.any(Number),
+      model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: 'Hello big world',
+            refusal: null,
+            annotations: null,
+            audio: null,
+            function_call: null,
+            tool_calls: [],
+            reasoning: null,
+          },
+          logprobs: null,
+          finish_reason: 'stop',
+          stop_reason: null,
+          token_ids: null,
+        },
+      ],
+      service_tier: null,
+      system_fingerprint: null,
+      usage: { prompt_tokens: 5, total_tokens: 8, completion_tokens: 3, prompt_tokens_details: null },
+      prompt_logprobs: null,
+      prompt_token_ids: null,
+      kv_transfer_params: null,
+    })
+    expect(Number(res.headers.get('loom-overhead-ms'))).toBeGreaterThanOrEqual(0)
+    const seen = upstream.seen[before]
+    expect(seen?.body.model).toBe('served-name')
+    expect(seen?.headers['x-request-id']).toBe('req-123')
+    expect(seen?.body).not.toHaveProperty('stream_options')
+  })
+
+  it('serves the path with a trailing slash and uses the body request_id without a header', async () => {
+    const res = await chat({ request_id: 'body-id' }, {}, '/v1/chat/completions/')
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { id: string }).id).toBe('chatcmpl-body-id')
+  })
+
+  it('answers 404 for an unknown model and for a model of another entity', async () => {
+    // Prepare
+    const other = await newCaller()
+    const foreign = await addUpstreamModel(upstream.baseUrl, [other.entity])
+
+    // Act
+    const unknown = await chat({ model: 'nope/none' })
+    const forbidden = await chat({ model: foreign.id })
+
+    // Assess
+    expect(unknown.status).toBe(404)
+    expect(await unknown.json()).toEqual({
+      error: { message: 'The model `nope/none` does not exist.', type: 'NotFoundError', param: 'model', code: 404 },
+    })
+    expect(forbidden.status).toBe(404)
+    expect(((await forbidden.json()) as ErrorBody).error.message).toBe(`The model \`${foreign.id}\` does not exist.`)
+  })
+
+  it('uses the only available model when none is named, and asks for one when several are available', async () => {
+    // Prepare
+    const solo = await newCaller()
+    const only = await addUpstreamModel(upstream.baseUrl, [solo.entity])
+    await addUpstreamModel(upstream.baseUrl, [caller.entity])
+
+    // Act
+    const one = await app.request('/v1/chat/completions', jsonInit({ messages }, solo.bearer))
+    const several = await app.request('/v1/chat/completions', jsonInit({ messages, model: '' }, caller.bearer))
+
+    // Assess
+    expect(one.status).toBe(200)
+    expect(((await one.json()) as { model: string }).model).toBe(only.id)
+    expect(several.status).toBe(400)
+    const error = ((await several.json()) as ErrorBody).error
+    expect(error.param).toBe('model')
+    expect(error.type).toBe('BadRequestError')
+    expect(error.message).toContain(model)
+  })
+
+  it('answers 401 without a key and 403 for a project of a foreign entity', async () => {
+    const anonymous = await app.request('/v1/chat/completions', jsonInit({ messages, model }, {}))
+    expect(anonymous.status).toBe(401)
+    expect(await anonymous.json()).toEqual({
+      error: { message: 'Authentication failed', type: 'AuthenticationError', param: null, code: 401 },
+    })
+    const foreign = await chat({}, { 'OpenAI-Project': 'someone-else/proj' })
+    expect(foreign.status).toBe(403)
+    expect(((await foreign.json()) as ErrorBody).error.type).toBe('PermissionDeniedError')
+  })
+
+  it('passes an upstream client error through in the contract shape', async () => {
+    // Prepare
+    upstream.behave({
+      failStatus: 400,
+      failMessage: "This model's maximum context length is 16 tokens. However, your request has 20 input tokens.",
+    })
+
+    // Act
+    const res = await chat({})
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(await res.json()).toEqual({
+      error: {
+        message: "This model's maximum context length is 16 tokens. However, your request has 20 input tokens.",
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      },
+    })
+  })
+
+  it('hides an upstream credential failure behind a 500', async () => {
+    upstream.behave({ failStatus: 401, failMessage: 'bad upstream key' })
+    const res = await chat({})
+    expect(res.status).toBe(500)
+    expect(await res.json()).toEqual({
+      error: {
+        message: 'The server had an error while processing your request',
+        type: 'InternalServerError',
+        param: null,
+        code: 500,
+      },
+    })
+  })
+
+  it('retries an upstream 503 before answering', async () => {
+    // Prepare
+    upstream.behave({ failStatus: 503, failTimes: 1 })
+    const before = upstream.seen.length
+
+    // Act
+    const res = await chat({})
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(upstream.seen.length - before).toBe(2)
+  })
+
+  it('answers 503 when the upstream stays unavailable or cannot be reached', async () => {
+    upstream.behave({ failStatus: 503 })
+    const busy = await chat({})
+    expect(busy.status).toBe(503)
+    expect(((await busy.json()) as ErrorBody).error).toEqual({
+      message: 'The engine is currently overloaded, please try again later',
+      type: 'ServiceUnavailableError',
+      param: null,
+      code: 503,
+    })
+    const dead = await addUpstreamModel('http://127.0.0.1:1/v1', [caller.entity])
+    const refused = await chat({ model: dead.id })
+    expect(refused.status).toBe(503)
+  })
+
+  it('gives up after the first-byte timeout', async () => {
+    // Prepare
+    const slow = await addUpstreamModel(upstream.baseUrl, [caller.entity], {
+      backend: { kind: 'openai-compatible', baseUrl: upstream.baseUrl, firstByteTimeoutMs: 50 },
+    })
+    upstream.behave({ headerDelayMs: 400 })
+
+    // Act
+    const res = await chat({ model: slow.id })
+
+    // Assess
+    expect(res.status).toBe(503)
+  })
+
+  it('sends the upstream credential from the environment, never from the table', async () => {
+    // Prepare
+    const guarded = await startVllmUpstream({ apiKey: 'upstream-secret' })
+    const entry = await addUpstreamModel(guarded.baseUrl, [caller.entity], {
+      backend: { kind: 'openai-compatible', baseUrl: guarded.baseUrl, apiKeyRef: 'env:LOOM_TEST_UPSTREAM_KEY' },
+    })
+    process.env.LOOM_TEST_UPSTREAM_KEY = 'upstream-secret'
+
+    // Act
+    const ok = await chat({ model: entry.id })
+    delete process.env.LOOM_TEST_UPSTREAM_KEY
+    const unset = await chat({ model: entry.id })
+    await guarded.close()
+
+    // Assess
+    expect(ok.status).toBe(200)
+    expect(unset.status).toBe(500)
+  })
+})
+
+describe('POST /v1/chat/completions (streaming)', () => {
+  it('streams the contract chunk sequence without usage by default', async () => {
+    // Prepare
+    const before = upstream.seen.length
+
+    // Act
+    const res = await chat({ stream: true }, { 'x-request-id': 's-1' })
+    const text = await res.text()
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    const events = sseEvents(text)
+    expect(events.at(-1)).toBe('[DONE]')
+    const chunks = sseChunks(text)
+    expect(chunks.map((c) => c.choices)).toEqual([
+      [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+      [{ index: 0, delta: { content: 'Hello' }, logprobs: null, finish_reason: null }],
+      [{ index: 0, delta: { content: ' big' }, logprobs: null, finish_reason: null }],
+      [{ index: 0, delta: { content: ' world' }, logprobs: null, finish_reason: 'stop', stop_reason: null }],
+    ])
+    expect(chunks[0]).toHaveProperty('prompt_token_ids', null)
+    for (const chunk of chunks) {
+      expect(chunk).toMatchObject({ id: 'chatcmpl-s-1', object: 'chat.completion.chunk', model })
+      expect(chunk).not.toHaveProperty('usage')
+    }
+    expect(new Set(chunks.map((c) => c.created)).size).toBe(1)
+    expect(upstream.seen[before]?.body.stream_options).toEqual({ include_usage: true })
+  })
+
+  it('adds the usage chunk with include_usage, and usage on every chunk with continuous_usage_stats', async () => {
+    // Act
+    const plain = sseChunks(await (await chat({ stream: true, stream_options: { include_usage: true } })).text())
+    const continuous = sseChunks(
+      await (
+        await chat({ stream: true, stream_options: { include_usage: true, continuous_usage_stats: true } })
+      ).text(),
+    )
+
+    // Assess
+    expect(plain.at(-1)).toEqual({
+      id: expect.any(String),
+      object: 'chat.completion.chunk',
+      created: expect.any(Number),
+      model,
+      choices: [],
+      usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
+    })
+    expect(plain.slice(0, -1).every((c) => !('usage' in c))).toBe(true)
+    expect(continuous.map((c) => (c.usage as { completion_tokens: number }).completion_tokens)).toEqual([0, 1, 2, 3, 3])
+  })
+
+  it('answers an error before the first chunk as ordinary JSON with its status', async () => {
+    upstream.behave({ failStatus: 400, failMessage: 'bad prompt' })
+    const res = await chat({ stream: true })
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as ErrorBody).error.message).toBe('bad prompt')
+  })
+
+  it('turns an upstream error mid-stream into an in-stream error event followed by [DONE]', async () => {
+    upstream.behave({ errorAfterChunks: 1 })
+    const events = sseEvents(await (await chat({ stream: true })).text())
+    expect(events.slice(-2)).toEqual([
+      JSON.stringify({
+        error: { message: 'Internal server error', type: 'InternalServerError', param: null, code: 500 },
+      }),
+      '[DONE]',
+    ])
+    expect(events.length).toBe(4)
+  })
+
+  it('turns a dropped upstream connection into an in-stream error followed by [DONE]', async () => {
+    upstream.behave({ dropAfterChunks: 2, chunkDelayMs: 10 })
+    const events = sseEvents(await (await chat({ stream: true })).text())
+    expect(events.at(-1)).toBe('[DONE]')
+    expect(JSON.parse(events.at(-2) ?? '{}')).toEqual({
+      error: {
+        message: 'The server had an error while processing your request',
+        type: 'InternalServerError',
+        param: null,
+        code: 500,
+      },
+    })
+  })
+
+  it('sends SSE comment heartbeats while waiting for the first token', async () => {
+    // Prepare
+    config.inference.heartbeatMs = 40
+    upstream.behave({ firstChunkDelayMs: 250 })
+
+    // Act
+    const events = sseEvents(await (await chat({ stream: true })).text())
+
+    // Assess
+    expect(events[0]).toBe(': keep-alive')
+    const firstData = events.findIndex((e) => !e.startsWith(':'))
+    expect(firstData).toBeGreaterThanOrEqual(2)
+    expect(events.slice(firstData).every((e) => !e.startsWith(':'))).toBe(true)
+    expect(events.at(-1)).toBe('[DONE]')
+  })
+
+  it('stops the upstream and meters the completion as aborted when the client goes away', async () => {
+    // Prepare
+    const project = `p-${Date.now()}`
+    upstream.behave({ chunkDelayMs: 30, reply: 'a b c d e f g h i j k l m n o p' })
+    const before = upstream.seen.length
+    const res = await chat({ stream: true }, { 'Compat-Project': `${caller.entity}/${project}` })
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+    await reader.read()
+    await reader.read()
+
+    // Act
+    await reader.cancel()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await flushUsage()
+
+    // Assess
+    expect(upstream.seen[before]?.closedEarly).toBe(true)
+    const counters = await listUsage(
+      caller.entity,
+      hourOf(new Date(Date.now() - 3_600_000)),
+      hourOf(new Date()),
+      project,
+    )
+    expect(counters.reduce((n, c) => n + c.abortedRequests, 0)).toBe(1)
+    expect(counters.reduce((n, c) => n + c.requests, 0)).toBe(1)
+  })
+})
+
+describe('usage metering', () => {
+  it('adds every completion, streamed or not, to the project and model counters', async () => {
+    // Prepare
+    const project = `meter-${Date.now()}`
+    const headers = { 'OpenAI-Project': `${caller.entity}/${project}` }
+
+    // Act
+    await (await chat({}, headers)).json()
+    await (await chat({ stream: true }, headers)).text()
+    await flushUsage()
+
+    // Assess
+    const counters = await listUsage(
+      caller.entity,
+      hourOf(new Date(Date.now() - 3_600_000)),
+      hourOf(new Date()),
+      project,
+    )
+    const sum = (f: (c: (typeof counters)[number]) => number) => counters.reduce((n, c) => n + f(c), 0)
+    expect(sum((c) => c.requests)).toBe(2)
+    expect(sum((c) => c.promptTokens)).toBe(10)
+    expect(sum((c) => c.completionTokens)).toBe(6)
+    expect(counters.every((c) => c.model === model)).toBe(true)
+  })
+})

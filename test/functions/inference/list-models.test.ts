@@ -1,0 +1,102 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { app, handler } from '#functions/inference/list-models/handler'
+import { newCaller, type TestCaller } from '../../support/auth.js'
+import { addUpstreamModel } from '../../support/models.js'
+
+let caller: TestCaller
+
+beforeAll(async () => {
+  caller = await newCaller()
+})
+
+describe('GET /v1/models', () => {
+  it('lists the models the caller entity may use, with W&B defaults for unset fields', async () => {
+    // Prepare
+    const other = await newCaller()
+    const mine = await addUpstreamModel('http://127.0.0.1:9/v1', [caller.entity])
+    const shared = await addUpstreamModel('http://127.0.0.1:9/v1', ['*'], {
+      ownedBy: 'acme',
+      created: 1_700_000_000,
+      root: 'acme/base',
+      maxModelLen: 8192,
+    })
+    const theirs = await addUpstreamModel('http://127.0.0.1:9/v1', [other.entity])
+
+    // Act
+    const res = await app.request('/v1/models', { headers: caller.bearer })
+
+    // Assess
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { object: string; data: { id: string }[] }
+    expect(body.object).toBe('list')
+    const ids = body.data.map((m) => m.id)
+    expect(ids).toContain(mine.id)
+    expect(ids).toContain(shared.id)
+    expect(ids).not.toContain(theirs.id)
+    expect(body.data.find((m) => m.id === mine.id)).toEqual({
+      id: mine.id,
+      object: 'model',
+      created: 0,
+      owned_by: 'system',
+      root: mine.id,
+      parent: null,
+      max_model_len: null,
+    })
+    expect(body.data.find((m) => m.id === shared.id)).toMatchObject({
+      created: 1_700_000_000,
+      owned_by: 'acme',
+      root: 'acme/base',
+      max_model_len: 8192,
+    })
+  })
+
+  it('lists for the entity named by the project header, and refuses a foreign one', async () => {
+    // Prepare
+    const team = await newCaller()
+    const teamModel = await addUpstreamModel('http://127.0.0.1:9/v1', [team.entity])
+
+    // Act
+    const own = await app.request('/v1/models', { headers: { ...team.bearer, 'OpenAI-Project': `${team.entity}/x` } })
+    const foreign = await app.request('/v1/models', {
+      headers: { ...caller.bearer, 'OpenAI-Project': `${team.entity}/x` },
+    })
+
+    // Assess
+    expect(((await own.json()) as { data: { id: string }[] }).data.map((m) => m.id)).toContain(teamModel.id)
+    expect(foreign.status).toBe(403)
+    expect(((await foreign.json()) as { error: { type: string } }).error.type).toBe('PermissionDeniedError')
+  })
+
+  it('answers 401 without credentials', async () => {
+    const res = await app.request('/v1/models')
+    expect(res.status).toBe(401)
+    expect(await res.json()).toEqual({
+      error: { message: 'Authentication failed', type: 'AuthenticationError', param: null, code: 401 },
+    })
+  })
+
+  it('serves an API Gateway event through the Lambda handler', async () => {
+    // Prepare
+    const event = {
+      httpMethod: 'GET',
+      path: '/v1/models',
+      resource: '/v1/models',
+      headers: { Authorization: caller.bearer.authorization },
+      multiValueHeaders: { Authorization: [caller.bearer.authorization] },
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+      body: null,
+      isBase64Encoded: false,
+      requestContext: { httpMethod: 'GET', path: '/prod/v1/models', stage: 'prod', requestId: 'r-1', identity: {} },
+    }
+
+    // Act
+    const result = (await handler(event as never, {} as never)) as { statusCode: number; body: string }
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect((JSON.parse(result.body) as { object: string }).object).toBe('list')
+  })
+})

@@ -1,0 +1,109 @@
+import { execFile } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import { config } from '#shared/config'
+import { getModel } from '#shared/db/model-repository'
+
+const run = promisify(execFile)
+
+async function models(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = {
+    ...process.env,
+    DYNAMODB_ENDPOINT: config.dynamoEndpoint ?? '',
+    LOOM_TABLE_NAME: config.tableName ?? '',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  }
+  try {
+    const { stdout, stderr } = await run(join(process.cwd(), 'node_modules/.bin/tsx'), ['scripts/models.ts', ...args], {
+      env,
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+describe('npm run models', () => {
+  it('adds, lists and removes a model in the configured table', async () => {
+    // Prepare
+    const id = `org/cli-${randomUUID().slice(0, 8)}`
+
+    // Act
+    const added = await models(
+      'add',
+      id,
+      '--base-url',
+      'http://127.0.0.1:8000/v1',
+      '--entities',
+      'team-a,team-b',
+      '--api-key-ref',
+      'env:UPSTREAM_KEY',
+      '--scheduling',
+      'priority',
+      '--no-chat-template',
+      '--price-prompt',
+      '0.000001',
+      '--price-completion',
+      '0.000002',
+      '--max-model-len',
+      '4096',
+    )
+    const stored = await getModel(id)
+    const listed = await models('list', '--json')
+    const removed = await models('remove', id)
+    const gone = await getModel(id)
+
+    // Assess
+    expect(added.code).toBe(0)
+    expect(stored).toEqual({
+      id,
+      backend: { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:8000/v1', apiKeyRef: 'env:UPSTREAM_KEY' },
+      entities: ['team-a', 'team-b'],
+      hasChatTemplate: false,
+      scheduling: 'priority',
+      maxModelLen: 4096,
+      prices: { prompt: 0.000001, completion: 0.000002 },
+    })
+    expect((JSON.parse(listed.stdout) as { id: string }[]).map((m) => m.id)).toContain(id)
+    expect(removed.code).toBe(0)
+    expect(gone).toBeUndefined()
+  }, 60_000)
+
+  it('refuses a plaintext credential and incomplete input without writing', async () => {
+    // Prepare
+    const id = `org/cli-${randomUUID().slice(0, 8)}`
+
+    // Act
+    const secret = await models('add', id, '--base-url', 'http://x/v1', '--entities', '*', '--api-key', 'sk-plain')
+    const noEntities = await models('add', id, '--base-url', 'http://x/v1')
+    const missing = await models('remove', id)
+
+    // Assess
+    expect(secret.code).toBe(2)
+    expect(secret.stderr).toContain('Credentials are never stored in the catalog')
+    expect(noEntities.code).toBe(2)
+    expect(missing.code).toBe(2)
+    expect(await getModel(id)).toBeUndefined()
+  }, 60_000)
+
+  it('imports a catalog file', async () => {
+    // Prepare
+    const dir = await mkdtemp(join(tmpdir(), 'loom-models-'))
+    const id = `org/file-${randomUUID().slice(0, 8)}`
+    const file = join(dir, 'models.json')
+    await writeFile(file, JSON.stringify([{ id, backend: { kind: 'reference' }, entities: ['*'], ownedBy: 'loom' }]))
+
+    // Act
+    const imported = await models('import', file)
+    await rm(dir, { recursive: true, force: true })
+
+    // Assess
+    expect(imported.code).toBe(0)
+    expect(await getModel(id)).toEqual({ id, backend: { kind: 'reference' }, entities: ['*'], ownedBy: 'loom' })
+  }, 60_000)
+})
