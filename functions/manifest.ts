@@ -24,4 +24,75 @@ export type FunctionEntry = {
 /** The functions Loom deploys, grouped by family. */
 export const FUNCTIONS: readonly FunctionEntry[] = [
   { id: 'meta/get-health', family: 'meta', routes: [{ method: 'GET', path: '/health' }], access: 'none', auth: false },
+  // Tracing: objects, tags and aliases.
+  {
+    id: 'tracing/create-obj',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/obj/create' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/read-obj',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/obj/read' }],
+    access: 'read',
+    auth: true,
+  },
+  {
+    id: 'tracing/query-objs',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/objs/query' }],
+    access: 'read',
+    auth: true,
+  },
+  {
+    id: 'tracing/delete-obj',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/obj/delete' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/add-obj-tags',
+    family: 'tracing',
+    routes: [{ method: 'PUT', path: '/objs/{object_id}/versions/{digest}/tags' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/remove-obj-tags',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/objs/{object_id}/versions/{digest}/tags/remove' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/set-obj-aliases',
+    family: 'tracing',
+    routes: [{ method: 'PUT', path: '/objs/{object_id}/aliases' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/remove-obj-aliases',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/objs/{object_id}/aliases/remove' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/list-tags',
+    family: 'tracing',
+    routes: [{ method: 'GET', path: '/tags' }],
+    access: 'read',
+    auth: true,
+  },
+  {
+    id: 'tracing/list-aliases',
+    family: 'tracing',
+    routes: [{ method: 'GET', path: '/aliases' }],
+    access: 'read',
+    auth: true,
+  },
 ]

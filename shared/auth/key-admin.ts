@@ -1,7 +1,7 @@
 import { digestsEqual, generateApiKey, hashApiKey, keyIdFromHash } from '#shared/auth/api-key'
-import { ConflictError } from '#shared/errors/http-error'
 import { getApiKey, putApiKey } from '#shared/db/api-key-repository'
 import { addMembership } from '#shared/db/membership-repository'
+import { ConflictError } from '#shared/errors/http-error'
 import type { ApiKeyRecord } from '#shared/schemas/api-key'
 
 /** Options for creating or registering a key. */

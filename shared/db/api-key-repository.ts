@@ -75,4 +75,3 @@ export async function revokeApiKey(keyId: string, at: string): Promise<boolean> 
     throw error
   }
 }
-

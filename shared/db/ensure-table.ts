@@ -1,4 +1,9 @@
-import { CreateTableCommand, DescribeTableCommand, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb'
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  ResourceNotFoundException,
+  UpdateTableCommand,
+} from '@aws-sdk/client-dynamodb'
 import { rawDb } from '#shared/db/client'
 import { createTableInput } from '#shared/db/table'
 

@@ -1,4 +1,4 @@
-import { type ErrorResponse, STATUS_PHRASES, asHttpError } from '#shared/errors/error-response'
+import { asHttpError, type ErrorResponse, STATUS_PHRASES } from '#shared/errors/error-response'
 import { RequestValidationError, UnsupportedMediaTypeError, type ValidationIssue } from '#shared/errors/http-error'
 
 // vLLM lists at most 10 errors of at most 1,000 characters each (contract §4.1).
@@ -64,7 +64,10 @@ function body(message: string, type: string, param: string | null, code: number)
 export function inferenceErrorResponse(error: unknown): ErrorResponse {
   const http = asHttpError(error)
   if (http === undefined) {
-    return { status: 500, body: body('The server had an error while processing your request', 'InternalServerError', null, 500) }
+    return {
+      status: 500,
+      body: body('The server had an error while processing your request', 'InternalServerError', null, 500),
+    }
   }
   if (http instanceof RequestValidationError) {
     const first = http.issues[0]

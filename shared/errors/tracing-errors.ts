@@ -1,4 +1,4 @@
-import { type ErrorResponse, asHttpError } from '#shared/errors/error-response'
+import { asHttpError, type ErrorResponse } from '#shared/errors/error-response'
 import { PayloadTooLargeError, RequestValidationError } from '#shared/errors/http-error'
 
 /** The tracing family's error mapping: `{"reason": ...}` plus extra keys; request validation 422 `{"detail": [...]}`. */

@@ -1,4 +1,4 @@
-import { type ErrorResponse, asHttpError } from '#shared/errors/error-response'
+import { asHttpError, type ErrorResponse } from '#shared/errors/error-response'
 import { RequestValidationError } from '#shared/errors/http-error'
 
 /** The training family's error mapping: 422 `{"detail": [...]}` for validation, `{"detail": "..."}` otherwise. */

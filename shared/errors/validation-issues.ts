@@ -80,7 +80,10 @@ function describe(issue: ZodIssue): [string, string] {
 }
 
 /** Converts zod issues into pydantic-style issues (`type`, `loc`, `msg`, `input`), prefixing each location. */
-export function toValidationIssues(issues: readonly ZodIssue[], prefix: (string | number)[] = ['body']): ValidationIssue[] {
+export function toValidationIssues(
+  issues: readonly ZodIssue[],
+  prefix: (string | number)[] = ['body'],
+): ValidationIssue[] {
   const out: ValidationIssue[] = []
   for (const issue of issues) {
     // A failed union reports the alternatives' own errors; keep the most specific branch's issues.

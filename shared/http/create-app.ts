@@ -1,6 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { authenticate, type AuthScheme, assertProjectAccess } from '#shared/auth/authenticate'
+import { type AuthScheme, assertProjectAccess, authenticate } from '#shared/auth/authenticate'
 import { config } from '#shared/config'
 import type { ErrorMapper } from '#shared/errors/error-response'
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
@@ -92,7 +92,12 @@ function createFamilyApp({ family, errors, scheme, extra = [] }: FamilyOptions):
 
 /** The app for `/v1` inference routes: Bearer keys, OpenAI-style errors, project attribution header. */
 export function createInferenceApp(): Hono<AppEnv> {
-  return createFamilyApp({ family: 'inference', errors: inferenceErrorResponse, scheme: 'bearer', extra: [inferenceProject] })
+  return createFamilyApp({
+    family: 'inference',
+    errors: inferenceErrorResponse,
+    scheme: 'bearer',
+    extra: [inferenceProject],
+  })
 }
 
 /** The app for `/v1/preview` training routes: Bearer keys, FastAPI-style errors. */

@@ -17,7 +17,9 @@ function checkProject(c: Context<AppEnv>, data: unknown): void {
 }
 
 function fail(issues: readonly z.core.$ZodIssue[], target: Target): never {
-  throw new RequestValidationError(toValidationIssues(issues, [target === 'json' ? 'body' : target === 'param' ? 'path' : 'query']))
+  throw new RequestValidationError(
+    toValidationIssues(issues, [target === 'json' ? 'body' : target === 'param' ? 'path' : 'query']),
+  )
 }
 
 type Validated<T extends Target, S extends Schema> = {
