@@ -95,4 +95,40 @@ export const FUNCTIONS: readonly FunctionEntry[] = [
     access: 'read',
     auth: true,
   },
+  // Tracing: feedback.
+  {
+    id: 'tracing/create-feedback',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/feedback/create' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/create-feedback-batch',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/feedback/batch/create' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/query-feedback',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/feedback/query' }],
+    access: 'read',
+    auth: true,
+  },
+  {
+    id: 'tracing/purge-feedback',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/feedback/purge' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/replace-feedback',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/feedback/replace' }],
+    access: 'write',
+    auth: true,
+  },
 ]

@@ -1,0 +1,177 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb'
+import { db, table } from '#shared/db/client'
+import { queryAll } from '#shared/db/query'
+import { deleteStoredValue, readStoredValue, storeValue } from '#shared/db/stored-value'
+import { type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
+
+// Feedback (docs/data-model.md): PK=FB#<project>#<id> SK=FB; the row's columns in `row_dump`, its payload in
+// `payload_dump` (kept whole, split when large). Indexes, all with sort key <created_at>#<id>:
+//   GSI1 FBT#<project>                   time window (stats, payload_schema, unfiltered query)
+//   GSI2 FBTY#<project>#<feedback_type>  one feedback type (stats with feedback_type, query by type)
+//   GSI3 FBREF#<project>#<weave_ref>     feedback of one call or object (query by weave_ref)
+// Retried creates without a client id: PK=FBRETRY#<project>#<retry key> SK=FBRETRY holds the id first chosen.
+
+const keyOf = (project: string, id: string) => ({ PK: `FB#${project}#${id}`, SK: 'FB' })
+
+async function toRow(item: Record<string, unknown>): Promise<FeedbackRow> {
+  const payload = JSON.parse(await readStoredValue(item, 'payload'))
+  return FeedbackRowSchema.parse({ ...JSON.parse(String(item.row_dump)), payload })
+}
+
+/** Stores a feedback row unless its id exists; returns the stored row either way (idempotent by id). */
+export async function putFeedback(row: FeedbackRow): Promise<{ row: FeedbackRow; created: boolean }> {
+  const key = keyOf(row.project_id, row.id)
+  const sort = `${row.created_at}#${row.id}`
+  const { payload, ...columns } = row
+  const stored = await storeValue(`${key.PK}|${key.SK}`, JSON.stringify(payload), 'payload')
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          ...key,
+          ...stored,
+          row_dump: JSON.stringify(columns),
+          created_at: row.created_at,
+          feedback_type: row.feedback_type,
+          ...(row.trigger_ref === null ? {} : { trigger_ref: row.trigger_ref }),
+          GSI1PK: `FBT#${row.project_id}`,
+          GSI1SK: sort,
+          GSI2PK: `FBTY#${row.project_id}#${row.feedback_type}`,
+          GSI2SK: sort,
+          GSI3PK: `FBREF#${row.project_id}#${row.weave_ref}`,
+          GSI3SK: sort,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+    return { row, created: true }
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    const existing = await getFeedback(row.project_id, row.id)
+    if (existing === undefined) throw error
+    return { row: existing, created: false }
+  }
+}
+
+/** Records which id a retried create (same retry key) uses; returns the id chosen by the first attempt. */
+export async function claimRetryKey(project: string, retryKey: string, id: string): Promise<string> {
+  const key = { PK: `FBRETRY#${project}#${retryKey}`, SK: 'FBRETRY' }
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...key, feedback_id: id },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+    return id
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))
+    return String(Item?.feedback_id ?? id)
+  }
+}
+
+/** Reads one feedback row. */
+export async function getFeedback(project: string, id: string): Promise<FeedbackRow | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: table(), Key: keyOf(project, id), ConsistentRead: true }),
+  )
+  return Item === undefined ? undefined : toRow(Item)
+}
+
+/** Permanently deletes a feedback row (and its split payload); absent rows are a no-op. */
+export async function deleteFeedback(project: string, id: string): Promise<void> {
+  const key = keyOf(project, id)
+  const { Attributes } = await db().send(new DeleteCommand({ TableName: table(), Key: key, ReturnValues: 'ALL_OLD' }))
+  if (Attributes?.payload_chunks !== undefined) await deleteStoredValue(`${key.PK}|${key.SK}`)
+}
+
+/** Which stored listing a read uses. */
+export type FeedbackSource =
+  | { kind: 'project' }
+  | { kind: 'type'; feedbackType: string }
+  | { kind: 'ref'; weaveRef: string }
+
+function indexFor(
+  project: string,
+  source: FeedbackSource,
+): { IndexName: string; pk: string; pkName: string; skName: string } {
+  if (source.kind === 'type')
+    return { IndexName: 'GSI2', pk: `FBTY#${project}#${source.feedbackType}`, pkName: 'GSI2PK', skName: 'GSI2SK' }
+  if (source.kind === 'ref')
+    return { IndexName: 'GSI3', pk: `FBREF#${project}#${source.weaveRef}`, pkName: 'GSI3PK', skName: 'GSI3SK' }
+  return { IndexName: 'GSI1', pk: `FBT#${project}`, pkName: 'GSI1PK', skName: 'GSI1SK' }
+}
+
+/** Feedback rows of a listing, oldest first. */
+export async function listFeedback(project: string, source: FeedbackSource): Promise<FeedbackRow[]> {
+  const ix = indexFor(project, source)
+  const items = await queryAll({
+    IndexName: ix.IndexName,
+    KeyConditionExpression: `${ix.pkName} = :pk`,
+    ExpressionAttributeValues: { ':pk': ix.pk },
+  })
+  return Promise.all(items.map(toRow))
+}
+
+/** The stats-relevant part of a row: its time and payload text. */
+export type FeedbackSample = { created_at: string; payload: string }
+
+/** Options of a window read. */
+export type WindowOptions = {
+  project: string
+  startIso: string
+  endIso: string
+  feedbackType?: string | null
+  triggerRef?: string | null
+  newestFirst?: boolean
+  limit?: number
+}
+
+/**
+ * Streams the rows of `[start, end)` page by page, reading only time and payload. A `feedback_type` uses its own
+ * index; `trigger_ref` (exact, or a prefix when it ends with `:*`) is a filter on that range.
+ */
+export async function* readFeedbackWindow(o: WindowOptions): AsyncGenerator<FeedbackSample[]> {
+  const ix = indexFor(
+    o.project,
+    o.feedbackType == null ? { kind: 'project' } : { kind: 'type', feedbackType: o.feedbackType },
+  )
+  const values: Record<string, unknown> = { ':pk': ix.pk, ':a': o.startIso, ':b': o.endIso }
+  let filter: string | undefined
+  if (o.triggerRef != null) {
+    const prefix = o.triggerRef.endsWith(':*')
+    values[':t'] = prefix ? o.triggerRef.slice(0, -2) : o.triggerRef
+    filter = prefix ? 'begins_with(trigger_ref, :t)' : 'trigger_ref = :t'
+  }
+  let startKey: Record<string, unknown> | undefined
+  let seen = 0
+  do {
+    const page: QueryCommandOutput = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: ix.IndexName,
+        // Sort keys are `<created_at>#<id>`: every key of an instant < end sorts below the bare end instant.
+        KeyConditionExpression: `${ix.pkName} = :pk AND ${ix.skName} BETWEEN :a AND :b`,
+        ExpressionAttributeValues: values,
+        ProjectionExpression: 'PK, SK, created_at, payload_text, payload_chunks, payload_bytes',
+        ScanIndexForward: !o.newestFirst,
+        ExclusiveStartKey: startKey,
+        ...(filter === undefined ? {} : { FilterExpression: filter }),
+        ...(o.limit === undefined ? {} : { Limit: o.limit }),
+      }),
+    )
+    const items = page.Items ?? []
+    const out: FeedbackSample[] = []
+    for (const item of items) {
+      const payload = typeof item.payload_text === 'string' ? item.payload_text : await readStoredValue(item, 'payload')
+      out.push({ created_at: String(item.created_at), payload })
+    }
+    seen += out.length
+    yield out
+    startKey = page.LastEvaluatedKey
+  } while (startKey !== undefined && (o.limit === undefined || seen < o.limit))
+}
