@@ -131,4 +131,18 @@ export const FUNCTIONS: readonly FunctionEntry[] = [
     access: 'write',
     auth: true,
   },
+  {
+    id: 'tracing/get-feedback-stats',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/feedback/stats' }],
+    access: 'read',
+    auth: true,
+  },
+  {
+    id: 'tracing/get-feedback-payload-schema',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/feedback/payload_schema' }],
+    access: 'read',
+    auth: true,
+  },
 ]

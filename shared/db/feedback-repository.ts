@@ -125,8 +125,8 @@ export type WindowOptions = {
   project: string
   startIso: string
   endIso: string
-  feedbackType?: string | null
-  triggerRef?: string | null
+  feedbackType?: string | null | undefined
+  triggerRef?: string | null | undefined
   newestFirst?: boolean
   limit?: number
 }
