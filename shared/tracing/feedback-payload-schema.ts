@@ -16,9 +16,9 @@ function note(types: Map<string, Seen>, path: string, v: unknown): void {
             ? 'string'
             : undefined
   if (kind === undefined) return
-  let seen = types.get(path)
-  if (seen === undefined) types.set(path, (seen = new Set()))
+  const seen = types.get(path) ?? new Set()
   seen.add(kind)
+  types.set(path, seen)
 }
 
 function walk(types: Map<string, Seen>, value: Record<string, unknown>, prefix: string): void {

@@ -174,7 +174,8 @@ export async function feedbackStats(req: FeedbackStatsReq) {
   const windowStats: Record<string, Record<string, number | null>> = {}
   for (const [i, m] of metrics.entries()) {
     const acc = accs[i] as Acc
-    const entry = (windowStats[m.slug] ??= {})
+    const entry = windowStats[m.slug] ?? {}
+    windowStats[m.slug] = entry
     for (const agg of m.aggs) entry[agg] = aggValue(m, acc, win, agg, false)
     for (const p of m.pcts) entry[pctKey(p)] = quantile(acc.values?.[win] ?? [], p)
   }

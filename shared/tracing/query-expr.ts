@@ -25,9 +25,13 @@ function checkOperand(node: unknown, loc: (string | number)[]): void {
   if (op === '$convert') {
     const a = arg as { input?: unknown; to?: unknown }
     if (typeof a !== 'object' || a === null || !CONVERT_TO.includes(String(a.to))) invalid(here, 'invalid $convert')
-    return checkOperand(a.input, [...here, 'input'])
+    checkOperand(a.input, [...here, 'input'])
+    return
   }
-  if (op === '$size') return checkOperand(arg, here)
+  if (op === '$size') {
+    checkOperand(arg, here)
+    return
+  }
   checkOperation(node, loc)
 }
 
@@ -40,18 +44,18 @@ function checkOperation(node: unknown, loc: (string | number)[]): void {
   const here = [...loc, op]
   if (op === '$and' || op === '$or') {
     if (!Array.isArray(arg) || arg.length === 0) invalid(here, `${op} takes a non-empty list`)
-    arg.forEach((a, i) => checkOperand(a, [...here, i]))
+    for (const [i, a] of arg.entries()) checkOperand(a, [...here, i])
   } else if (op === '$not') {
     if (!Array.isArray(arg) || arg.length !== 1) invalid(here, '$not takes exactly one operand')
     checkOperand(arg[0], [...here, 0])
   } else if (BINARY.includes(op)) {
     if (!Array.isArray(arg) || arg.length !== 2) invalid(here, `${op} takes exactly two operands`)
-    arg.forEach((a, i) => checkOperand(a, [...here, i]))
+    for (const [i, a] of arg.entries()) checkOperand(a, [...here, i])
   } else if (op === '$in') {
     if (!Array.isArray(arg) || arg.length !== 2 || !Array.isArray(arg[1]))
       invalid(here, '$in takes [operand, [operands]]')
     checkOperand(arg[0], [...here, 0])
-    ;(arg[1] as unknown[]).forEach((a, i) => checkOperand(a, [...here, 1, i]))
+    for (const [i, a] of (arg[1] as unknown[]).entries()) checkOperand(a, [...here, 1, i])
   } else if (op === '$contains' || op === '$containsToken') {
     const a = arg as { input?: unknown; substr?: unknown; case_insensitive?: unknown }
     if (typeof a !== 'object' || a === null) invalid(here, `${op} takes {input, substr}`)

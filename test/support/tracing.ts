@@ -11,6 +11,10 @@ export async function newProjectCaller(): Promise<ProjectCaller> {
   return { ...caller, project: `${caller.entity}/proj` }
 }
 
+/** A response: status and parsed JSON (loosely typed: tests assert on its shape). */
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions, not the type system.
+export type Res = { status: number; body: any }
+
 /** Sends a JSON request with the caller's Basic credentials; returns status and parsed body. */
 export async function send(
   app: Hono<AppEnv>,
@@ -18,14 +22,14 @@ export async function send(
   body: unknown,
   caller: TestCaller,
   method = 'POST',
-): Promise<{ status: number; body: any }> {
+): Promise<Res> {
   const res = await app.request(path, jsonInit(body, caller.basic, method))
   const text = await res.text()
   return { status: res.status, body: text === '' ? undefined : JSON.parse(text) }
 }
 
 /** Sends a GET with the caller's credentials. */
-export async function get(app: Hono<AppEnv>, path: string, caller: TestCaller): Promise<{ status: number; body: any }> {
+export async function get(app: Hono<AppEnv>, path: string, caller: TestCaller): Promise<Res> {
   const res = await app.request(path, { headers: caller.basic })
   return { status: res.status, body: await res.json() }
 }
