@@ -21,6 +21,8 @@ export const GLOBAL_INDEXES: readonly IndexDefinition[] = [
   { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
   { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
   { indexName: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK' },
+  { indexName: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK' },
+  { indexName: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK' },
 ]
 
 /** Attribute that holds an epoch-seconds expiry where an item is disposable (TTL is never relied on for correctness). */

@@ -1,0 +1,13 @@
+import { handle } from 'hono/aws-lambda'
+import { createTracingApp } from '#shared/http/create-app'
+import { validate } from '#shared/http/validate'
+import { CallsDeleteReqSchema } from '#shared/schemas/call'
+import { deleteCalls } from '#shared/tracing/call-ops'
+
+/** `POST /calls/delete`: soft-deletes calls and their descendants. */
+export const app = createTracingApp().post('/calls/delete', validate('json', CallsDeleteReqSchema), async (c) => {
+  const req = c.req.valid('json')
+  return c.json({ num_deleted: await deleteCalls(req.project_id, req.call_ids) }, 200)
+})
+
+export const handler = handle(app)

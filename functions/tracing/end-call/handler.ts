@@ -1,0 +1,14 @@
+import { handle } from 'hono/aws-lambda'
+import { createTracingApp } from '#shared/http/create-app'
+import { validate } from '#shared/http/validate'
+import { CallEndReqSchema } from '#shared/schemas/call'
+import { ingestCalls } from '#shared/tracing/call-ingest'
+
+/** `POST /call/end`: stores a call's end part (it may arrive before the start). */
+export const app = createTracingApp().post('/call/end', validate('json', CallEndReqSchema), async (c) => {
+  const { end } = c.req.valid('json')
+  await ingestCalls(c.get('auth'), [{ mode: 'end', end }])
+  return c.json({}, 200)
+})
+
+export const handler = handle(app)

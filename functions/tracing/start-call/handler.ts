@@ -1,0 +1,14 @@
+import { handle } from 'hono/aws-lambda'
+import { createTracingApp } from '#shared/http/create-app'
+import { validate } from '#shared/http/validate'
+import { CallStartReqSchema } from '#shared/schemas/call'
+import { ingestCalls } from '#shared/tracing/call-ingest'
+
+/** `POST /call/start`: stores a call's start part; generates missing `id`/`trace_id` (UUIDv7). */
+export const app = createTracingApp().post('/call/start', validate('json', CallStartReqSchema), async (c) => {
+  const { start } = c.req.valid('json')
+  const [res] = await ingestCalls(c.get('auth'), [{ mode: 'start', start }])
+  return c.json(res, 200)
+})
+
+export const handler = handle(app)

@@ -1,0 +1,21 @@
+import { handle } from 'hono/aws-lambda'
+import { createTracingApp } from '#shared/http/create-app'
+import { validate } from '#shared/http/validate'
+import { CallCreateBatchReqSchema } from '#shared/schemas/call'
+import { ingestCalls } from '#shared/tracing/call-ingest'
+
+/** `POST /call/upsert_batch`: start and end parts in order, one result per item; every project is access-checked. */
+export const app = createTracingApp().post(
+  '/call/upsert_batch',
+  validate('json', CallCreateBatchReqSchema),
+  async (c) => {
+    const { batch } = c.req.valid('json')
+    const items = batch.map((b) =>
+      b.mode === 'start' ? { mode: 'start' as const, start: b.req.start } : { mode: 'end' as const, end: b.req.end },
+    )
+    const res = await ingestCalls(c.get('auth'), items)
+    return c.json({ res }, 200)
+  },
+)
+
+export const handler = handle(app)

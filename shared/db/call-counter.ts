@@ -1,0 +1,97 @@
+import { createHash } from 'node:crypto'
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { db, table } from '#shared/db/client'
+import { queryAll } from '#shared/db/query'
+
+/**
+ * The per-project count of live calls, kept in `COUNTER_SHARDS` hot-counter items (`PK = CALLCOUNT#<project>`,
+ * `SK = S#<nn>`) and summed on read, so the unfiltered `calls/query_stats` reads 16 small items instead of the project.
+ *
+ * `ADD` is not idempotent, so every increment is guarded by idempotency tokens (`+<call id>`, `-<call id>`) held in
+ * the shard's `pending` string set while the request that counted them finishes its writes: the `ADD` is conditional
+ * on none of its tokens being pending, and a retried request (same body, so same shard) finds them there and skips.
+ * Callers only count calls they have just read as new, so a retry after a completed request counts nothing either.
+ */
+
+/** Number of counter shards per project. */
+export const COUNTER_SHARDS = 16
+
+// Keeps the condition expression well under DynamoDB's 4 KB expression limit.
+const TOKENS_PER_UPDATE = 60
+
+const counterPk = (project: string) => `CALLCOUNT#${project}`
+
+function shardOf(seed: string): string {
+  const n = createHash('sha256').update(seed).digest().readUInt32BE(0) % COUNTER_SHARDS
+  return `S#${String(n).padStart(2, '0')}`
+}
+
+async function addGuarded(key: Record<string, string>, tokens: string[], delta: number): Promise<boolean> {
+  const values: Record<string, unknown> = { ':k': delta * tokens.length, ':set': new Set(tokens) }
+  const clauses = tokens.map((t, i) => {
+    values[`:t${i}`] = t
+    return `NOT contains(pending, :t${i})`
+  })
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: 'ADD #n :k, pending :set',
+        ConditionExpression: `attribute_not_exists(pending) OR (${clauses.join(' AND ')})`,
+        ExpressionAttributeNames: { '#n': 'n' },
+        ExpressionAttributeValues: values,
+      }),
+    )
+    return true
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false
+    throw error
+  }
+}
+
+/**
+ * Adds `delta` per token to the project's count unless a token is already pending (a retry), and returns the
+ * function that clears the tokens once the caller's item writes are done. `seed` must be derived from the request
+ * body (not from what is new), so a retry lands on the same shard.
+ */
+export async function countCalls(
+  project: string,
+  tokens: readonly string[],
+  delta: 1 | -1,
+  seed: string,
+): Promise<() => Promise<void>> {
+  if (tokens.length === 0) return async () => undefined
+  const key = { PK: counterPk(project), SK: shardOf(seed) }
+  const groups: string[][] = []
+  for (let i = 0; i < tokens.length; i += TOKENS_PER_UPDATE) groups.push(tokens.slice(i, i + TOKENS_PER_UPDATE))
+  for (const group of groups) {
+    if (await addGuarded(key, group, delta)) continue
+    // Some token is pending from an earlier attempt: count the others one by one.
+    for (const token of group) await addGuarded(key, [token], delta)
+  }
+  return async function release() {
+    for (const group of groups) {
+      await db().send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: key,
+          UpdateExpression: 'DELETE pending :set',
+          ExpressionAttributeValues: { ':set': new Set(group) },
+        }),
+      )
+    }
+  }
+}
+
+/** The project's number of live (started, not deleted) calls: the sum of its counter shards. */
+export async function readCallCount(project: string): Promise<number> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': counterPk(project) },
+    ProjectionExpression: 'n',
+    ConsistentRead: true,
+  })
+  return items.reduce((sum, item) => sum + Number(item.n ?? 0), 0)
+}

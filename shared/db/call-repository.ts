@@ -1,0 +1,233 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { db, table } from '#shared/db/client'
+import {
+  type CallEndItem,
+  CallEndItemSchema,
+  type CallParts,
+  type CallStartItem,
+  CallStartItemSchema,
+} from '#shared/schemas/call-item'
+
+/**
+ * Calls: each call is two items in its own partition, `PK = CALL#<project>#<id>`, `SK = S` (start part) and `SK = E`
+ * (end part), written with plain idempotent puts so `upsert_batch` is two item writes per call through
+ * `BatchWriteItem`. The start part carries the index keys (see docs/data-model.md, "Tracing: calls"):
+ * GSI1 trace (both parts), GSI2 project timeline, GSI3 op, GSI4 parent (roots under their own key), GSI5 thread.
+ */
+
+/** Index names and key prefixes of the call access patterns. */
+export const CALL_INDEX = {
+  trace: 'GSI1',
+  timeline: 'GSI2',
+  op: 'GSI3',
+  parent: 'GSI4',
+  thread: 'GSI5',
+} as const
+
+/** The partition key of a call's items. */
+export const callPk = (project: string, id: string) => `CALL#${project}#${id}`
+
+/** The index partition keys of the call access patterns. */
+export const callIndexPk = {
+  trace: (project: string, traceId: string) => `CALLTRACE#${project}#${traceId}`,
+  timeline: (project: string) => `CALLS#${project}`,
+  op: (project: string, opBase: string) => `CALLOP#${project}#${opBase}`,
+  parent: (project: string, parentId: string | undefined) =>
+    parentId === undefined ? `CALLROOT#${project}` : `CALLPARENT#${project}#${parentId}`,
+  thread: (project: string, threadId: string) => `CALLTHREAD#${project}#${threadId}`,
+}
+
+/** An op name without its version (`weave:///e/p/op/name:digest` → `weave:///e/p/op/name`), the op index key. */
+export function opBase(opName: string): string {
+  const colon = opName.lastIndexOf(':')
+  return colon <= 'weave:'.length - 1 ? opName : opName.slice(0, colon)
+}
+
+/** The full stored item of a start part, with its index keys. */
+export function startRecord(item: CallStartItem): Record<string, unknown> {
+  const p = item.project_id
+  const sk = `${item.started_at}#${item.id}`
+  return {
+    PK: callPk(p, item.id),
+    SK: 'S',
+    GSI1PK: callIndexPk.trace(p, item.trace_id),
+    GSI1SK: `${item.id}#S`,
+    GSI2PK: callIndexPk.timeline(p),
+    GSI2SK: sk,
+    GSI3PK: callIndexPk.op(p, opBase(item.op_name)),
+    GSI3SK: sk,
+    GSI4PK: callIndexPk.parent(p, item.parent_id),
+    GSI4SK: sk,
+    ...(item.thread_id === undefined ? {} : { GSI5PK: callIndexPk.thread(p, item.thread_id), GSI5SK: sk }),
+    ...item,
+  }
+}
+
+/** The full stored item of an end part; it joins the trace index when its trace id is known. */
+export function endRecord(item: CallEndItem): Record<string, unknown> {
+  return {
+    PK: callPk(item.project_id, item.id),
+    SK: 'E',
+    ...(item.trace_id === undefined
+      ? {}
+      : { GSI1PK: callIndexPk.trace(item.project_id, item.trace_id), GSI1SK: `${item.id}#E` }),
+    ...item,
+  }
+}
+
+/** Writes items with `BatchWriteItem` (25 per request, several requests at once), retrying unprocessed items. */
+export async function putCallItems(items: Record<string, unknown>[]): Promise<void> {
+  const chunks: Record<string, unknown>[][] = []
+  for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25))
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let requests = chunk.map((Item) => ({ PutRequest: { Item } }))
+      for (let attempt = 0; requests.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
+        const res = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
+        requests = (res.UnprocessedItems?.[table()] ?? []) as typeof requests
+      }
+    }),
+  )
+}
+
+/** Parses a raw call item (either part) into the parts map. */
+export function addPart(parts: Map<string, CallParts>, item: Record<string, unknown>): void {
+  const id = item.id as string
+  const entry = parts.get(id) ?? {}
+  if (item.SK === 'S') entry.start = CallStartItemSchema.parse(item)
+  else if (item.SK === 'E') entry.end = CallEndItemSchema.parse(item)
+  parts.set(id, entry)
+}
+
+/** Reads the given parts (`S`/`E`) of calls by id with `BatchGetItem`, 100 keys per request. */
+export async function getCallParts(
+  project: string,
+  ids: readonly string[],
+  which: readonly ('S' | 'E')[] = ['S', 'E'],
+  into = new Map<string, CallParts>(),
+): Promise<Map<string, CallParts>> {
+  const keys = [...new Set(ids)].flatMap((id) => which.map((SK) => ({ PK: callPk(project, id), SK })))
+  const chunks: (typeof keys)[] = []
+  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let pending: Record<string, unknown>[] = chunk
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
+        const res = await db().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending } } }))
+        for (const item of res.Responses?.[table()] ?? []) addPart(into, item)
+        pending = (res.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[]
+      }
+    }),
+  )
+  return into
+}
+
+/** Options of an index walk. */
+export type IndexWalkOptions = { from?: string; to?: string; descending?: boolean; pageSize?: number }
+
+/** Walks one index partition page by page (1 MB pages), optionally bounded on its sort key, yielding raw items. */
+export async function* walkIndex(
+  index: string,
+  pk: string,
+  options: IndexWalkOptions = {},
+): AsyncGenerator<Record<string, unknown>[]> {
+  const names: Record<string, string> = { '#pk': `${index}PK` }
+  const values: Record<string, unknown> = { ':pk': pk }
+  let condition = '#pk = :pk'
+  if (options.from !== undefined && options.to !== undefined) {
+    condition += ' AND #sk BETWEEN :from AND :to'
+    values[':from'] = options.from
+    values[':to'] = options.to
+  } else if (options.from !== undefined) {
+    condition += ' AND #sk >= :from'
+    values[':from'] = options.from
+  } else if (options.to !== undefined) {
+    condition += ' AND #sk <= :to'
+    values[':to'] = options.to
+  }
+  if (options.from !== undefined || options.to !== undefined) names['#sk'] = `${index}SK`
+  let startKey: Record<string, unknown> | undefined
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: index,
+        KeyConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: options.descending !== true,
+        ExclusiveStartKey: startKey,
+        ...(options.pageSize === undefined ? {} : { Limit: options.pageSize }),
+      }),
+    )
+    yield page.Items ?? []
+    startKey = page.LastEvaluatedKey
+  } while (startKey !== undefined)
+}
+
+/** Sets or clears a call's display name; false when the call has no start part. */
+export async function setCallDisplayName(
+  project: string,
+  id: string,
+  displayName: string | undefined,
+): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { PK: callPk(project, id), SK: 'S' },
+        UpdateExpression: displayName === undefined ? 'REMOVE display_name' : 'SET display_name = :n',
+        ConditionExpression: 'attribute_exists(PK)',
+        ...(displayName === undefined ? {} : { ExpressionAttributeValues: { ':n': displayName } }),
+      }),
+    )
+    return true
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false
+    throw error
+  }
+}
+
+/** Soft-deletes a call's start part unless it is deleted already; returns whether this write deleted it. */
+export async function markCallDeleted(project: string, id: string, deletedAt: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { PK: callPk(project, id), SK: 'S' },
+        UpdateExpression: 'SET deleted_at = :d',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deleted_at)',
+        ExpressionAttributeValues: { ':d': deletedAt },
+      }),
+    )
+    return true
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false
+    throw error
+  }
+}
+
+/** Byte size of every stored part of a trace (§7.6 `total_storage_size_bytes`), read from the trace index. */
+export async function traceStorageSize(project: string, traceId: string): Promise<number> {
+  let total = 0
+  let startKey: Record<string, unknown> | undefined
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: CALL_INDEX.trace,
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': callIndexPk.trace(project, traceId) },
+        ProjectionExpression: '#s',
+        ExpressionAttributeNames: { '#s': 'size' },
+        ExclusiveStartKey: startKey,
+      }),
+    )
+    for (const item of page.Items ?? []) total += Number(item.size ?? 0)
+    startKey = page.LastEvaluatedKey
+  } while (startKey !== undefined)
+  return total
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod/mini'
+
+/** A JSON value as stored in a call item: inline text or a ref to large-value chunks. */
+export const StoredJsonSchema = z.union([
+  z.object({ json: z.string() }),
+  z.object({ ref: z.object({ hash: z.string(), chunks: z.number(), bytes: z.number() }) }),
+])
+
+const opt = z.optional(z.string())
+
+/** The stored start part of a call (item `SK = S`). */
+export const CallStartItemSchema = z.object({
+  project_id: z.string(),
+  id: z.string(),
+  op_name: z.string(),
+  display_name: opt,
+  trace_id: z.string(),
+  parent_id: opt,
+  thread_id: opt,
+  turn_id: opt,
+  started_at: z.string(),
+  attributes: StoredJsonSchema,
+  inputs: StoredJsonSchema,
+  otel_dump: z.optional(StoredJsonSchema),
+  wb_user_id: opt,
+  wb_run_id: opt,
+  wb_run_step: z.optional(z.number()),
+  input_refs: z.optional(z.array(z.string())),
+  size: z.number(),
+  deleted_at: opt,
+})
+export type CallStartItem = z.infer<typeof CallStartItemSchema>
+
+/** The stored end part of a call (item `SK = E`). */
+export const CallEndItemSchema = z.object({
+  project_id: z.string(),
+  id: z.string(),
+  ended_at: z.string(),
+  exception: opt,
+  output: StoredJsonSchema,
+  summary: StoredJsonSchema,
+  trace_id: opt,
+  wb_run_step_end: z.optional(z.number()),
+  output_refs: z.optional(z.array(z.string())),
+  size: z.number(),
+})
+export type CallEndItem = z.infer<typeof CallEndItemSchema>
+
+/** Both stored parts of one call; either may be missing (an end may arrive before its start). */
+export type CallParts = { start?: CallStartItem; end?: CallEndItem }

@@ -1,0 +1,158 @@
+import { z } from 'zod/mini'
+import { QuerySchema } from '#shared/schemas/query'
+import { parseDatetimeMicros } from '#shared/tracing/time'
+
+/** A datetime as Weave accepts it: ISO 8601 string (naive = UTC) or epoch seconds. */
+export const DatetimeSchema = z
+  .union([z.string(), z.number()])
+  .check(z.refine((v) => parseDatetimeMicros(v) !== undefined, 'Input should be a valid datetime'))
+
+const optString = z.optional(z.nullable(z.string()))
+const optInt = z.optional(z.nullable(z.int()))
+const JsonObjectSchema = z.record(z.string(), z.unknown())
+
+/** The start part of a call (`StartedCallSchemaForInsert`); `wb_user_id` is accepted but replaced by the caller. */
+export const StartedCallSchema = z.object({
+  project_id: z.string(),
+  id: optString,
+  op_name: z.string(),
+  display_name: optString,
+  trace_id: optString,
+  parent_id: optString,
+  thread_id: optString,
+  turn_id: optString,
+  started_at: DatetimeSchema,
+  attributes: JsonObjectSchema,
+  inputs: JsonObjectSchema,
+  otel_dump: z.optional(z.nullable(JsonObjectSchema)),
+  wb_user_id: optString,
+  wb_run_id: optString,
+  wb_run_step: optInt,
+})
+export type StartedCall = z.infer<typeof StartedCallSchema>
+
+/** The end part of a call (`EndedCallSchemaForInsert`). */
+export const EndedCallSchema = z.object({
+  project_id: z.string(),
+  id: z.string(),
+  ended_at: DatetimeSchema,
+  exception: optString,
+  output: z.optional(z.unknown()),
+  summary: JsonObjectSchema,
+  trace_id: optString,
+  is_eval: z.optional(z.nullable(z.boolean())),
+  started_at: z.optional(z.nullable(DatetimeSchema)),
+  wb_run_step_end: optInt,
+})
+export type EndedCall = z.infer<typeof EndedCallSchema>
+
+/** `POST /call/start` body. */
+export const CallStartReqSchema = z.object({ start: StartedCallSchema })
+/** `POST /call/end` body. */
+export const CallEndReqSchema = z.object({ end: EndedCallSchema })
+
+/** One item of `POST /call/upsert_batch`. */
+export const CallBatchItemSchema = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('start'), req: CallStartReqSchema }),
+  z.object({ mode: z.literal('end'), req: CallEndReqSchema }),
+])
+export type CallBatchItem = z.infer<typeof CallBatchItemSchema>
+
+/** `POST /call/upsert_batch` body; every item must name the same project (checked by the handler). */
+export const CallCreateBatchReqSchema = z.object({ batch: z.array(CallBatchItemSchema) })
+
+/** `POST /call/read` body. */
+export const CallReadReqSchema = z.object({
+  project_id: z.string(),
+  id: z.string(),
+  include_costs: z._default(z.boolean(), false),
+  include_storage_size: z._default(z.boolean(), false),
+  include_total_storage_size: z._default(z.boolean(), false),
+})
+
+/** `POST /call/update` body. */
+export const CallUpdateReqSchema = z.object({
+  project_id: z.string(),
+  call_id: z.string(),
+  display_name: optString,
+  wb_user_id: optString,
+})
+
+/** `POST /calls/delete` body. */
+export const CallsDeleteReqSchema = z.object({
+  project_id: z.string(),
+  call_ids: z.array(z.string()),
+  wb_user_id: optString,
+})
+
+const optList = z.optional(z.nullable(z.array(z.string())))
+
+/** `CallsFilter`: every field optional; empty lists are no filter except `thread_ids`. */
+export const CallsFilterSchema = z.object({
+  op_names: optList,
+  input_refs: optList,
+  output_refs: optList,
+  parent_ids: optList,
+  trace_ids: optList,
+  call_ids: optList,
+  thread_ids: optList,
+  turn_ids: optList,
+  trace_roots_only: z.optional(z.nullable(z.boolean())),
+  wb_user_ids: optList,
+  wb_run_ids: optList,
+})
+export type CallsFilter = z.infer<typeof CallsFilterSchema>
+
+/** One sort key. */
+export const SortBySchema = z.object({ field: z.string(), direction: z.enum(['asc', 'desc']) })
+export type SortBy = z.infer<typeof SortBySchema>
+
+/** `POST /calls/stream_query` body. */
+export const CallsQueryReqSchema = z.object({
+  project_id: z.string(),
+  filter: z.optional(z.nullable(CallsFilterSchema)),
+  limit: optInt,
+  offset: optInt,
+  sort_by: z.optional(z.nullable(z.array(SortBySchema))),
+  query: z.optional(z.nullable(QuerySchema)),
+  include_costs: z._default(z.boolean(), false),
+  include_feedback: z._default(z.boolean(), false),
+  include_storage_size: z._default(z.boolean(), false),
+  include_total_storage_size: z._default(z.boolean(), false),
+  columns: optList,
+  expand_columns: optList,
+  return_expanded_column_values: z._default(z.boolean(), true),
+  latest_only: z._default(z.boolean(), false),
+  include_usernames: z._default(z.boolean(), false),
+})
+export type CallsQueryReq = z.infer<typeof CallsQueryReqSchema>
+
+/** `POST /calls/query_stats` body. */
+export const CallsQueryStatsReqSchema = z.object({
+  project_id: z.string(),
+  filter: z.optional(z.nullable(CallsFilterSchema)),
+  query: z.optional(z.nullable(QuerySchema)),
+  limit: optInt,
+  include_total_storage_size: z._default(z.boolean(), false),
+  expand_columns: optList,
+})
+export type CallsQueryStatsReq = z.infer<typeof CallsQueryStatsReqSchema>
+
+/** `POST /trace/usage` body. */
+export const TraceUsageReqSchema = z.object({
+  project_id: z.string(),
+  filter: z.optional(z.nullable(CallsFilterSchema)),
+  query: z.optional(z.nullable(QuerySchema)),
+  include_costs: z._default(z.boolean(), false),
+  limit: z._default(z.int(), 10_000),
+})
+export type TraceUsageReq = z.infer<typeof TraceUsageReqSchema>
+
+/** `POST /calls/usage` body. */
+export const CallsUsageReqSchema = z.object({
+  project_id: z.string(),
+  call_ids: z.array(z.string()),
+  include_costs: z._default(z.boolean(), false),
+  limit: z._default(z.int(), 10_000),
+})
+export type CallsUsageReq = z.infer<typeof CallsUsageReqSchema>

@@ -1,0 +1,56 @@
+import { z } from 'zod/mini'
+import { DatetimeSchema, SortBySchema } from '#shared/schemas/call'
+import { QuerySchema } from '#shared/schemas/query'
+
+/** One price in `POST /cost/create`. */
+export const CostCreateInputSchema = z.object({
+  prompt_token_cost: z.number(),
+  completion_token_cost: z.number(),
+  cache_read_input_token_cost: z._default(z.number(), 0),
+  cache_creation_input_token_cost: z._default(z.number(), 0),
+  prompt_token_cost_unit: z.optional(z.nullable(z.string())),
+  completion_token_cost_unit: z.optional(z.nullable(z.string())),
+  effective_date: z.optional(z.nullable(DatetimeSchema)),
+  provider_id: z.optional(z.nullable(z.string())),
+})
+
+/** `POST /cost/create` body. */
+export const CostCreateReqSchema = z.object({
+  project_id: z.string(),
+  costs: z.record(z.string(), CostCreateInputSchema),
+  wb_user_id: z.optional(z.nullable(z.string())),
+})
+export type CostCreateReq = z.infer<typeof CostCreateReqSchema>
+
+/** `POST /cost/query` body. */
+export const CostQueryReqSchema = z.object({
+  project_id: z.string(),
+  fields: z.optional(z.nullable(z.array(z.string()))),
+  query: z.optional(z.nullable(QuerySchema)),
+  sort_by: z.optional(z.nullable(z.array(SortBySchema))),
+  limit: z.optional(z.nullable(z.int())),
+  offset: z.optional(z.nullable(z.int())),
+})
+export type CostQueryReq = z.infer<typeof CostQueryReqSchema>
+
+/** `POST /cost/purge` body. */
+export const CostPurgeReqSchema = z.object({ project_id: z.string(), query: QuerySchema })
+
+/** A stored (or built-in default) price row; datetimes in storage form. */
+export const PriceRowSchema = z.object({
+  id: z.string(),
+  llm_id: z.string(),
+  prompt_token_cost: z.number(),
+  completion_token_cost: z.number(),
+  cache_read_input_token_cost: z.number(),
+  cache_creation_input_token_cost: z.number(),
+  prompt_token_cost_unit: z.string(),
+  completion_token_cost_unit: z.string(),
+  effective_date: z.string(),
+  provider_id: z.string(),
+  pricing_level: z.string(),
+  pricing_level_id: z.string(),
+  created_at: z.string(),
+  created_by: z.string(),
+})
+export type PriceRow = z.infer<typeof PriceRowSchema>

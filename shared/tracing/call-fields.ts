@@ -1,0 +1,92 @@
+import { BadRequestError } from '#shared/errors/http-error'
+import { callLatencyMs, callStatus, callTraceName, type LoadedCall } from '#shared/tracing/call-view'
+import type { Val } from '#shared/tracing/query-eval'
+import { storedToMicros } from '#shared/tracing/time'
+
+const STRING_COLUMNS = new Set([
+  'id',
+  'project_id',
+  'op_name',
+  'display_name',
+  'trace_id',
+  'parent_id',
+  'thread_id',
+  'turn_id',
+  'exception',
+  'wb_user_id',
+  'wb_run_id',
+])
+const NUMBER_COLUMNS = new Set(['wb_run_step', 'wb_run_step_end'])
+const DATE_COLUMNS = new Set(['started_at', 'ended_at', 'deleted_at'])
+const JSON_COLUMNS = new Set(['inputs', 'output', 'attributes', 'summary'])
+
+function walk(root: unknown, parts: string[]): { raw: unknown; present: boolean } {
+  let cur: unknown = root
+  for (const part of parts) {
+    if (Array.isArray(cur) && /^\d+$/.test(part)) {
+      const i = Number(part)
+      if (i >= cur.length) return { raw: undefined, present: false }
+      cur = cur[i]
+    } else if (typeof cur === 'object' && cur !== null && !Array.isArray(cur) && part in cur) {
+      cur = (cur as Record<string, unknown>)[part]
+    } else {
+      return { raw: undefined, present: false }
+    }
+  }
+  return { raw: cur, present: true }
+}
+
+/** Resolves a query or sort path on a call: a column, a derived `summary.weave.*` field or a JSON path. */
+export function callField(call: LoadedCall, path: string): Val {
+  if (STRING_COLUMNS.has(path) || NUMBER_COLUMNS.has(path)) {
+    return { t: 'plain', v: (call as Record<string, unknown>)[path] ?? null }
+  }
+  if (DATE_COLUMNS.has(path)) {
+    const stored = (call as Record<string, unknown>)[path] as string | null
+    return { t: 'date', v: stored === null ? null : storedToMicros(stored) }
+  }
+  switch (path) {
+    case 'summary.weave.status':
+      return { t: 'plain', v: callStatus(call) }
+    case 'summary.weave.latency_ms':
+      return { t: 'plain', v: callLatencyMs(call) }
+    case 'summary.weave.trace_name':
+      return { t: 'plain', v: call.display_name ?? callTraceName(call) }
+    case 'summary.weave.display_name':
+      return { t: 'plain', v: call.display_name }
+  }
+  const [head, ...rest] = path.split('.')
+  if (head !== undefined && JSON_COLUMNS.has(head)) {
+    const root = (call as Record<string, unknown>)[head]
+    return { t: 'json', ...walk(root, rest) }
+  }
+  throw new BadRequestError(`Invalid field: ${path}`)
+}
+
+type SortKey = [number, number, string | number]
+
+/** A comparable key for sorting by a path: present first, then numbers, then strings; nulls last. */
+export function sortKey(val: Val): SortKey {
+  if (val.t === 'json') {
+    if (!val.present || val.raw === null || val.raw === undefined) return [1, 0, '']
+    const raw = val.raw
+    if (typeof raw === 'number') return [0, 0, raw]
+    const s = typeof raw === 'string' ? raw : JSON.stringify(raw)
+    const n = Number(s)
+    return s.trim() !== '' && Number.isFinite(n) ? [0, 0, n] : [0, 1, s]
+  }
+  const v = val.v
+  if (v === null || v === undefined) return [1, 0, '']
+  if (typeof v === 'number') return [0, 0, v]
+  if (typeof v === 'boolean') return [0, 0, v ? 1 : 0]
+  return [0, 1, String(v)]
+}
+
+/** Compares two sort keys (ascending; presence is never reversed). */
+export function compareKeys(a: SortKey, b: SortKey, descending: boolean): number {
+  if (a[0] !== b[0]) return a[0] - b[0]
+  if (a[0] === 1) return 0
+  if (a[1] !== b[1]) return descending ? b[1] - a[1] : a[1] - b[1]
+  const c = a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0
+  return descending ? -c : c
+}

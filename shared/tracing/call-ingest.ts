@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto'
+import { assertProjectAccess } from '#shared/auth/authenticate'
+import { countCalls } from '#shared/db/call-counter'
+import { callPk, endRecord, getCallParts, putCallItems, startRecord } from '#shared/db/call-repository'
+import { storeJson } from '#shared/db/large-value'
+import { BadRequestError } from '#shared/errors/http-error'
+import type { Principal } from '#shared/schemas/api-key'
+import type { EndedCall, StartedCall } from '#shared/schemas/call'
+import type { CallEndItem, CallParts, CallStartItem } from '#shared/schemas/call-item'
+import { uuidv7 } from '#shared/tracing/ids'
+import { toStoredDatetime } from '#shared/tracing/time'
+
+/** One write of `call/upsert_batch`: a start part or an end part. */
+export type IngestItem = { mode: 'start'; start: StartedCall } | { mode: 'end'; end: EndedCall }
+
+/** The answer for one ingested item: `{id, trace_id}` for a start, `{}` for an end. */
+export type IngestResult = { id: string; trace_id: string } | Record<string, never>
+
+const REF_PREFIX = 'weave:///'
+
+/** Collects every `weave:///` ref string inside a JSON value (recorded for `input_refs` / `output_refs` filters). */
+export function collectRefs(value: unknown, into = new Set<string>()): Set<string> {
+  if (typeof value === 'string') {
+    if (value.startsWith(REF_PREFIX)) into.add(value)
+  } else if (Array.isArray(value)) {
+    for (const v of value) collectRefs(v, into)
+  } else if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) collectRefs(v, into)
+  }
+  return into
+}
+
+const bytes = (json: string) => Buffer.byteLength(json, 'utf8')
+const opt = (v: string | null | undefined) => (v === null || v === undefined ? undefined : v)
+
+function storedTime(value: unknown, field: string): string {
+  const stored = toStoredDatetime(value)
+  if (stored === undefined) throw new BadRequestError(`Invalid datetime in ${field}`)
+  return stored
+}
+
+async function buildStart(s: StartedCall & { id: string; trace_id: string }, userId: string): Promise<CallStartItem> {
+  const pk = callPk(s.project_id, s.id)
+  const attributes = JSON.stringify(s.attributes)
+  const inputs = JSON.stringify(s.inputs)
+  const refs = [...collectRefs(s.inputs)]
+  return {
+    project_id: s.project_id,
+    id: s.id,
+    op_name: s.op_name,
+    display_name: opt(s.display_name) || undefined,
+    trace_id: s.trace_id,
+    parent_id: opt(s.parent_id),
+    thread_id: opt(s.thread_id),
+    turn_id: opt(s.turn_id),
+    started_at: storedTime(s.started_at, 'started_at'),
+    attributes: await storeJson({ pk, skPrefix: 'S#attributes' }, attributes),
+    inputs: await storeJson({ pk, skPrefix: 'S#inputs' }, inputs),
+    otel_dump:
+      s.otel_dump === null || s.otel_dump === undefined
+        ? undefined
+        : await storeJson({ pk, skPrefix: 'S#otel' }, JSON.stringify(s.otel_dump)),
+    // The caller's identity, never a body value (contract §2).
+    wb_user_id: userId,
+    wb_run_id: opt(s.wb_run_id),
+    wb_run_step: s.wb_run_step ?? undefined,
+    input_refs: refs.length > 0 ? refs : undefined,
+    size: bytes(attributes) + bytes(inputs),
+  }
+}
+
+async function buildEnd(e: EndedCall, traceId: string | undefined): Promise<CallEndItem> {
+  const pk = callPk(e.project_id, e.id)
+  const output = JSON.stringify(e.output === undefined ? null : e.output)
+  const summary = JSON.stringify(e.summary)
+  const refs = [...collectRefs(e.output)]
+  return {
+    project_id: e.project_id,
+    id: e.id,
+    ended_at: storedTime(e.ended_at, 'ended_at'),
+    exception: opt(e.exception),
+    output: await storeJson({ pk, skPrefix: 'E#output' }, output),
+    summary: await storeJson({ pk, skPrefix: 'E#summary' }, summary),
+    trace_id: traceId,
+    wb_run_step_end: e.wb_run_step_end ?? undefined,
+    output_refs: refs.length > 0 ? refs : undefined,
+    size: bytes(output) + bytes(summary),
+  }
+}
+
+/**
+ * Stores start and end parts in order (later parts for the same call win), two item writes per call through
+ * `BatchWriteItem`. A start whose call already has a stored start is a retry and is left as stored (so a retried
+ * start never resets a later display-name update or deletion) and is not counted again.
+ */
+export async function ingestCalls(principal: Principal, items: readonly IngestItem[]): Promise<IngestResult[]> {
+  const starts = new Map<string, StartedCall & { id: string; trace_id: string }>()
+  const ends = new Map<string, EndedCall>()
+  const results: IngestResult[] = []
+  for (const item of items) {
+    const projectId = item.mode === 'start' ? item.start.project_id : item.end.project_id
+    assertProjectAccess(principal, projectId)
+    if (item.mode === 'start') {
+      storedTime(item.start.started_at, 'started_at')
+      const id = item.start.id || uuidv7()
+      const traceId = item.start.trace_id || uuidv7()
+      starts.set(`${projectId}\n${id}`, { ...item.start, id, trace_id: traceId })
+      results.push({ id, trace_id: traceId })
+    } else {
+      storedTime(item.end.ended_at, 'ended_at')
+      ends.set(`${projectId}\n${item.end.id}`, item.end)
+      results.push({})
+    }
+  }
+  const projects = new Set([...starts.values(), ...ends.values()].map((c) => c.project_id))
+  await Promise.all([...projects].map((p) => ingestProject(principal.userId, p, starts, ends)))
+  return results
+}
+
+async function ingestProject(
+  userId: string,
+  project: string,
+  allStarts: Map<string, StartedCall & { id: string; trace_id: string }>,
+  allEnds: Map<string, EndedCall>,
+): Promise<void> {
+  const starts = [...allStarts.values()].filter((s) => s.project_id === project)
+  const ends = [...allEnds.values()].filter((e) => e.project_id === project)
+  const startById = new Map(starts.map((s) => [s.id, s]))
+  const lookup = [...startById.keys(), ...ends.filter((e) => !e.trace_id && !startById.has(e.id)).map((e) => e.id)]
+  const stored: Map<string, CallParts> = lookup.length > 0 ? await getCallParts(project, lookup, ['S']) : new Map()
+  const fresh = starts.filter((s) => stored.get(s.id)?.start === undefined)
+  const seed = createHash('sha256')
+    .update(
+      starts
+        .map((s) => s.id)
+        .sort()
+        .join('\n'),
+    )
+    .digest('hex')
+  const release = await countCalls(
+    project,
+    fresh.map((s) => `+${s.id}`),
+    1,
+    seed,
+  )
+  const records = [
+    ...(await Promise.all(fresh.map(async (s) => startRecord(await buildStart(s, userId))))),
+    ...(await Promise.all(
+      ends.map(async (e) =>
+        endRecord(
+          await buildEnd(e, opt(e.trace_id) ?? startById.get(e.id)?.trace_id ?? stored.get(e.id)?.start?.trace_id),
+        ),
+      ),
+    )),
+  ]
+  await putCallItems(records)
+  await release()
+}

@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto'
+import { countCalls } from '#shared/db/call-counter'
+import {
+  addPart,
+  CALL_INDEX,
+  callIndexPk,
+  getCallParts,
+  markCallDeleted,
+  setCallDisplayName,
+  traceStorageSize,
+  walkIndex,
+} from '#shared/db/call-repository'
+import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
+import type { CallParts } from '#shared/schemas/call-item'
+import { type LoadedCall, loadCall, renderCall } from '#shared/tracing/call-view'
+import { callCosts, loadPrices } from '#shared/tracing/costs'
+import { microsToStored } from '#shared/tracing/time'
+
+/** Most call ids one `calls/delete` accepts. */
+export const MAX_DELETE_IDS = 1000
+
+/** Read options shared by `call/read` and `calls/stream_query`. */
+export type CallOutputOptions = {
+  include_costs?: boolean
+  include_storage_size?: boolean
+  include_total_storage_size?: boolean
+  columns?: readonly string[] | null | undefined
+}
+
+const REQUIRED_COLUMNS = ['id', 'trace_id', 'project_id', 'op_name', 'started_at']
+
+/** The set of top-level keys to return for a `columns` list (§7.4), or undefined for all. */
+export function columnSet(
+  columns: readonly string[] | null | undefined,
+  includeCosts: boolean,
+): Set<string> | undefined {
+  if (columns === null || columns === undefined || columns.length === 0) return undefined
+  const set = new Set([...REQUIRED_COLUMNS, ...columns.map((c) => c.split('.', 1)[0] as string)])
+  if (set.has('summary') || includeCosts)
+    for (const c of ['ended_at', 'exception', 'display_name', 'summary']) set.add(c)
+  set.add('storage_size_bytes')
+  set.add('total_storage_size_bytes')
+  return set
+}
+
+/** Renders calls with the requested costs and storage sizes (prices and trace sizes read once per request). */
+export async function renderCalls(
+  project: string,
+  calls: readonly LoadedCall[],
+  options: CallOutputOptions,
+): Promise<Record<string, unknown>[]> {
+  const prices = options.include_costs ? await loadPrices(project) : undefined
+  const columns = columnSet(options.columns, options.include_costs === true)
+  return Promise.all(
+    calls.map(async (call) =>
+      renderCall(call, {
+        ...(prices === undefined ? {} : { costs: callCosts(call, prices) }),
+        storageSize: options.include_storage_size === true,
+        totalStorageSize:
+          options.include_total_storage_size && call.parent_id === null
+            ? await traceStorageSize(project, call.trace_id)
+            : null,
+        ...(columns === undefined ? {} : { columns }),
+      }),
+    ),
+  )
+}
+
+/** `call/read`: the call, or null when it does not exist or was deleted. */
+export async function readCall(
+  project: string,
+  id: string,
+  options: CallOutputOptions,
+): Promise<Record<string, unknown> | null> {
+  const call = await loadCall((await getCallParts(project, [id])).get(id) ?? {})
+  if (call === undefined || call.deleted_at !== null) return null
+  const [rendered] = await renderCalls(project, [call], options)
+  return rendered ?? null
+}
+
+/** `call/update`: sets the display name (an empty string clears it). */
+export async function updateCallDisplayName(
+  project: string,
+  id: string,
+  displayName: string | null | undefined,
+): Promise<void> {
+  if (displayName === null || displayName === undefined) {
+    throw new BadRequestError('One of [display_name] is required for call update')
+  }
+  if (!(await setCallDisplayName(project, id, displayName === '' ? undefined : displayName))) {
+    throw new NotFoundError(`Call not found: ${id}`)
+  }
+}
+
+async function traceParts(project: string, traceId: string): Promise<Map<string, CallParts>> {
+  const parts = new Map<string, CallParts>()
+  for await (const page of walkIndex(CALL_INDEX.trace, callIndexPk.trace(project, traceId))) {
+    for (const item of page) if (item.SK === 'S') addPart(parts, item)
+  }
+  return parts
+}
+
+/** `calls/delete`: soft-deletes the calls and all their descendants; returns how many calls this request deleted. */
+export async function deleteCalls(project: string, ids: readonly string[], now = Date.now()): Promise<number> {
+  if (ids.length > MAX_DELETE_IDS)
+    throw new PayloadTooLargeError(`Cannot delete more than ${MAX_DELETE_IDS} calls at once`)
+  if (ids.length === 0) return 0
+  const roots = await getCallParts(project, ids, ['S'])
+  const traces = new Set([...roots.values()].flatMap((p) => (p.start ? [p.start.trace_id] : [])))
+  const children = new Map<string, string[]>()
+  const live = new Set<string>()
+  for (const traceId of traces) {
+    for (const [id, p] of await traceParts(project, traceId)) {
+      if (p.start === undefined) continue
+      if (p.start.deleted_at === undefined) live.add(id)
+      const parent = p.start.parent_id
+      if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), id])
+    }
+  }
+  const doomed = new Set<string>()
+  const stack = ids.filter((id) => roots.get(id)?.start !== undefined)
+  while (stack.length > 0) {
+    const id = stack.pop() as string
+    if (doomed.has(id)) continue
+    doomed.add(id)
+    stack.push(...(children.get(id) ?? []))
+  }
+  const targets = [...doomed].filter((id) => live.has(id))
+  const seed = createHash('sha256')
+    .update(`delete\n${[...ids].sort().join('\n')}`)
+    .digest('hex')
+  const release = await countCalls(
+    project,
+    targets.map((id) => `-${id}`),
+    -1,
+    seed,
+  )
+  const deletedAt = microsToStored(now * 1000)
+  const results = await Promise.all(targets.map((id) => markCallDeleted(project, id, deletedAt)))
+  await release()
+  return results.filter(Boolean).length
+}

@@ -1,0 +1,207 @@
+import {
+  addPart,
+  CALL_INDEX,
+  callIndexPk,
+  getCallParts,
+  type IndexWalkOptions,
+  opBase,
+  walkIndex,
+} from '#shared/db/call-repository'
+import type { CallsFilter, SortBy } from '#shared/schemas/call'
+import type { CallParts } from '#shared/schemas/call-item'
+import type { Query } from '#shared/schemas/query'
+import { callField, compareKeys, sortKey } from '#shared/tracing/call-fields'
+import { type LoadedCall, loadCall } from '#shared/tracing/call-view'
+import { matches } from '#shared/tracing/query-eval'
+import { microsToStored, parseDatetimeMicros } from '#shared/tracing/time'
+
+/**
+ * Selects calls as `calls/stream_query` does: the most selective index for the filter (call ids, trace, parent,
+ * thread, op, roots, else the project timeline bounded by any `started_at` range in the query), then every filter and
+ * the query applied in memory, then ordering, offset and limit. With the default order and a single index partition
+ * the walk stops as soon as `offset + limit` calls matched, so a limited query never reads the whole project.
+ */
+
+/** What to select. */
+export type CallSelection = {
+  project: string
+  filter?: CallsFilter | null | undefined
+  query?: Query | null | undefined
+  /** null/undefined → `started_at, id`; [] → index order. */
+  sortBy?: SortBy[] | null | undefined
+  offset?: number | null | undefined
+  limit?: number | null | undefined
+}
+
+type Source =
+  | { kind: 'ids'; ids: readonly string[] }
+  | { kind: 'trace'; pks: string[] }
+  | { kind: 'index'; index: string; pks: string[]; timeBounded: boolean }
+
+const nonEmpty = (l: readonly string[] | null | undefined) =>
+  l === null || l === undefined || l.length === 0 ? undefined : l
+
+function timeBounds(query: Query | null | undefined): { from?: string; to?: string } {
+  if (!query) return {}
+  const conjuncts = query.expr.k === 'and' ? query.expr.ops : [query.expr]
+  let lo: number | undefined
+  let hi: number | undefined
+  for (const c of conjuncts) {
+    if (c.k !== 'cmp' || c.op === 'eq') continue
+    let { op } = c
+    let field = c.a
+    let lit = c.b
+    if (c.a.k === 'lit' && c.b.k === 'get') {
+      field = c.b
+      lit = c.a
+      op = ({ gt: 'lt', gte: 'lte', lt: 'gt', lte: 'gte' } as const)[op]
+    }
+    if (field.k !== 'get' || field.path !== 'started_at' || lit.k !== 'lit') continue
+    const micros = parseDatetimeMicros(lit.v)
+    if (micros === undefined) continue
+    if (op === 'gt' || op === 'gte') lo = lo === undefined ? micros : Math.max(lo, micros)
+    else hi = hi === undefined ? micros : Math.min(hi, micros)
+  }
+  return {
+    ...(lo === undefined ? {} : { from: microsToStored(lo) }),
+    ...(hi === undefined ? {} : { to: `${microsToStored(hi)}#\uffff` }),
+  }
+}
+
+function chooseSource(project: string, f: CallsFilter): Source {
+  const callIds = nonEmpty(f.call_ids)
+  if (callIds) return { kind: 'ids', ids: callIds }
+  const traceIds = nonEmpty(f.trace_ids)
+  if (traceIds) return { kind: 'trace', pks: traceIds.map((t) => callIndexPk.trace(project, t)) }
+  const parents = nonEmpty(f.parent_ids)
+  if (parents)
+    return {
+      kind: 'index',
+      index: CALL_INDEX.parent,
+      pks: parents.map((p) => callIndexPk.parent(project, p)),
+      timeBounded: true,
+    }
+  const threads = nonEmpty(f.thread_ids)
+  if (threads)
+    return {
+      kind: 'index',
+      index: CALL_INDEX.thread,
+      pks: threads.map((t) => callIndexPk.thread(project, t)),
+      timeBounded: true,
+    }
+  const ops = nonEmpty(f.op_names)
+  if (ops) {
+    const bases = [...new Set(ops.map((o) => (o.endsWith(':*') ? o.slice(0, -2) : opBase(o))))]
+    return { kind: 'index', index: CALL_INDEX.op, pks: bases.map((b) => callIndexPk.op(project, b)), timeBounded: true }
+  }
+  if (f.trace_roots_only) {
+    return { kind: 'index', index: CALL_INDEX.parent, pks: [callIndexPk.parent(project, undefined)], timeBounded: true }
+  }
+  return { kind: 'index', index: CALL_INDEX.timeline, pks: [callIndexPk.timeline(project)], timeBounded: true }
+}
+
+function passesFilter(call: LoadedCall, f: CallsFilter): boolean {
+  if (call.deleted_at !== null) return false
+  const has = (list: readonly string[] | null | undefined, v: string | null) =>
+    nonEmpty(list) === undefined || (v !== null && (list as readonly string[]).includes(v))
+  if (!has(f.call_ids, call.id) || !has(f.trace_ids, call.trace_id) || !has(f.parent_ids, call.parent_id)) return false
+  if (!has(f.turn_ids, call.turn_id) || !has(f.wb_user_ids, call.wb_user_id)) return false
+  if (f.thread_ids && !f.thread_ids.includes(call.thread_id ?? '\u0000')) return false
+  if (f.trace_roots_only && call.parent_id !== null) return false
+  const ops = nonEmpty(f.op_names)
+  if (ops && !ops.some((o) => (o.endsWith(':*') ? call.op_name.startsWith(o.slice(0, -1)) : call.op_name === o))) {
+    return false
+  }
+  const runs = nonEmpty(f.wb_run_ids)
+  if (runs) {
+    const wanted = runs.map((r) => (r.includes('/') ? r : `${call.project_id}/${r}`))
+    if (call.wb_run_id === null || !wanted.includes(call.wb_run_id)) return false
+  }
+  const inRefs = nonEmpty(f.input_refs)
+  if (inRefs && !inRefs.some((r) => call.input_refs.includes(r))) return false
+  const outRefs = nonEmpty(f.output_refs)
+  if (outRefs && !outRefs.some((r) => call.output_refs.includes(r))) return false
+  return true
+}
+
+async function loadPage(project: string, items: Record<string, unknown>[], withEnds: boolean): Promise<LoadedCall[]> {
+  const parts = new Map<string, CallParts>()
+  for (const item of items) addPart(parts, item)
+  if (!withEnds) {
+    const missing = [...parts.entries()]
+      .filter(([, p]) => p.start !== undefined && p.end === undefined)
+      .map(([id]) => id)
+    if (missing.length > 0) await getCallParts(project, missing, ['E'], parts)
+  }
+  const calls = await Promise.all([...parts.values()].map(loadCall))
+  return calls.filter((c): c is LoadedCall => c !== undefined)
+}
+
+/** Yields candidate calls page by page in index order (started_at, id) within each partition. */
+async function* candidates(project: string, source: Source, bounds: IndexWalkOptions, pageSize?: number) {
+  if (source.kind === 'ids') {
+    const parts = await getCallParts(project, source.ids)
+    const calls = await Promise.all([...parts.values()].map(loadCall))
+    yield calls.filter((c): c is LoadedCall => c !== undefined)
+    return
+  }
+  for (const pk of source.pks) {
+    const index = source.kind === 'trace' ? CALL_INDEX.trace : source.index
+    const options = source.kind === 'index' && source.timeBounded ? { ...bounds, pageSize } : {}
+    // The trace index holds both parts, so a trace read needs no second look-up (except ends without a trace id).
+    if (source.kind === 'trace') {
+      const items: Record<string, unknown>[] = []
+      for await (const page of walkIndex(index, pk, options)) items.push(...page)
+      yield await loadPage(project, items, false)
+    } else {
+      for await (const page of walkIndex(index, pk, options)) yield await loadPage(project, page, false)
+    }
+  }
+}
+
+function comparator(sortBy: SortBy[] | null | undefined): ((a: LoadedCall, b: LoadedCall) => number) | undefined {
+  if (sortBy !== null && sortBy !== undefined && sortBy.length === 0) return undefined
+  const keys: SortBy[] = sortBy ?? [{ field: 'started_at', direction: 'asc' }]
+  const all = keys.some((k) => k.field === 'id') ? keys : [...keys, { field: 'id', direction: 'asc' as const }]
+  return (a, b) => {
+    for (const k of all) {
+      const c = compareKeys(sortKey(callField(a, k.field)), sortKey(callField(b, k.field)), k.direction === 'desc')
+      if (c !== 0) return c
+    }
+    return 0
+  }
+}
+
+function isIndexOrder(sortBy: SortBy[] | null | undefined): boolean {
+  return (
+    sortBy === null ||
+    sortBy === undefined ||
+    (sortBy.length === 1 && sortBy[0]?.field === 'started_at' && sortBy[0].direction === 'asc')
+  )
+}
+
+/** Returns the selected calls in order, after offset and limit; `filter.thread_ids = []` selects nothing. */
+export async function selectCalls(sel: CallSelection): Promise<LoadedCall[]> {
+  const f = sel.filter ?? {}
+  if (f.thread_ids !== null && f.thread_ids !== undefined && f.thread_ids.length === 0) return []
+  const offset = Math.max(0, sel.offset ?? 0)
+  const wanted = sel.limit === null || sel.limit === undefined ? undefined : offset + Math.max(0, sel.limit)
+  if (wanted === 0) return []
+  const source = chooseSource(sel.project, f)
+  // Early stop is exact only when the walk already yields the requested order: one partition, started_at ascending.
+  const streaming =
+    wanted !== undefined && isIndexOrder(sel.sortBy) && source.kind === 'index' && source.pks.length === 1
+  const pageSize = streaming ? Math.min(1000, Math.max(25, (wanted ?? 0) + 1)) : undefined
+  const out: LoadedCall[] = []
+  for await (const page of candidates(sel.project, source, timeBounds(sel.query), pageSize)) {
+    for (const call of page) {
+      if (!passesFilter(call, f)) continue
+      if (sel.query && !matches(sel.query, (path) => callField(call, path))) continue
+      out.push(call)
+    }
+    if (streaming && out.length >= (wanted ?? 0)) break
+  }
+  const order = comparator(sel.sortBy)
+  if (order) out.sort(order)
+  return out.slice(offset, wanted)
+}

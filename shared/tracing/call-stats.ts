@@ -1,0 +1,74 @@
+import { readCallCount } from '#shared/db/call-counter'
+import { CALL_INDEX, callIndexPk, traceStorageSize, walkIndex } from '#shared/db/call-repository'
+import { BadRequestError } from '#shared/errors/http-error'
+import type { CallsFilter, CallsQueryStatsReq } from '#shared/schemas/call'
+import { selectCalls } from '#shared/tracing/call-query'
+
+/** `CallsQueryStatsRes`. */
+export type CallsQueryStats = { count: number; has_more: boolean; total_storage_size_bytes: number | null }
+
+function filterIsEmpty(f: CallsFilter | null | undefined): boolean {
+  if (f === null || f === undefined) return true
+  return Object.values(f).every(
+    (v) => v === null || v === undefined || v === false || (Array.isArray(v) && v.length === 0),
+  )
+}
+
+function filterAllNull(f: CallsFilter | null | undefined): boolean {
+  return f !== null && f !== undefined && Object.values(f).every((v) => v === null || v === undefined)
+}
+
+// Probe 1 reads one index entry: any call ever started in the project, deleted ones included (CH semantics).
+async function anyCall(project: string): Promise<boolean> {
+  for await (const page of walkIndex(CALL_INDEX.timeline, callIndexPk.timeline(project), { pageSize: 1 })) {
+    if (page.length > 0) return true
+  }
+  return false
+}
+
+async function anyRunLinkedCall(project: string): Promise<boolean> {
+  for await (const page of walkIndex(CALL_INDEX.timeline, callIndexPk.timeline(project))) {
+    if (page.some((item) => typeof item.wb_run_id === 'string' && item.deleted_at === undefined)) return true
+  }
+  return false
+}
+
+/**
+ * `calls/query_stats` (§7.7): the unfiltered count comes from the project's sharded counter (constant time); the two
+ * ClickHouse `limit == 1` probes are existence checks; any filter or query counts the selection, reading at most
+ * `limit + 1` matching calls to decide `has_more`.
+ */
+export async function callsQueryStats(req: CallsQueryStatsReq): Promise<CallsQueryStats> {
+  const limit = req.limit ?? undefined
+  if (limit !== undefined && limit < 0) throw new BadRequestError('Limit must be greater than or equal to 0')
+  const storage = req.include_total_storage_size
+  if (req.filter?.thread_ids && req.filter.thread_ids.length === 0) {
+    return { count: 0, has_more: false, total_storage_size_bytes: storage ? 0 : null }
+  }
+  if (limit === 1 && !storage && filterIsEmpty(req.filter) && !req.query) {
+    return { count: (await anyCall(req.project_id)) ? 1 : 0, has_more: false, total_storage_size_bytes: null }
+  }
+  if (limit === 1 && !storage && req.query && filterAllNull(req.filter)) {
+    return { count: (await anyRunLinkedCall(req.project_id)) ? 1 : 0, has_more: false, total_storage_size_bytes: null }
+  }
+  if (!storage && !req.query && filterIsEmpty(req.filter)) {
+    const total = await readCallCount(req.project_id)
+    const capped = limit === undefined ? total : Math.min(total, limit)
+    return { count: capped, has_more: limit !== undefined && total > limit, total_storage_size_bytes: null }
+  }
+  const calls = await selectCalls({
+    project: req.project_id,
+    filter: req.filter,
+    query: req.query,
+    sortBy: [],
+    limit: limit === undefined ? undefined : limit + 1,
+  })
+  const kept = limit === undefined ? calls : calls.slice(0, limit)
+  let size: number | null = null
+  if (storage) {
+    const roots = kept.filter((c) => c.parent_id === null)
+    const sizes = await Promise.all(roots.map((c) => traceStorageSize(req.project_id, c.trace_id)))
+    size = sizes.reduce((a, b) => a + b, 0)
+  }
+  return { count: kept.length, has_more: limit !== undefined && calls.length > limit, total_storage_size_bytes: size }
+}

@@ -1,0 +1,261 @@
+import { BadRequestError } from '#shared/errors/http-error'
+import type { Operand, Operation, Query } from '#shared/schemas/query'
+import { parseDatetimeMicros } from '#shared/tracing/time'
+
+/**
+ * Evaluates a parsed `Query` against one row with ClickHouse's semantics (contract §6.3): JSON values read as strings
+ * ('' when missing, null or non-scalar), comparison casts inferred from the literal on the other side, boolean
+ * literals as 1/0, three-valued logic (NULL excludes the row), datetimes compared with epoch seconds or ISO strings.
+ */
+
+/** A value an operand yields. */
+export type Val =
+  | { t: 'json'; raw: unknown; present: boolean }
+  | { t: 'date'; v: number | null }
+  | { t: 'plain'; v: unknown }
+
+/** Resolves a `$getField` path on the row being evaluated. */
+export type FieldResolver = (path: string) => Val
+
+type Cast = 'int' | 'double' | 'bool' | 'none'
+
+const INT_RE = /^[+-]?\d+$/
+const FLOAT_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
+
+/** ClickHouse's string form of a JSON value: scalars as text, everything else ''. */
+export function chString(raw: unknown): string {
+  if (typeof raw === 'string') return raw
+  if (typeof raw === 'number' || typeof raw === 'boolean') return JSON.stringify(raw)
+  return ''
+}
+
+function castOfLiteral(v: unknown): Cast {
+  if (typeof v === 'boolean') return 'bool'
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'double'
+  return 'none'
+}
+
+function castOf(node: Operand): Cast | undefined {
+  return node.k === 'lit' ? castOfLiteral(node.v) : undefined
+}
+
+function castText(s: string, cast: Cast): unknown {
+  switch (cast) {
+    case 'int':
+      return INT_RE.test(s.trim()) ? Number(s) : null
+    case 'double':
+      return FLOAT_RE.test(s.trim()) ? Number(s) : null
+    case 'bool':
+      if (s === 'true' || s === '1') return 1
+      if (s === 'false' || s === '0') return 0
+      return null
+    default:
+      return s
+  }
+}
+
+function coerce(val: Val, cast: Cast): unknown {
+  if (val.t === 'json') return castText(chString(val.raw), cast)
+  if (val.t === 'date') return val.v
+  const v = val.v
+  if (v === null || v === undefined) return null
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (cast === 'none') return v
+  if (typeof v === 'number') return cast === 'int' && !Number.isInteger(v) ? Math.trunc(v) : v
+  return castText(String(v), cast)
+}
+
+// A literal compared with a datetime column becomes a datetime (epoch seconds or ISO string).
+function dateSide(other: Val, lit: unknown): unknown {
+  if (other.t !== 'date') return undefined
+  if (typeof lit === 'number' || typeof lit === 'string') return parseDatetimeMicros(lit) ?? null
+  return undefined
+}
+
+function compare(a: unknown, b: unknown): number | null {
+  if (a === null || b === null || a === undefined || b === undefined) return null
+  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0
+  const x = String(a)
+  const y = String(b)
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+/** Evaluates an operand to a value. */
+function value(node: Operand, row: FieldResolver): Val {
+  switch (node.k) {
+    case 'lit':
+      return { t: 'plain', v: node.v }
+    case 'get':
+      return row(node.path)
+    case 'size': {
+      const inner = value(node.input, row)
+      const raw = inner.t === 'json' ? inner.raw : inner.v
+      return { t: 'plain', v: Array.isArray(raw) ? raw.length : 0 }
+    }
+    case 'convert': {
+      const inner = value(node.input, row)
+      if (node.to === 'exists') return { t: 'plain', v: inner.t === 'json' ? inner.present : inner.v !== null }
+      if (node.to === 'string') {
+        const s = inner.t === 'json' ? chString(inner.raw) : inner.v === null ? null : String(inner.v)
+        return { t: 'plain', v: s }
+      }
+      return { t: 'plain', v: coerce(inner, node.to) }
+    }
+    default:
+      return { t: 'plain', v: evaluate(node, row) }
+  }
+}
+
+function sides(a: Operand, b: Operand, row: FieldResolver): [unknown, unknown] {
+  const va = value(a, row)
+  const vb = value(b, row)
+  const cast = castOf(b) ?? castOf(a) ?? 'none'
+  const da = a.k === 'lit' ? dateSide(vb, a.v) : undefined
+  const db = b.k === 'lit' ? dateSide(va, b.v) : undefined
+  return [da !== undefined ? da : coerce(va, cast), db !== undefined ? db : coerce(vb, cast)]
+}
+
+function asText(val: Val): string | null {
+  if (val.t === 'json') return chString(val.raw)
+  if (val.t === 'date') return val.v === null ? null : String(val.v)
+  return val.v === null || val.v === undefined ? null : String(val.v)
+}
+
+function isTokenChar(ch: string | undefined): boolean {
+  return ch !== undefined && (/[A-Za-z0-9]/.test(ch) || ch.charCodeAt(0) > 127)
+}
+
+function containsToken(hay: string, needle: string): boolean {
+  if (needle === '') return false
+  for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + 1)) {
+    if (!isTokenChar(hay[at - 1]) && !isTokenChar(hay[at + needle.length])) return true
+  }
+  return false
+}
+
+/** Evaluates an operation to true, false or null (SQL NULL). */
+export function evaluate(node: Operation, row: FieldResolver): boolean | null {
+  switch (node.k) {
+    case 'and': {
+      let sawNull = false
+      for (const op of node.ops) {
+        const r = truth(op, row)
+        if (r === false) return false
+        if (r === null) sawNull = true
+      }
+      return sawNull ? null : true
+    }
+    case 'or': {
+      let sawNull = false
+      for (const op of node.ops) {
+        const r = truth(op, row)
+        if (r === true) return true
+        if (r === null) sawNull = true
+      }
+      return sawNull ? null : false
+    }
+    case 'not': {
+      const r = truth(node.op, row)
+      return r === null ? null : !r
+    }
+    case 'cmp': {
+      if (node.op === 'eq' && (isNullLit(node.a) || isNullLit(node.b))) {
+        const other = value(isNullLit(node.a) ? node.b : node.a, row)
+        return other.t === 'json' ? false : other.v === null || other.v === undefined
+      }
+      const [x, y] = sides(node.a, node.b, row)
+      const c = compare(x, y)
+      if (c === null) return null
+      return { eq: c === 0, gt: c > 0, gte: c >= 0, lt: c < 0, lte: c <= 0 }[node.op]
+    }
+    case 'in': {
+      const casts = new Set(node.list.map((o) => castOf(o) ?? 'none'))
+      const cast: Cast =
+        casts.size === 1
+          ? ([...casts][0] as Cast)
+          : [...casts].every((c) => c === 'int' || c === 'double')
+            ? 'double'
+            : 'none'
+      const left = value(node.a, row)
+      const x = left.t === 'date' ? left.v : coerce(left, cast)
+      if (x === null) return null
+      return node.list.some((o) => {
+        const v = value(o, row)
+        const y = o.k === 'lit' ? (dateSide(left, o.v) ?? coerce(v, cast)) : coerce(v, cast)
+        return compare(x, y) === 0
+      })
+    }
+    case 'contains': {
+      const needleVal = value(node.substr, row)
+      const needle = needleVal.t === 'plain' ? needleVal.v : chString((needleVal as { raw?: unknown }).raw)
+      if (typeof needle !== 'string') throw new BadRequestError('$contains substr must be a string')
+      const hayRaw = value(node.input, row)
+      const hay = asText(hayRaw)
+      if (hay === null) return null
+      const h = node.ci ? hay.toLowerCase() : hay
+      const n = node.ci ? needle.toLowerCase() : needle
+      return node.token ? containsToken(h, n) : h.includes(n)
+    }
+  }
+}
+
+function isNullLit(node: Operand): boolean {
+  return node.k === 'lit' && node.v === null
+}
+
+function truth(node: Operand, row: FieldResolver): boolean | null {
+  if (
+    node.k === 'and' ||
+    node.k === 'or' ||
+    node.k === 'not' ||
+    node.k === 'cmp' ||
+    node.k === 'in' ||
+    node.k === 'contains'
+  ) {
+    return evaluate(node, row)
+  }
+  const v = value(node, row)
+  const raw = v.t === 'json' ? castText(chString(v.raw), 'bool') : v.v
+  if (raw === null || raw === undefined) return null
+  return Boolean(raw)
+}
+
+/** True when the row satisfies the query (NULL counts as not satisfied). */
+export function matches(query: Query, row: FieldResolver): boolean {
+  return evaluate(query.expr, row) === true
+}
+
+/** Every `$getField` path a query reads (for index planning and `expand_columns`). */
+export function queryFields(node: Operand, into: string[] = []): string[] {
+  switch (node.k) {
+    case 'get':
+      into.push(node.path)
+      break
+    case 'lit':
+      break
+    case 'size':
+    case 'convert':
+      queryFields(node.input, into)
+      break
+    case 'and':
+    case 'or':
+      for (const o of node.ops) queryFields(o, into)
+      break
+    case 'not':
+      queryFields(node.op, into)
+      break
+    case 'cmp':
+      queryFields(node.a, into)
+      queryFields(node.b, into)
+      break
+    case 'in':
+      queryFields(node.a, into)
+      for (const o of node.list) queryFields(o, into)
+      break
+    case 'contains':
+      queryFields(node.input, into)
+      queryFields(node.substr, into)
+      break
+  }
+  return into
+}

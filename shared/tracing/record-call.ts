@@ -1,0 +1,91 @@
+import type { Principal } from '#shared/schemas/api-key'
+import { ingestCalls } from '#shared/tracing/call-ingest'
+
+/** Token usage of one model, in Weave's `LLMUsageSchema` shape (extra keys are kept). */
+export type RecordedUsage = {
+  prompt_tokens?: number
+  completion_tokens?: number
+  total_tokens?: number
+  requests?: number
+  input_tokens?: number
+  output_tokens?: number
+  cache_read_input_tokens?: number
+  cache_creation_input_tokens?: number
+  [key: string]: unknown
+}
+
+/** One finished call to record, as the inference gateway or the training log describe it. */
+export type RecordCallInput = {
+  /** Caller-supplied call id (a UUIDv7 is best); recording the same id again changes nothing. */
+  id: string
+  /** `"<entity>/<project>"`; the user must belong to the entity. */
+  projectId: string
+  opName: string
+  inputs: Record<string, unknown>
+  output: unknown
+  /** `usage` is keyed by model id; other summary keys are kept as given. */
+  summary?: { usage?: Record<string, RecordedUsage>; [key: string]: unknown }
+  startedAt: Date | string
+  endedAt: Date | string
+  /** The authenticated user the call is attributed to (`wb_user_id`). */
+  userId: string
+  /** Entities the user belongs to; defaults to the project's entity (the caller has already authorised the user). */
+  entities?: string[]
+  /** Defaults to the call id (the call is a trace root). */
+  traceId?: string
+  parentId?: string
+  displayName?: string
+  /** Error message when the call failed. */
+  exception?: string
+  attributes?: Record<string, unknown>
+}
+
+const iso = (t: Date | string) => (t instanceof Date ? t.toISOString() : t)
+
+/**
+ * Records one finished call (start and end parts) in the project's traces, idempotently on `input.id`: a retry with
+ * the same id neither duplicates the call nor counts it twice. Returns the call and trace ids.
+ *
+ * @example await recordCall({ id: uuidv7(), projectId: 'acme/inference', opName: 'chat.completions', inputs, output,
+ *   summary: { usage: { 'llama-3': { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, requests: 1 } } },
+ *   startedAt, endedAt: new Date(), userId: principal.userId })
+ */
+export async function recordCall(input: RecordCallInput): Promise<{ id: string; trace_id: string }> {
+  const entity = input.projectId.split('/', 1)[0] ?? input.projectId
+  const principal: Principal = {
+    userId: input.userId,
+    keyId: 'internal',
+    entity,
+    entities: input.entities ?? [entity],
+  }
+  const traceId = input.traceId ?? input.id
+  const [started] = await ingestCalls(principal, [
+    {
+      mode: 'start',
+      start: {
+        project_id: input.projectId,
+        id: input.id,
+        op_name: input.opName,
+        display_name: input.displayName ?? null,
+        trace_id: traceId,
+        parent_id: input.parentId ?? null,
+        started_at: iso(input.startedAt),
+        attributes: input.attributes ?? {},
+        inputs: input.inputs,
+      },
+    },
+    {
+      mode: 'end',
+      end: {
+        project_id: input.projectId,
+        id: input.id,
+        trace_id: traceId,
+        ended_at: iso(input.endedAt),
+        exception: input.exception ?? null,
+        output: input.output,
+        summary: input.summary ?? {},
+      },
+    },
+  ])
+  return { id: input.id, trace_id: (started as { trace_id: string } | undefined)?.trace_id ?? traceId }
+}

@@ -1,0 +1,53 @@
+/**
+ * Datetimes in tracing: parsed from ISO 8601 strings (naive means UTC, up to microseconds) or epoch seconds, stored as
+ * fixed-width `YYYY-MM-DDTHH:MM:SS.ffffffZ` strings (so they sort lexicographically in index keys) and rendered the
+ * way pydantic renders tz-aware UTC datetimes.
+ */
+
+const ISO_RE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/
+
+/** Parses a datetime into epoch microseconds; undefined when it is not a valid datetime. */
+export function parseDatetimeMicros(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? Math.round(value * 1e6) : undefined
+  if (typeof value !== 'string') return undefined
+  const m = ISO_RE.exec(value.trim())
+  if (!m) return undefined
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', tz] = m
+  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s))
+  if (Number.isNaN(ms) || Number(mo) > 12 || Number(d) > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
+    return undefined
+  }
+  let offsetMin = 0
+  if (tz !== undefined && tz.toUpperCase() !== 'Z') {
+    const sign = tz.startsWith('-') ? -1 : 1
+    const digits = tz.slice(1).replace(':', '')
+    offsetMin = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0'))
+  }
+  const micros = Number(frac.padEnd(6, '0').slice(0, 6))
+  return (ms - offsetMin * 60_000) * 1000 + micros
+}
+
+/** The fixed-width storage form of epoch microseconds. */
+export function microsToStored(micros: number): string {
+  const ms = Math.floor(micros / 1000)
+  const iso = new Date(ms).toISOString() // YYYY-MM-DDTHH:MM:SS.mmmZ
+  const rest = String(micros - ms * 1000).padStart(3, '0')
+  return `${iso.slice(0, 23)}${rest}Z`
+}
+
+/** Parses a request datetime into its storage form; undefined when invalid. */
+export function toStoredDatetime(value: unknown): string | undefined {
+  const micros = parseDatetimeMicros(value)
+  return micros === undefined ? undefined : microsToStored(micros)
+}
+
+/** Renders a stored datetime as pydantic does for tz-aware UTC values (`…:SS.ffffffZ`, no fraction when zero). */
+export function renderDatetime(stored: string): string {
+  return stored.endsWith('.000000Z') ? `${stored.slice(0, 19)}Z` : stored
+}
+
+/** Epoch microseconds of a stored datetime. */
+export function storedToMicros(stored: string): number {
+  return Date.parse(`${stored.slice(0, 23)}Z`) * 1000 + Number(stored.slice(23, 26))
+}

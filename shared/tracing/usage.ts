@@ -1,0 +1,179 @@
+import { getCallParts } from '#shared/db/call-repository'
+import { BadRequestError, PayloadTooLargeError } from '#shared/errors/http-error'
+import type { CallsUsageReq, TraceUsageReq } from '#shared/schemas/call'
+import { selectCalls } from '#shared/tracing/call-query'
+import type { LoadedCall } from '#shared/tracing/call-view'
+import { callCosts, loadPrices } from '#shared/tracing/costs'
+
+/** `LLMAggregatedUsage`: every field always present (§14.1). */
+export type AggregatedUsage = {
+  requests: number
+  prompt_tokens: number
+  completion_tokens: number
+  total_tokens: number
+  cache_read_input_tokens: number
+  cache_creation_input_tokens: number
+  prompt_tokens_total_cost: number | null
+  completion_tokens_total_cost: number | null
+  cache_read_input_tokens_total_cost: number | null
+  cache_creation_input_tokens_total_cost: number | null
+}
+
+/** `TraceUsageRes` / `CallsUsageRes`. */
+export type UsageResult = { call_usage: Record<string, Record<string, AggregatedUsage>>; unfinished_call_ids: string[] }
+
+const COUNTS = [
+  'requests',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cache_read_input_tokens',
+  'cache_creation_input_tokens',
+] as const
+const COSTS = [
+  'prompt_tokens_total_cost',
+  'completion_tokens_total_cost',
+  'cache_read_input_tokens_total_cost',
+  'cache_creation_input_tokens_total_cost',
+] as const
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+// Python's int(): integers and integer strings, floats truncated, anything else 0.
+function toInt(v: unknown): number {
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : 0
+  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v)
+  return 0
+}
+
+function toFloat(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0
+}
+
+/** A call's own usage per model (§14.2 step 2); `costs` is its `summary.weave.costs` when costs were requested. */
+export function ownUsage(
+  call: LoadedCall,
+  costs: Record<string, unknown> | undefined,
+): Record<string, AggregatedUsage> {
+  const usage = call.summary.usage
+  const out: Record<string, AggregatedUsage> = {}
+  if (!isObj(usage)) return out
+  for (const [model, raw] of Object.entries(usage)) {
+    if (!isObj(raw)) continue
+    const prompt = toInt(raw.prompt_tokens) + toInt(raw.input_tokens)
+    const completion = toInt(raw.completion_tokens) + toInt(raw.output_tokens)
+    const total = toInt(raw.total_tokens)
+    const entry: AggregatedUsage = {
+      requests: toInt(raw.requests),
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: total === 0 ? prompt + completion : total,
+      cache_read_input_tokens: toInt(raw.cache_read_input_tokens),
+      cache_creation_input_tokens: toInt(raw.cache_creation_input_tokens),
+      prompt_tokens_total_cost: null,
+      completion_tokens_total_cost: null,
+      cache_read_input_tokens_total_cost: null,
+      cache_creation_input_tokens_total_cost: null,
+    }
+    if (costs !== undefined) {
+      const cost = isObj(costs[model]) ? (costs[model] as Record<string, unknown>) : {}
+      for (const k of COSTS) entry[k] = toFloat(cost[k])
+    }
+    const anyCount = COUNTS.some((k) => entry[k] !== 0)
+    const anyCost = costs !== undefined && COSTS.some((k) => entry[k] !== 0)
+    if (anyCount || anyCost) out[model] = entry
+  }
+  return out
+}
+
+function mergeInto(
+  target: Record<string, AggregatedUsage>,
+  source: Record<string, AggregatedUsage>,
+  withCosts: boolean,
+) {
+  for (const [model, u] of Object.entries(source)) {
+    const t = target[model]
+    if (t === undefined) {
+      target[model] = { ...u }
+      continue
+    }
+    for (const k of COUNTS) t[k] += u[k]
+    if (withCosts) for (const k of COSTS) t[k] = (t[k] ?? 0) + (u[k] ?? 0)
+  }
+}
+
+/** Rolls usage up the selected calls (§14.2 steps 2–5): own usage plus every selected descendant's. */
+export async function rollUpUsage(
+  project: string,
+  calls: readonly LoadedCall[],
+  includeCosts: boolean,
+): Promise<UsageResult> {
+  const prices = includeCosts ? await loadPrices(project) : undefined
+  const selected = new Set(calls.map((c) => c.id))
+  const children = new Map<string, string[]>()
+  const totals = new Map<string, Record<string, AggregatedUsage>>()
+  for (const call of calls) {
+    totals.set(call.id, ownUsage(call, prices === undefined ? undefined : callCosts(call, prices)))
+    if (call.parent_id !== null && selected.has(call.parent_id) && call.parent_id !== call.id) {
+      children.set(call.parent_id, [...(children.get(call.parent_id) ?? []), call.id])
+    }
+  }
+  // Iterative post-order, so a 10,000-deep chain cannot overflow the stack; each child merges into its parent once.
+  const done = new Set<string>()
+  for (const call of calls) {
+    const stack: [string, boolean][] = [[call.id, false]]
+    while (stack.length > 0) {
+      const [id, expanded] = stack.pop() as [string, boolean]
+      if (done.has(id)) continue
+      if (!expanded) {
+        stack.push([id, true])
+        for (const child of children.get(id) ?? []) if (!done.has(child)) stack.push([child, false])
+        continue
+      }
+      const total = totals.get(id) as Record<string, AggregatedUsage>
+      for (const child of children.get(id) ?? []) mergeInto(total, totals.get(child) ?? {}, includeCosts)
+      done.add(id)
+    }
+  }
+  const unfinished = calls.filter((c) => c.ended_at === null).map((c) => c.id)
+  return { call_usage: Object.fromEntries(totals), unfinished_call_ids: unfinished.sort() }
+}
+
+/** `trace/usage`: the selection of `calls/stream_query` (silently truncated at `limit`), rolled up. */
+export async function traceUsage(req: TraceUsageReq): Promise<UsageResult> {
+  const calls = await selectCalls({ project: req.project_id, filter: req.filter, query: req.query, limit: req.limit })
+  return rollUpUsage(req.project_id, calls, req.include_costs)
+}
+
+/** `calls/usage`: complete usage of the requested calls, whole traces at a time, never partial (§14.3). */
+export async function callsUsage(req: CallsUsageReq): Promise<UsageResult> {
+  if (req.limit < 1) throw new BadRequestError('Usage aggregation limit must be positive')
+  const ids = [...new Set(req.call_ids)]
+  const callUsage: UsageResult['call_usage'] = Object.fromEntries(ids.map((id) => [id, {}]))
+  if (ids.length === 0) return { call_usage: {}, unfinished_call_ids: [] }
+  const parts = await getCallParts(req.project_id, ids, ['S'])
+  const traceIds = [
+    ...new Set([...parts.values()].flatMap((p) => (p.start && !p.start.deleted_at ? [p.start.trace_id] : []))),
+  ].sort()
+  const unfinished = new Set<string>()
+  const pending: string[][] = traceIds.length > 0 ? [traceIds] : []
+  while (pending.length > 0) {
+    const batch = pending.shift() as string[]
+    const calls = await selectCalls({ project: req.project_id, filter: { trace_ids: batch }, limit: req.limit + 1 })
+    if (calls.length > req.limit) {
+      if (batch.length === 1) {
+        throw new PayloadTooLargeError(
+          `Cannot compute complete usage: a single trace exceeds the ${req.limit}-call aggregation limit. Increase limit and retry.`,
+        )
+      }
+      const half = Math.ceil(batch.length / 2)
+      pending.unshift(batch.slice(0, half), batch.slice(half))
+      continue
+    }
+    const rolled = await rollUpUsage(req.project_id, calls, req.include_costs)
+    for (const id of ids) if (rolled.call_usage[id] !== undefined) callUsage[id] = rolled.call_usage[id]
+    for (const id of rolled.unfinished_call_ids) unfinished.add(id)
+  }
+  return { call_usage: callUsage, unfinished_call_ids: [...unfinished].sort() }
+}

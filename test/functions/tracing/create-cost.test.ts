@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest'
+import { app } from '#functions/tracing/create-cost/handler'
+import { app as queryApp } from '#functions/tracing/query-cost/handler'
+import { jsonInit, newCaller } from '../../support/auth.js'
+import { newProject } from '../../support/calls.js'
+
+describe('POST /cost/create', () => {
+  it('stores project prices with defaults and returns [llm_id, id] pairs', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const costs = {
+      'my-model': { prompt_token_cost: 1e-6, completion_token_cost: 2e-6, effective_date: '2025-02-01T00:00:00Z' },
+    }
+
+    // Act
+    const res = await app.request(
+      '/cost/create',
+      jsonInit({ project_id: project, costs, wb_user_id: 'spoof' }, caller.basic),
+    )
+    const query = await queryApp.request('/cost/query', jsonInit({ project_id: project }, caller.basic))
+
+    // Assess
+    expect(res.status).toBe(200)
+    const { ids } = (await res.json()) as { ids: [string, string][] }
+    expect(ids).toHaveLength(1)
+    expect(ids[0]?.[0]).toBe('my-model')
+    expect(await query.json()).toEqual({
+      results: [
+        {
+          id: ids[0]?.[1],
+          llm_id: 'my-model',
+          prompt_token_cost: 1e-6,
+          completion_token_cost: 2e-6,
+          cache_read_input_token_cost: 0,
+          cache_creation_input_token_cost: 0,
+          prompt_token_cost_unit: 'USD',
+          completion_token_cost_unit: 'USD',
+          effective_date: '2025-02-01T00:00:00Z',
+          provider_id: 'default',
+        },
+      ],
+    })
+  })
+
+  it('answers 422 for a missing price and 403 for a foreign project', async () => {
+    const caller = await newCaller()
+    const stranger = await newCaller()
+    const bad = await app.request(
+      '/cost/create',
+      jsonInit({ project_id: newProject(caller), costs: { m: {} } }, caller.basic),
+    )
+    const foreign = await app.request(
+      '/cost/create',
+      jsonInit(
+        { project_id: newProject(caller), costs: { m: { prompt_token_cost: 1, completion_token_cost: 1 } } },
+        stranger.basic,
+      ),
+    )
+    expect(bad.status).toBe(422)
+    expect(foreign.status).toBe(403)
+  })
+})

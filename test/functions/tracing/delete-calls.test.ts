@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { app } from '#functions/tracing/delete-calls/handler'
+import { app as readApp } from '#functions/tracing/read-call/handler'
+import { readCallCount } from '#shared/db/call-counter'
+import { jsonInit, newCaller } from '../../support/auth.js'
+import { newProject, startPart, writeCalls } from '../../support/calls.js'
+
+describe('POST /calls/delete', () => {
+  it('soft-deletes calls with all descendants, counts them once and decrements the project count once', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const [root, child, leaf, other] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()]
+    await writeCalls(caller, [
+      { start: startPart(project, { id: root, trace_id: 't' }) },
+      { start: startPart(project, { id: child, trace_id: 't', parent_id: root }) },
+      { start: startPart(project, { id: leaf, trace_id: 't', parent_id: child }) },
+      { start: startPart(project, { id: other, trace_id: 'u' }) },
+    ])
+
+    // Act
+    const res = await app.request('/calls/delete', jsonInit({ project_id: project, call_ids: [child] }, caller.basic))
+    const retry = await app.request('/calls/delete', jsonInit({ project_id: project, call_ids: [child] }, caller.basic))
+    const readLeaf = await readApp.request('/call/read', jsonInit({ project_id: project, id: leaf }, caller.basic))
+
+    // Assess
+    expect(await res.json()).toEqual({ num_deleted: 2 })
+    expect(await retry.json()).toEqual({ num_deleted: 0 })
+    expect(await readLeaf.json()).toEqual({ call: null })
+    expect(await readCallCount(project)).toBe(2)
+  })
+
+  it('answers 413 for more than 1000 ids and 403 for a foreign project', async () => {
+    const caller = await newCaller()
+    const stranger = await newCaller()
+    const project = newProject(caller)
+    const ids = Array.from({ length: 1001 }, (_, i) => `c${i}`)
+    const big = await app.request('/calls/delete', jsonInit({ project_id: project, call_ids: ids }, caller.basic))
+    expect(big.status).toBe(413)
+    expect(await big.json()).toEqual({ reason: 'Request too large' })
+    expect(
+      (await app.request('/calls/delete', jsonInit({ project_id: project, call_ids: [] }, stranger.basic))).status,
+    ).toBe(403)
+  })
+})

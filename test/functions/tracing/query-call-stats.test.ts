@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { app as deleteApp } from '#functions/tracing/delete-calls/handler'
+import { app } from '#functions/tracing/query-call-stats/handler'
+import { jsonInit, newCaller } from '../../support/auth.js'
+import { type CallFixture, callFixture } from '../../support/call-fixture.js'
+import { newProject, startPart, writeCalls } from '../../support/calls.js'
+
+let fx: CallFixture
+
+beforeAll(async () => {
+  fx = await callFixture()
+})
+
+async function stats(body: Record<string, unknown>, project = fx.project, headers = fx.caller.basic) {
+  const res = await app.request('/calls/query_stats', jsonInit({ project_id: project, ...body }, headers))
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+}
+
+describe('POST /calls/query_stats', () => {
+  it('counts live calls from the counter and reports has_more past the limit', async () => {
+    expect(await stats({})).toEqual({
+      status: 200,
+      body: { count: 3, has_more: false, total_storage_size_bytes: null },
+    })
+    expect((await stats({ limit: 2 })).body).toEqual({ count: 2, has_more: true, total_storage_size_bytes: null })
+    expect((await stats({ limit: 3 })).body).toEqual({ count: 3, has_more: false, total_storage_size_bytes: null })
+    expect((await stats({ limit: 0 })).body).toEqual({ count: 0, has_more: true, total_storage_size_bytes: null })
+  })
+
+  it('counts a filter and a query, capped at the limit', async () => {
+    const alpha = { op_names: ['weave:///e/p/op/alpha:*'] }
+    expect((await stats({ filter: alpha })).body).toMatchObject({ count: 2, has_more: false })
+    expect((await stats({ filter: alpha, limit: 1 })).body).toMatchObject({ count: 1, has_more: true })
+    const running = { $expr: { $eq: [{ $getField: 'summary.weave.status' }, { $literal: 'running' }] } }
+    expect((await stats({ query: running })).body).toMatchObject({ count: 1, has_more: false })
+    expect((await stats({ filter: { thread_ids: [] } })).body).toMatchObject({ count: 0, has_more: false })
+  })
+
+  it('sums whole-trace storage over matching root calls', async () => {
+    // Prepare
+    const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v))
+    const traceA =
+      size({}) +
+      size({ x: 5, name: 'Hello World', tags: [1, 2] }) +
+      size('fine') +
+      size({}) +
+      (size({}) + size({ x: '12', name: 'hello-there' }) + size(null) + size({}))
+    const traceC = size({}) + size({ x: 2.5, ref: 'weave:///e/p/object/ds:abc' })
+
+    // Act
+    const res = await stats({ include_total_storage_size: true })
+
+    // Assess
+    expect(res.body).toEqual({ count: 3, has_more: false, total_storage_size_bytes: traceA + traceC })
+  })
+
+  it('answers the limit-1 existence probe including deleted calls', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const id = randomUUID()
+    await writeCalls(caller, [{ start: startPart(project, { id }) }])
+    await deleteApp.request('/calls/delete', jsonInit({ project_id: project, call_ids: [id] }, caller.basic))
+
+    // Act
+    const probe = await stats({ limit: 1 }, project, caller.basic)
+    const count = await stats({}, project, caller.basic)
+    const empty = await stats({ limit: 1 }, newProject(caller), caller.basic)
+
+    // Assess
+    expect(probe.body).toEqual({ count: 1, has_more: false, total_storage_size_bytes: null })
+    expect(count.body).toEqual({ count: 0, has_more: false, total_storage_size_bytes: null })
+    expect(empty.body).toMatchObject({ count: 0 })
+  })
+
+  it('answers the runs-linked probe: limit 1 with a query and an all-null filter ignores the query', async () => {
+    const never = { $expr: { $eq: [{ $getField: 'op_name' }, { $literal: 'no-such-op' }] } }
+    expect((await stats({ limit: 1, query: never, filter: {} })).body).toMatchObject({ count: 1 })
+    expect((await stats({ limit: 1, query: never })).body).toMatchObject({ count: 0 })
+  })
+
+  it('answers 400 for a negative limit and 403 for a foreign project', async () => {
+    const stranger = await newCaller()
+    expect(await stats({ limit: -1 })).toEqual({
+      status: 400,
+      body: { reason: 'Limit must be greater than or equal to 0' },
+    })
+    expect((await stats({}, fx.project, stranger.basic)).status).toBe(403)
+  })
+})

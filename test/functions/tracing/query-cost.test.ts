@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest'
+import { app as createApp } from '#functions/tracing/create-cost/handler'
+import { app } from '#functions/tracing/query-cost/handler'
+import { jsonInit, newCaller } from '../../support/auth.js'
+import { newProject } from '../../support/calls.js'
+
+describe('POST /cost/query', () => {
+  it('filters with the query language, sorts, pages and projects fields', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const costs = {
+      a: { prompt_token_cost: 1, completion_token_cost: 1 },
+      b: { prompt_token_cost: 3, completion_token_cost: 1 },
+      c: { prompt_token_cost: 2, completion_token_cost: 1 },
+    }
+    await createApp.request('/cost/create', jsonInit({ project_id: project, costs }, caller.basic))
+    const body = {
+      project_id: project,
+      fields: ['llm_id', 'prompt_token_cost'],
+      query: { $expr: { $gt: [{ $getField: 'prompt_token_cost' }, { $literal: 1 }] } },
+      sort_by: [{ field: 'prompt_token_cost', direction: 'desc' }],
+    }
+
+    // Act
+    const all = await app.request('/cost/query', jsonInit(body, caller.basic))
+    const paged = await app.request('/cost/query', jsonInit({ ...body, limit: 1, offset: 1 }, caller.basic))
+
+    // Assess
+    expect(await all.json()).toEqual({
+      results: [
+        { llm_id: 'b', prompt_token_cost: 3 },
+        { llm_id: 'c', prompt_token_cost: 2 },
+      ],
+    })
+    expect(await paged.json()).toEqual({ results: [{ llm_id: 'c', prompt_token_cost: 2 }] })
+  })
+
+  it('answers 422 for a malformed query', async () => {
+    const caller = await newCaller()
+    const res = await app.request(
+      '/cost/query',
+      jsonInit({ project_id: newProject(caller), query: { x: 1 } }, caller.basic),
+    )
+    expect(res.status).toBe(422)
+  })
+})

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest'
+import { app as readApp } from '#functions/tracing/read-call/handler'
+import { app } from '#functions/tracing/start-call/handler'
+import { readCallCount } from '#shared/db/call-counter'
+import { jsonInit, newCaller } from '../../support/auth.js'
+import { newProject, startPart } from '../../support/calls.js'
+
+const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+describe('POST /call/start', () => {
+  it('generates UUIDv7 id and trace_id when missing and records the authenticated user', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const { id: _, ...start } = startPart(project, { wb_user_id: 'someone-else', display_name: 'My call' })
+
+    // Act
+    const res = await app.request('/call/start', jsonInit({ start }, caller.basic))
+    const body = (await res.json()) as { id: string; trace_id: string }
+    const read = await readApp.request('/call/read', jsonInit({ project_id: project, id: body.id }, caller.basic))
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(body.id).toMatch(UUID7)
+    expect(body.trace_id).toMatch(UUID7)
+    const { call } = (await read.json()) as { call: Record<string, unknown> }
+    expect(call).toMatchObject({ wb_user_id: caller.userId, display_name: 'My call', ended_at: null, output: null })
+    expect(call.summary).toEqual({ weave: { status: 'running', display_name: 'My call' } })
+  })
+
+  it('is idempotent for a retried start with the same id', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const start = startPart(project, { trace_id: 't' })
+
+    // Act
+    const first = await app.request('/call/start', jsonInit({ start }, caller.basic))
+    const second = await app.request('/call/start', jsonInit({ start }, caller.basic))
+
+    // Assess
+    expect(await first.json()).toEqual({ id: start.id, trace_id: 't' })
+    expect(await second.json()).toEqual({ id: start.id, trace_id: 't' })
+    expect(await readCallCount(project)).toBe(1)
+  })
+
+  it('answers 422 for missing inputs and an invalid datetime, 403 for a foreign project', async () => {
+    const caller = await newCaller()
+    const stranger = await newCaller()
+    const project = newProject(caller)
+    const { inputs: _, ...noInputs } = startPart(project)
+    expect((await app.request('/call/start', jsonInit({ start: noInputs }, caller.basic))).status).toBe(422)
+    const badTime = startPart(project, { started_at: 'yesterday' })
+    expect((await app.request('/call/start', jsonInit({ start: badTime }, caller.basic))).status).toBe(422)
+    expect((await app.request('/call/start', jsonInit({ start: startPart(project) }, stranger.basic))).status).toBe(403)
+    expect(await readCallCount(project)).toBe(0)
+  })
+})

@@ -1,0 +1,213 @@
+import '../../support/lambda-shim.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { app } from '#functions/tracing/stream-query-calls/handler'
+import { jsonInit, newCaller } from '../../support/auth.js'
+import { type CallFixture, callFixture } from '../../support/call-fixture.js'
+
+let fx: CallFixture
+
+beforeAll(async () => {
+  fx = await callFixture()
+})
+
+async function query(body: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+  const res = await app.request('/calls/stream_query', jsonInit({ project_id: fx.project, ...body }, fx.caller.basic))
+  if (res.status !== 200) throw new Error(`${res.status} ${await res.text()}`)
+  const text = await res.text()
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+}
+
+async function ids(body: Record<string, unknown>): Promise<string[]> {
+  const names = new Map([
+    [fx.a, 'a'],
+    [fx.b, 'b'],
+    [fx.c, 'c'],
+    [fx.d, 'd'],
+  ])
+  return (await query(body)).map((call) => names.get(call.id as string) ?? '?')
+}
+
+const get = (path: string) => ({ $getField: path })
+const lit = (v: unknown) => ({ $literal: v })
+
+describe('POST /calls/stream_query', () => {
+  it('streams JSON Lines in started_at order without deleted calls', async () => {
+    // Act
+    const res = await app.request('/calls/stream_query', jsonInit({ project_id: fx.project }, fx.caller.basic))
+    const text = await res.text()
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('application/jsonl')
+    expect(text.endsWith('\n')).toBe(true)
+    expect(await ids({})).toEqual(['a', 'b', 'c'])
+  })
+
+  it('derives status, latency and trace name on every call', async () => {
+    // Act
+    const calls = await query({})
+
+    // Assess
+    expect(calls.map((c) => (c.summary as { weave: unknown }).weave)).toEqual([
+      { status: 'success', trace_name: 'alpha', latency_ms: 200 },
+      { status: 'error', trace_name: 'alpha', latency_ms: 1000 },
+      { status: 'running', trace_name: 'plain_op' },
+    ])
+  })
+
+  it.each([
+    [{ op_names: ['weave:///e/p/op/alpha:*'] }, ['a', 'b']],
+    [{ op_names: ['weave:///e/p/op/alpha:v2'] }, ['b']],
+    [{ trace_roots_only: true }, ['a', 'c']],
+    [{ parent_ids: ['A'] }, ['b']],
+    [{ trace_ids: ['ta'] }, ['a', 'b']],
+    [{ thread_ids: [] }, []],
+    [{ thread_ids: ['th1'] }, ['c']],
+    [{ turn_ids: ['tu1'] }, ['c']],
+    [{ wb_run_ids: ['run1'] }, ['c']],
+    [{ input_refs: ['weave:///e/p/object/ds:abc'] }, ['c']],
+    [{ output_refs: ['weave:///e/p/object/m:1'] }, []],
+    [{ call_ids: ['C', 'A'] }, ['a', 'c']],
+    [{ op_names: [], trace_ids: [] }, ['a', 'b', 'c']],
+  ])('filters with %j', async (filter, expected) => {
+    // Prepare
+    const resolved = JSON.parse(
+      JSON.stringify(filter).replaceAll('"A"', JSON.stringify(fx.a)).replaceAll('"C"', JSON.stringify(fx.c)),
+    )
+
+    // Act
+    const got = await ids({ filter: resolved })
+
+    // Assess
+    expect(got).toEqual(expected)
+  })
+
+  it('filters by wb_user_ids of the authenticated writer', async () => {
+    expect(await ids({ filter: { wb_user_ids: [fx.caller.userId] } })).toEqual(['a', 'b', 'c'])
+    expect(await ids({ filter: { wb_user_ids: ['someone-else'] } })).toEqual([])
+  })
+
+  it.each([
+    ['int cast from the literal', { $gt: [get('inputs.x'), lit(3)] }, ['a', 'b']],
+    ['double cast from the literal', { $gt: [get('inputs.x'), lit(2.4)] }, ['a', 'b', 'c']],
+    ['string equality', { $eq: [get('inputs.name'), lit('Hello World')] }, ['a']],
+    ['case-sensitive substring', { $contains: { input: get('inputs.name'), substr: lit('hello') } }, ['b']],
+    [
+      'case-insensitive substring',
+      { $contains: { input: get('inputs.name'), substr: lit('HELLO'), case_insensitive: true } },
+      ['a', 'b'],
+    ],
+    ['whole token', { $containsToken: { input: get('inputs.name'), substr: lit('there') } }, ['b']],
+    ['partial token never matches', { $containsToken: { input: get('inputs.name'), substr: lit('ell') } }, []],
+    ['NOT of NULL excludes the row', { $not: [{ $eq: [get('inputs.x'), lit(5)] }] }, ['b']],
+    ['IS NULL on a column', { $eq: [get('parent_id'), lit(null)] }, ['a', 'c']],
+    ['derived status', { $eq: [get('summary.weave.status'), lit('running')] }, ['c']],
+    ['derived latency', { $gte: [get('summary.weave.latency_ms'), lit(1000)] }, ['b']],
+    ['derived trace name', { $eq: [get('summary.weave.trace_name'), lit('alpha')] }, ['a', 'b']],
+    ['datetime vs epoch seconds', { $gt: [get('started_at'), lit(1735689602)] }, ['c']],
+    ['datetime vs ISO string', { $gte: [get('started_at'), lit('2025-01-01T00:00:02Z')] }, ['b', 'c']],
+    ['exists', { $eq: [{ $convert: { input: get('inputs.ref'), to: 'exists' } }, lit(true)] }, ['c']],
+    ['size of a list', { $gt: [{ $size: get('inputs.tags') }, lit(1)] }, ['a']],
+    ['in a list', { $in: [get('op_name'), [lit('plain_op'), lit('nope')]] }, ['c']],
+    [
+      'or and and',
+      { $or: [{ $and: [{ $eq: [get('inputs.x'), lit(5)] }] }, { $eq: [get('op_name'), lit('plain_op')] }] },
+      ['a', 'c'],
+    ],
+    [
+      'lt and gte as doubles',
+      { $and: [{ $lt: [get('inputs.x'), lit(11.5)] }, { $gte: [get('inputs.x'), lit(2.5)] }] },
+      ['a', 'c'],
+    ],
+    ['int cast drops a fractional value', { $lte: [get('inputs.x'), lit(5)] }, ['a']],
+    ['$convert to double', { $lt: [{ $convert: { input: get('inputs.x'), to: 'double' } }, lit(3)] }, ['c']],
+  ])('evaluates %s', async (_name, expr, expected) => {
+    expect(await ids({ query: { $expr: expr } })).toEqual(expected)
+  })
+
+  it('sorts by a JSON path numerically, then applies offset and limit', async () => {
+    expect(await ids({ sort_by: [{ field: 'inputs.x', direction: 'desc' }] })).toEqual(['b', 'a', 'c'])
+    expect(await ids({ sort_by: [{ field: 'inputs.x', direction: 'asc' }] })).toEqual(['c', 'a', 'b'])
+    expect(await ids({ offset: 1, limit: 1 })).toEqual(['b'])
+    expect(await ids({ limit: 2 })).toEqual(['a', 'b'])
+    expect(await ids({ sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 1 })).toEqual(['c'])
+  })
+
+  it('returns only the requested columns plus the required ones', async () => {
+    // Act
+    const [first] = await query({ columns: ['inputs'], limit: 1 })
+
+    // Assess
+    expect(Object.keys(first ?? {}).sort()).toEqual(
+      [
+        'id',
+        'inputs',
+        'op_name',
+        'project_id',
+        'started_at',
+        'storage_size_bytes',
+        'total_storage_size_bytes',
+        'trace_id',
+      ].sort(),
+    )
+  })
+
+  it('returns storage sizes: the call own size and the whole trace on roots', async () => {
+    // Prepare
+    const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v))
+    const aSize = size({}) + size({ x: 5, name: 'Hello World', tags: [1, 2] }) + size('fine') + size({})
+    const bSize = size({}) + size({ x: '12', name: 'hello-there' }) + size(null) + size({})
+
+    // Act
+    const calls = await query({
+      filter: { trace_ids: ['ta'] },
+      include_storage_size: true,
+      include_total_storage_size: true,
+    })
+
+    // Assess
+    expect(calls.map((c) => [c.storage_size_bytes, c.total_storage_size_bytes])).toEqual([
+      [aSize, aSize + bSize],
+      [bSize, null],
+    ])
+  })
+
+  it.each([
+    [{ query: { $expr: { $nope: [] } } }],
+    [{ query: { $expr: { $eq: [lit(1)] } } }],
+    [{ query: { $expr: lit(true) } }],
+    [{ query: { $expr: { $eq: [lit(1), lit(1)] }, extra: 1 } }],
+    [{ sort_by: [{ field: 'x', direction: 'up' }] }],
+    [{ limit: 'ten' }],
+  ])('answers 422 for %j', async (body) => {
+    const res = await app.request('/calls/stream_query', jsonInit({ project_id: fx.project, ...body }, fx.caller.basic))
+    expect(res.status).toBe(422)
+    expect(((await res.json()) as { detail: unknown[] }).detail.length).toBeGreaterThan(0)
+  })
+
+  it('answers 400 for a non-string $contains needle and for an unknown field', async () => {
+    const needle = await app.request(
+      '/calls/stream_query',
+      jsonInit(
+        { project_id: fx.project, query: { $expr: { $contains: { input: get('inputs.name'), substr: lit(5) } } } },
+        fx.caller.basic,
+      ),
+    )
+    const field = await app.request(
+      '/calls/stream_query',
+      jsonInit({ project_id: fx.project, query: { $expr: { $eq: [get('nope'), lit(1)] } } }, fx.caller.basic),
+    )
+    expect(needle.status).toBe(400)
+    expect(field.status).toBe(400)
+    expect(await field.json()).toEqual({ reason: 'Invalid field: nope' })
+  })
+
+  it("answers 403 for another entity's project", async () => {
+    const stranger = await newCaller()
+    const res = await app.request('/calls/stream_query', jsonInit({ project_id: fx.project }, stranger.basic))
+    expect(res.status).toBe(403)
+  })
+})

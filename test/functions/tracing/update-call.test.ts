@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest'
+import { app as readApp } from '#functions/tracing/read-call/handler'
+import { app } from '#functions/tracing/update-call/handler'
+import { jsonInit, newCaller } from '../../support/auth.js'
+import { newProject, startPart, writeCalls } from '../../support/calls.js'
+
+describe('POST /call/update', () => {
+  it('sets the display name, clears it with an empty string, and survives a retried start', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const start = startPart(project)
+    await writeCalls(caller, [{ start }])
+    const read = async () =>
+      (
+        (await (
+          await readApp.request('/call/read', jsonInit({ project_id: project, id: start.id }, caller.basic))
+        ).json()) as {
+          call: { display_name: string | null }
+        }
+      ).call.display_name
+
+    // Act
+    const set = await app.request(
+      '/call/update',
+      jsonInit({ project_id: project, call_id: start.id, display_name: 'New' }, caller.basic),
+    )
+    await writeCalls(caller, [{ start }])
+    const afterRetry = await read()
+    await app.request(
+      '/call/update',
+      jsonInit({ project_id: project, call_id: start.id, display_name: '' }, caller.basic),
+    )
+
+    // Assess
+    expect(set.status).toBe(200)
+    expect(await set.json()).toEqual({})
+    expect(afterRetry).toBe('New')
+    expect(await read()).toBeNull()
+  })
+
+  it('answers 400 without display_name, 404 for an unknown call and 403 for a foreign project', async () => {
+    const caller = await newCaller()
+    const stranger = await newCaller()
+    const project = newProject(caller)
+    const none = await app.request('/call/update', jsonInit({ project_id: project, call_id: 'x' }, caller.basic))
+    expect(none.status).toBe(400)
+    expect(await none.json()).toEqual({ reason: 'One of [display_name] is required for call update' })
+    const unknown = await app.request(
+      '/call/update',
+      jsonInit({ project_id: project, call_id: 'x', display_name: 'n' }, caller.basic),
+    )
+    expect(unknown.status).toBe(404)
+    const foreign = await app.request(
+      '/call/update',
+      jsonInit({ project_id: project, call_id: 'x', display_name: 'n' }, stranger.basic),
+    )
+    expect(foreign.status).toBe(403)
+  })
+})

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest'
+import { app as readApp } from '#functions/tracing/read-call/handler'
+import { app } from '#functions/tracing/upsert-call-batch/handler'
+import { readCallCount } from '#shared/db/call-counter'
+import { jsonInit, newCaller } from '../../support/auth.js'
+import { endPart, newProject, startPart } from '../../support/calls.js'
+
+describe('POST /call/upsert_batch', () => {
+  it('stores starts and ends in order, answers one result per item and merges the parts on read', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const start = startPart(project, { trace_id: 't-1', inputs: { a: 1 }, wb_user_id: 'spoofed' })
+    const end = endPart(project, start.id as string, {
+      output: { ok: true },
+      summary: { usage: { 'gpt-4': { total_tokens: 3 } } },
+    })
+    const batch = [
+      { mode: 'start', req: { start } },
+      { mode: 'end', req: { end: { ...end, display_name: 'ignored by contract' } } },
+    ]
+
+    // Act
+    const res = await app.request('/call/upsert_batch', jsonInit({ batch }, caller.basic))
+    const read = await readApp.request('/call/read', jsonInit({ project_id: project, id: start.id }, caller.basic))
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ res: [{ id: start.id, trace_id: 't-1' }, {}] })
+    const { call } = (await read.json()) as { call: Record<string, unknown> }
+    expect(call).toMatchObject({
+      id: start.id,
+      trace_id: 't-1',
+      inputs: { a: 1 },
+      output: { ok: true },
+      started_at: '2025-01-01T00:00:00Z',
+      ended_at: '2025-01-01T00:00:01Z',
+      wb_user_id: caller.userId,
+      summary: {
+        usage: { 'gpt-4': { total_tokens: 3 } },
+        weave: { status: 'success', trace_name: 'my_op', latency_ms: 1000 },
+      },
+    })
+  })
+
+  it('counts a retried batch once and never duplicates its calls', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const starts = [startPart(project), startPart(project), startPart(project)]
+    const batch = starts.map((start) => ({ mode: 'start', req: { start } }))
+
+    // Act
+    const first = await app.request('/call/upsert_batch', jsonInit({ batch }, caller.basic))
+    const retry = await app.request('/call/upsert_batch', jsonInit({ batch }, caller.basic))
+
+    // Assess
+    expect(first.status).toBe(200)
+    expect(retry.status).toBe(200)
+    expect(await readCallCount(project)).toBe(3)
+  })
+
+  it('accepts an end that arrives before its start', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const start = startPart(project, { trace_id: 'tr' })
+    const end = endPart(project, start.id as string, { exception: 'boom' })
+
+    // Act
+    await app.request('/call/upsert_batch', jsonInit({ batch: [{ mode: 'end', req: { end } }] }, caller.basic))
+    await app.request('/call/upsert_batch', jsonInit({ batch: [{ mode: 'start', req: { start } }] }, caller.basic))
+    const read = await readApp.request('/call/read', jsonInit({ project_id: project, id: start.id }, caller.basic))
+
+    // Assess
+    const { call } = (await read.json()) as { call: Record<string, unknown> }
+    expect(call.exception).toBe('boom')
+    expect((call.summary as { weave: { status: string } }).weave.status).toBe('error')
+  })
+
+  it('stores inputs larger than 400 KB whole', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const text = 'x'.repeat(900_000)
+    const start = startPart(project, { inputs: { text } })
+
+    // Act
+    const res = await app.request(
+      '/call/upsert_batch',
+      jsonInit({ batch: [{ mode: 'start', req: { start } }] }, caller.basic),
+    )
+    const read = await readApp.request('/call/read', jsonInit({ project_id: project, id: start.id }, caller.basic))
+
+    // Assess
+    expect(res.status).toBe(200)
+    const { call } = (await read.json()) as { call: { inputs: { text: string } } }
+    expect(call.inputs.text).toBe(text)
+  })
+
+  it('rejects a batch item of a foreign project with 403 and writes nothing', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const other = await newCaller()
+    const mine = startPart(newProject(caller))
+    const theirs = startPart(newProject(other))
+    const batch = [
+      { mode: 'start', req: { start: mine } },
+      { mode: 'start', req: { start: theirs } },
+    ]
+
+    // Act
+    const res = await app.request('/call/upsert_batch', jsonInit({ batch }, caller.basic))
+
+    // Assess
+    expect(res.status).toBe(403)
+    expect(await res.json()).toEqual({ reason: `You do not have access to entity '${other.entity}'` })
+    expect(await readCallCount(mine.project_id as string)).toBe(0)
+  })
+
+  it('answers 422 with detail for an unknown mode and for a missing started_at', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const { started_at: _, ...noTime } = startPart(project)
+
+    // Act
+    const badMode = await app.request('/call/upsert_batch', jsonInit({ batch: [{ mode: 'x', req: {} }] }, caller.basic))
+    const missing = await app.request(
+      '/call/upsert_batch',
+      jsonInit({ batch: [{ mode: 'start', req: { start: noTime } }] }, caller.basic),
+    )
+    const notJson = await app.request('/call/upsert_batch', { method: 'POST', headers: caller.basic, body: '{' })
+
+    // Assess
+    expect(badMode.status).toBe(422)
+    expect(missing.status).toBe(422)
+    expect(((await missing.json()) as { detail: { loc: unknown[] }[] }).detail[0]?.loc).toEqual([
+      'body',
+      'batch',
+      0,
+      'req',
+      'start',
+      'started_at',
+    ])
+    expect(notJson.status).toBe(422)
+  })
+
+  it('answers 401 without credentials', async () => {
+    const res = await app.request('/call/upsert_batch', jsonInit({ batch: [] }, {}))
+    expect(res.status).toBe(401)
+  })
+})
