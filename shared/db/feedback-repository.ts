@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { deleteLargeValue, loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
 import { queryAll } from '#shared/db/query'
-import { deleteStoredValue, readStoredValue, storeValue } from '#shared/db/stored-value'
 import { type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
 
 // Feedback (docs/data-model.md): PK=FB#<project>#<id> SK=FB; the row's columns in `row_dump`, its payload in
@@ -13,9 +13,15 @@ import { type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
 // Retried creates without a client id: PK=FBRETRY#<project>#<retry key> SK=FBRETRY holds the id first chosen.
 
 const keyOf = (project: string, id: string) => ({ PK: `FB#${project}#${id}`, SK: 'FB' })
+// Payloads above INLINE_BYTES live in chunk items beside the row (large-value).
+const INLINE_BYTES = 300_000
+const payloadOwner = (pk: string) => ({ pk, skPrefix: 'PAYLOAD' })
+
+const payloadText = (item: Record<string, unknown>) =>
+  loadJson(payloadOwner(String(item.PK)), item.payload as StoredJson)
 
 async function toRow(item: Record<string, unknown>): Promise<FeedbackRow> {
-  const payload = JSON.parse(await readStoredValue(item, 'payload'))
+  const payload = JSON.parse(await payloadText(item))
   return FeedbackRowSchema.parse({ ...JSON.parse(String(item.row_dump)), payload })
 }
 
@@ -24,14 +30,14 @@ export async function putFeedback(row: FeedbackRow): Promise<{ row: FeedbackRow;
   const key = keyOf(row.project_id, row.id)
   const sort = `${row.created_at}#${row.id}`
   const { payload, ...columns } = row
-  const stored = await storeValue(`${key.PK}|${key.SK}`, JSON.stringify(payload), 'payload')
+  const stored = await storeJson(payloadOwner(key.PK), JSON.stringify(payload), INLINE_BYTES)
   try {
     await db().send(
       new PutCommand({
         TableName: table(),
         Item: {
           ...key,
-          ...stored,
+          payload: stored,
           row_dump: JSON.stringify(columns),
           created_at: row.created_at,
           feedback_type: row.feedback_type,
@@ -86,7 +92,8 @@ export async function getFeedback(project: string, id: string): Promise<Feedback
 export async function deleteFeedback(project: string, id: string): Promise<void> {
   const key = keyOf(project, id)
   const { Attributes } = await db().send(new DeleteCommand({ TableName: table(), Key: key, ReturnValues: 'ALL_OLD' }))
-  if (Attributes?.payload_chunks !== undefined) await deleteStoredValue(`${key.PK}|${key.SK}`)
+  const stored = Attributes?.payload as StoredJson | undefined
+  if (stored !== undefined && 'ref' in stored) await deleteLargeValue(payloadOwner(key.PK), stored.ref)
 }
 
 /** Which stored listing a read uses. */
@@ -157,7 +164,7 @@ export async function* readFeedbackWindow(o: WindowOptions): AsyncGenerator<Feed
         // Sort keys are `<created_at>#<id>`: every key of an instant < end sorts below the bare end instant.
         KeyConditionExpression: `${ix.pkName} = :pk AND ${ix.skName} BETWEEN :a AND :b`,
         ExpressionAttributeValues: values,
-        ProjectionExpression: 'PK, SK, created_at, payload_text, payload_chunks, payload_bytes',
+        ProjectionExpression: 'PK, created_at, payload',
         ScanIndexForward: !o.newestFirst,
         ExclusiveStartKey: startKey,
         ...(filter === undefined ? {} : { FilterExpression: filter }),
@@ -167,7 +174,8 @@ export async function* readFeedbackWindow(o: WindowOptions): AsyncGenerator<Feed
     const items = page.Items ?? []
     const out: FeedbackSample[] = []
     for (const item of items) {
-      const payload = typeof item.payload_text === 'string' ? item.payload_text : await readStoredValue(item, 'payload')
+      const stored = item.payload as StoredJson
+      const payload = 'json' in stored ? stored.json : await payloadText(item)
       out.push({ created_at: String(item.created_at), payload })
     }
     seen += out.length

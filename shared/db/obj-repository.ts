@@ -9,8 +9,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
 import { queryAll } from '#shared/db/query'
-import { readStoredValue, storeValue } from '#shared/db/stored-value'
 import { type ObjVersion, ObjVersionSchema } from '#shared/schemas/obj'
 
 // Layout (docs/data-model.md, "Tracing: objects, feedback, queues"). One partition per object:
@@ -27,8 +27,15 @@ const pad = (n: number) => String(n).padStart(10, '0')
 /** A version together with its value as stored JSON text (undefined when read without the value). */
 export type ObjVersionRecord = { version: ObjVersion; valText: string | undefined }
 
+// Values above INLINE_BYTES go to chunk items beside the version (large-value), under a sort-key prefix that no
+// listing of this partition (VER#, ALIAS#…TAG$) matches.
+const INLINE_BYTES = 300_000
+const valOwner = (pk: string, digest: string) => ({ pk, skPrefix: `VAL#${digest}` })
+
 async function withValue(item: Record<string, unknown>, withVal: boolean): Promise<ObjVersionRecord> {
-  return { version: ObjVersionSchema.parse(item), valText: withVal ? await readStoredValue(item) : undefined }
+  const version = ObjVersionSchema.parse(item)
+  if (!withVal) return { version, valText: undefined }
+  return { version, valText: await loadJson(valOwner(String(item.PK), version.digest), item.val as StoredJson) }
 }
 
 function liveIndexKeys(v: ObjVersion): Record<string, string> {
@@ -51,12 +58,12 @@ export async function claimObjVersion(
 ): Promise<{ created: true } | { created: false; existing: ObjVersion }> {
   const pk = objPk(version.project_id, version.object_id)
   const sk = `VER#${version.digest}`
-  const value = await storeValue(`${pk}|${sk}`, valText)
+  const val = await storeJson(valOwner(pk, version.digest), valText, INLINE_BYTES)
   try {
     await db().send(
       new PutCommand({
         TableName: table(),
-        Item: { PK: pk, SK: sk, ...version, ...value, ...liveIndexKeys(version) },
+        Item: { PK: pk, SK: sk, ...version, val, ...liveIndexKeys(version) },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     )

@@ -12,8 +12,8 @@ import type { Principal } from '#shared/schemas/api-key'
 import type { FeedbackCreateReq, FeedbackQueryReq, FeedbackReplaceReq, FeedbackRow } from '#shared/schemas/feedback'
 import { assertQueueLive } from '#shared/tracing/feedback-queue'
 import { validateFeedback } from '#shared/tracing/feedback-validate'
+import { uuidv7 } from '#shared/tracing/ids'
 import { type Expr, evaluate, parseQuery } from '#shared/tracing/query-expr'
-import { uuidv7 } from '#shared/tracing/uuidv7'
 
 /** `FeedbackCreateRes`. */
 export type FeedbackCreateRes = { id: string; created_at: string; wb_user_id: string; payload: Record<string, unknown> }

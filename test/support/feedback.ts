@@ -1,6 +1,6 @@
 import { putFeedback } from '#shared/db/feedback-repository'
 import type { FeedbackRow } from '#shared/schemas/feedback'
-import { uuidv7 } from '#shared/tracing/uuidv7'
+import { uuidv7 } from '#shared/tracing/ids'
 
 /** Stores a feedback row at a chosen time through the real repository (the API always stamps "now"). */
 export async function seedFeedback(
