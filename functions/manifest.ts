@@ -308,4 +308,39 @@ export const FUNCTIONS: readonly FunctionEntry[] = [
     access: 'write',
     auth: true,
   },
+  // Tracing: tables and files.
+  {
+    id: 'tracing/create-table',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/table/create' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/query-table',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/table/query' }],
+    access: 'read',
+    auth: true,
+  },
+  {
+    id: 'tracing/create-file',
+    family: 'tracing',
+    routes: [
+      { method: 'POST', path: '/file/create' },
+      { method: 'POST', path: '/files/create' },
+    ],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'tracing/read-file-content',
+    family: 'tracing',
+    routes: [
+      { method: 'POST', path: '/file/content' },
+      { method: 'POST', path: '/files/content' },
+    ],
+    access: 'read',
+    auth: true,
+  },
 ]
