@@ -25,30 +25,36 @@ async function toRow(item: Record<string, unknown>): Promise<FeedbackRow> {
   return FeedbackRowSchema.parse({ ...JSON.parse(String(item.row_dump)), payload })
 }
 
+/** The DynamoDB item of a feedback row whose payload is already stored (inline or as a large-value ref). */
+export function feedbackItem(row: FeedbackRow, payload: StoredJson): Record<string, unknown> {
+  const key = keyOf(row.project_id, row.id)
+  const sort = `${row.created_at}#${row.id}`
+  const { payload: _payload, ...columns } = row
+  return {
+    ...key,
+    payload,
+    row_dump: JSON.stringify(columns),
+    created_at: row.created_at,
+    feedback_type: row.feedback_type,
+    ...(row.trigger_ref === null ? {} : { trigger_ref: row.trigger_ref }),
+    GSI1PK: `FBT#${row.project_id}`,
+    GSI1SK: sort,
+    GSI2PK: `FBTY#${row.project_id}#${row.feedback_type}`,
+    GSI2SK: sort,
+    GSI3PK: `FBREF#${row.project_id}#${row.weave_ref}`,
+    GSI3SK: sort,
+  }
+}
+
 /** Stores a feedback row unless its id exists; returns the stored row either way (idempotent by id). */
 export async function putFeedback(row: FeedbackRow): Promise<{ row: FeedbackRow; created: boolean }> {
   const key = keyOf(row.project_id, row.id)
-  const sort = `${row.created_at}#${row.id}`
-  const { payload, ...columns } = row
-  const stored = await storeJson(payloadOwner(key.PK), JSON.stringify(payload), INLINE_BYTES)
+  const stored = await storeJson(payloadOwner(key.PK), JSON.stringify(row.payload), INLINE_BYTES)
   try {
     await db().send(
       new PutCommand({
         TableName: table(),
-        Item: {
-          ...key,
-          payload: stored,
-          row_dump: JSON.stringify(columns),
-          created_at: row.created_at,
-          feedback_type: row.feedback_type,
-          ...(row.trigger_ref === null ? {} : { trigger_ref: row.trigger_ref }),
-          GSI1PK: `FBT#${row.project_id}`,
-          GSI1SK: sort,
-          GSI2PK: `FBTY#${row.project_id}#${row.feedback_type}`,
-          GSI2SK: sort,
-          GSI3PK: `FBREF#${row.project_id}#${row.weave_ref}`,
-          GSI3SK: sort,
-        },
+        Item: feedbackItem(row, stored),
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     )
