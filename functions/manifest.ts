@@ -25,6 +25,13 @@ export type FunctionEntry = {
 export const FUNCTIONS: readonly FunctionEntry[] = [
   { id: 'meta/get-health', family: 'meta', routes: [{ method: 'GET', path: '/health' }], access: 'none', auth: false },
   {
+    id: 'meta/get-openapi',
+    family: 'meta',
+    routes: [{ method: 'GET', path: '/openapi.json' }],
+    access: 'none',
+    auth: false,
+  },
+  {
     id: 'tracing/start-call',
     family: 'tracing',
     routes: [{ method: 'POST', path: '/call/start' }],

@@ -4,6 +4,7 @@ import { config, tableName } from '#shared/config'
 
 let rawClient: DynamoDBClient | undefined
 let documentClient: DynamoDBDocumentClient | undefined
+let clientEndpoint: string | undefined
 
 /**
  * The process-wide low-level DynamoDB client, created on first use from `config` (so the local server and tests can
@@ -11,8 +12,12 @@ let documentClient: DynamoDBDocumentClient | undefined
  * (dynalite, DynamoDB Local), which take any static credentials.
  */
 export function rawDb(): DynamoDBClient {
-  if (rawClient === undefined) {
+  // Re-created only if the composition root re-points the endpoint (the local stack's restart, tests).
+  if (rawClient === undefined || clientEndpoint !== config.dynamoEndpoint) {
+    rawClient?.destroy()
+    documentClient = undefined
     const endpoint = config.dynamoEndpoint
+    clientEndpoint = endpoint
     rawClient = new DynamoDBClient({
       region: config.region,
       maxAttempts: 4,
@@ -26,7 +31,8 @@ export function rawDb(): DynamoDBClient {
 
 /** The process-wide DynamoDB document client (plain JS values in and out, undefined attributes dropped). */
 export function db(): DynamoDBDocumentClient {
-  documentClient ??= DynamoDBDocumentClient.from(rawDb(), {
+  const raw = rawDb()
+  documentClient ??= DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
   })
   return documentClient

@@ -1,6 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { type AuthScheme, assertProjectAccess, authenticate } from '#shared/auth/authenticate'
+import { type AuthScheme, assertProjectAccess, authenticate, parseAuthorization } from '#shared/auth/authenticate'
 import { config } from '#shared/config'
 import type { ErrorMapper } from '#shared/errors/error-response'
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
@@ -37,8 +37,11 @@ function requestContext(family: Family): MiddlewareHandler<AppEnv> {
 function auth(scheme: AuthScheme): MiddlewareHandler<AppEnv> {
   return async function auth(c, next) {
     // Behind API Gateway the REQUEST authorizer has already resolved the key; locally we resolve it here.
+    // The cached authorizer policy spans routes, so the family's scheme is still checked here (no I/O).
+    const header = c.req.header('authorization')
     const fromAuthorizer = principalFromAuthorizer(c.env?.requestContext?.authorizer)
-    c.set('auth', fromAuthorizer ?? (await authenticate(c.req.header('authorization'), scheme)))
+    if (fromAuthorizer !== undefined) parseAuthorization(header, scheme)
+    c.set('auth', fromAuthorizer ?? (await authenticate(header, scheme)))
     await next()
   }
 }

@@ -13,9 +13,11 @@ function mediaType(header: string | undefined): string {
   return (header ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? ''
 }
 
-function positionOf(error: unknown): number {
-  const match = /position (\d+)/.exec(error instanceof Error ? error.message : '')
-  return match ? Number(match[1]) : 0
+function positionOf(error: unknown, text: string): number {
+  const message = error instanceof Error ? error.message : ''
+  const match = /position (\d+)/.exec(message)
+  if (match) return Number(match[1])
+  return /end of JSON/i.test(message) ? text.length : 0
 }
 
 /**
@@ -40,6 +42,6 @@ export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new RequestValidationError([jsonInvalidIssue(positionOf(error), (error as Error).message)])
+    throw new RequestValidationError([jsonInvalidIssue(positionOf(error, text), (error as Error).message)])
   }
 }

@@ -1,0 +1,54 @@
+import { serve } from '@hono/node-server'
+import { bootstrapKey } from '#shared/auth/bootstrap'
+import { config, localConfig } from '#shared/config'
+import { ensureTable } from '#shared/db/ensure-table'
+import { createLocalApp } from './local/app.js'
+import { type EmbeddedDynamo, startEmbeddedDynamo } from './local/embedded-dynamo.js'
+
+// `npm start`: the whole stack in one process — embedded DynamoDB (unless DYNAMODB_ENDPOINT is set), tables created
+// from the shared definition, a bootstrap key, and every function's routes on one port.
+let dynamo: EmbeddedDynamo | undefined
+if (config.dynamoEndpoint === undefined) {
+  dynamo = await startEmbeddedDynamo(localConfig.memory ? undefined : localConfig.dataDir)
+  config.dynamoEndpoint = dynamo.endpoint
+}
+config.tableName ??= 'loom'
+await ensureTable(config.tableName)
+
+const boot = await bootstrapKey({
+  key: localConfig.bootstrapKey,
+  userId: localConfig.bootstrapUser,
+  entity: localConfig.bootstrapEntity,
+})
+
+const app = await createLocalApp()
+const server = serve({ fetch: app.fetch, port: localConfig.port, hostname: localConfig.host }, (info) => {
+  const base = `http://${localConfig.host}:${info.port}`
+  const storage = dynamo === undefined ? config.dynamoEndpoint : localConfig.memory ? 'in memory' : localConfig.dataDir
+  const lines = [
+    'Loom is running.',
+    `  Tracing (Weave):  ${base}            WF_TRACE_SERVER_URL=${base}`,
+    `  Inference:        ${base}/v1         OPENAI_BASE_URL=${base}/v1`,
+    `  Health:           ${base}/health`,
+    `  OpenAPI:          ${base}/openapi.json`,
+    `  DynamoDB:         ${storage} (table ${config.tableName})`,
+  ]
+  if (boot.kind === 'generated') {
+    lines.push(
+      '',
+      `  First start: created an API key for user '${boot.record.userId}' in entity '${boot.record.entity}'.`,
+      `  It is shown only this once: ${boot.key}`,
+    )
+  } else if (boot.kind === 'configured') {
+    lines.push(`  Bootstrap key registered for user '${boot.record.userId}' in entity '${boot.record.entity}'.`)
+  }
+  process.stdout.write(`${lines.join('\n')}\n`)
+})
+
+async function shutdown() {
+  server.close()
+  await dynamo?.close()
+  process.exit(0)
+}
+process.on('SIGINT', shutdown)
+process.on('SIGTERM', shutdown)

@@ -1,0 +1,13 @@
+import { z } from 'zod/mini'
+import type { RouteDoc } from '#shared/http/openapi'
+import { TRACING_CALLS_DOCS } from '#shared/routes/tracing-calls-docs'
+
+/**
+ * The OpenAPI description of every route, keyed by `"<METHOD> <path>"` as in `functions/manifest.ts`, pointing at
+ * the same zod schemas the handlers validate with. `test/functions/manifest.test.ts` fails when a route lacks one.
+ */
+export const ROUTE_DOCS: Record<string, RouteDoc> = {
+  'GET /health': { summary: 'Liveness probe', response: z.object({ status: z.literal('ok') }) },
+  'GET /openapi.json': { summary: 'This OpenAPI 3.1 document' },
+  ...TRACING_CALLS_DOCS,
+}

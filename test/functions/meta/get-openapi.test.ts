@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest'
+import { FUNCTIONS } from '#functions/manifest'
+import { app } from '#functions/meta/get-openapi/handler'
+
+describe('GET /openapi.json', () => {
+  it('documents every manifest route as OpenAPI 3.1 with security on authenticated routes', async () => {
+    const res = await app.request('/openapi.json')
+    const doc = (await res.json()) as { openapi: string; paths: Record<string, Record<string, { security?: unknown }>> }
+    expect(res.status).toBe(200)
+    expect(doc.openapi).toBe('3.1.0')
+    for (const entry of FUNCTIONS) {
+      for (const route of entry.routes) {
+        const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}')
+        const operation = doc.paths[path]?.[route.method.toLowerCase()]
+        expect(operation, `${route.method} ${route.path}`).toBeDefined()
+        expect(operation?.security !== undefined).toBe(entry.auth)
+      }
+    }
+  })
+})
