@@ -1,6 +1,7 @@
 import { z } from 'zod/mini'
 import type { RouteDoc } from '#shared/http/openapi'
 import { TRACING_CALLS_DOCS } from '#shared/routes/tracing-calls-docs'
+import { TRACING_OBJECTS_DOCS } from '#shared/routes/tracing-objects-docs'
 
 /**
  * The OpenAPI description of every route, keyed by `"<METHOD> <path>"` as in `functions/manifest.ts`, pointing at
@@ -10,4 +11,5 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /health': { summary: 'Liveness probe', response: z.object({ status: z.literal('ok') }) },
   'GET /openapi.json': { summary: 'This OpenAPI 3.1 document' },
   ...TRACING_CALLS_DOCS,
+  ...TRACING_OBJECTS_DOCS,
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 import { parseDateTimeMs } from '#shared/tracing/datetime'
 
 /** A datetime field (ISO 8601 or epoch seconds; naive = UTC), kept as given and checked for validity. */

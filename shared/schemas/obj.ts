@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 
 const nullableString = () => z.optional(z.nullable(z.string()))
 
@@ -130,20 +130,21 @@ export const ObjVersionSchema = z.object({
 export type ObjVersion = z.infer<typeof ObjVersionSchema>
 
 /** `ObjSchema` as returned by `obj/read` and `objs/query`. */
-export type ObjOut = {
-  project_id: string
-  object_id: string
-  created_at: string
-  deleted_at: string | null
-  digest: string
-  version_index: number
-  is_latest: 0 | 1
-  kind: 'op' | 'object'
-  base_object_class: string | null
-  leaf_object_class: string | null
-  val: unknown
-  wb_user_id: string | null
-  size_bytes: number | null
-  tags: string[] | null
-  aliases: string[] | null
-}
+export const ObjOutSchema = z.object({
+  project_id: z.string(),
+  object_id: z.string(),
+  created_at: z.string(),
+  deleted_at: z.nullable(z.string()),
+  digest: z.string(),
+  version_index: z.number(),
+  is_latest: z.union([z.literal(0), z.literal(1)]),
+  kind: z.enum(['op', 'object']),
+  base_object_class: z.nullable(z.string()),
+  leaf_object_class: z.nullable(z.string()),
+  val: z.unknown(),
+  wb_user_id: z.nullable(z.string()),
+  size_bytes: z.nullable(z.number()),
+  tags: z.nullable(z.array(z.string())),
+  aliases: z.nullable(z.array(z.string())),
+})
+export type ObjOut = z.infer<typeof ObjOutSchema>

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 import { SortBySchema } from '#shared/schemas/obj'
 
 /** `TableCreateReq`: rows are checked to be objects by the server (400), as Weave does. */

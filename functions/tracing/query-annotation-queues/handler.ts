@@ -1,4 +1,4 @@
-import { handle } from 'hono/aws-lambda'
+import { defaultIsContentTypeBinary, handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
 import { QueuesQueryReqSchema } from '#shared/schemas/annotation-queue'
@@ -15,4 +15,7 @@ export const app = createTracingApp().post(
   },
 )
 
-export const handler = handle(app)
+// JSON Lines is text: without this the adapter would base64-encode it as binary.
+export const handler = handle(app, {
+  isContentTypeBinary: (type) => !type.startsWith('application/jsonl') && defaultIsContentTypeBinary(type),
+})
