@@ -1,4 +1,11 @@
-import { deleteAlias, deleteTag, hasLatestAlias, listDistinctLabels, putAlias, putTag } from '#shared/db/obj-repository'
+import {
+  deleteAlias,
+  deleteTag,
+  hasLatestAlias,
+  listDistinctLabels,
+  putAlias,
+  putTag,
+} from '#shared/db/obj-label-repository'
 import { NotFoundError } from '#shared/errors/http-error'
 import type { ObjVersion } from '#shared/schemas/obj'
 import { resolveObjVersion } from '#shared/tracing/objects-resolve'

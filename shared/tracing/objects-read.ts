@@ -4,10 +4,12 @@ import {
   getObjectLabels,
   listAliasedVersions,
   listLatestAliases,
+  listTaggedVersions,
+} from '#shared/db/obj-label-repository'
+import {
   listLiveVersionsByClass,
   listLiveVersionsByKind,
   listObjectVersions,
-  listTaggedVersions,
   type ObjVersionRecord,
 } from '#shared/db/obj-repository'
 import { NotFoundError } from '#shared/errors/http-error'

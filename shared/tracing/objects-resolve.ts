@@ -1,4 +1,5 @@
-import { findVersionsByIndex, getAlias, getObjVersion, type ObjVersionRecord } from '#shared/db/obj-repository'
+import { getAlias } from '#shared/db/obj-label-repository'
+import { findVersionsByIndex, getObjVersion, type ObjVersionRecord } from '#shared/db/obj-repository'
 import type { ObjOut, ObjVersion } from '#shared/schemas/obj'
 import { isContentHash } from '#shared/tracing/digest'
 

@@ -1,16 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { assertProjectAccess } from '#shared/auth/authenticate'
+import { deleteAlias, deleteTag, getAlias, getObjectLabels, putAlias } from '#shared/db/obj-label-repository'
 import {
   claimObjVersion,
-  deleteAlias,
-  deleteTag,
-  getAlias,
-  getObjectLabels,
   getObjVersion,
   listObjectVersions,
   markVersionDeleted,
   nextVersionIndex,
-  putAlias,
   reviveVersion,
   setVersionIndex,
 } from '#shared/db/obj-repository'
