@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
 import { deleteLargeValue, loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
 import { queryAll } from '#shared/db/query'
 import { type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
@@ -12,7 +13,7 @@ import { type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
 //   GSI3 FBREF#<project>#<weave_ref>     feedback of one call or object (query by weave_ref)
 // Retried creates without a client id: PK=FBRETRY#<project>#<retry key> SK=FBRETRY holds the id first chosen.
 
-const keyOf = (project: string, id: string) => ({ PK: `FB#${project}#${id}`, SK: 'FB' })
+const keyOf = (project: string, id: string) => ({ PK: `FB#${keyPart(project)}#${keyPart(id)}`, SK: 'FB' })
 // Payloads above INLINE_BYTES live in chunk items beside the row (large-value).
 const INLINE_BYTES = 300_000
 const payloadOwner = (pk: string) => ({ pk, skPrefix: 'PAYLOAD' })
@@ -37,11 +38,11 @@ export function feedbackItem(row: FeedbackRow, payload: StoredJson): Record<stri
     created_at: row.created_at,
     feedback_type: row.feedback_type,
     ...(row.trigger_ref === null ? {} : { trigger_ref: row.trigger_ref }),
-    GSI1PK: `FBT#${row.project_id}`,
+    GSI1PK: `FBT#${keyPart(row.project_id)}`,
     GSI1SK: sort,
-    GSI2PK: `FBTY#${row.project_id}#${row.feedback_type}`,
+    GSI2PK: `FBTY#${keyPart(row.project_id)}#${keyPart(row.feedback_type)}`,
     GSI2SK: sort,
-    GSI3PK: `FBREF#${row.project_id}#${row.weave_ref}`,
+    GSI3PK: `FBREF#${keyPart(row.project_id)}#${keyPart(row.weave_ref)}`,
     GSI3SK: sort,
   }
 }
@@ -69,7 +70,7 @@ export async function putFeedback(row: FeedbackRow): Promise<{ row: FeedbackRow;
 
 /** Records which id a retried create (same retry key) uses; returns the id chosen by the first attempt. */
 export async function claimRetryKey(project: string, retryKey: string, id: string): Promise<string> {
-  const key = { PK: `FBRETRY#${project}#${retryKey}`, SK: 'FBRETRY' }
+  const key = { PK: `FBRETRY#${keyPart(project)}#${keyPart(retryKey)}`, SK: 'FBRETRY' }
   try {
     await db().send(
       new PutCommand({
@@ -113,10 +114,20 @@ function indexFor(
   source: FeedbackSource,
 ): { IndexName: string; pk: string; pkName: string; skName: string } {
   if (source.kind === 'type')
-    return { IndexName: 'GSI2', pk: `FBTY#${project}#${source.feedbackType}`, pkName: 'GSI2PK', skName: 'GSI2SK' }
+    return {
+      IndexName: 'GSI2',
+      pk: `FBTY#${keyPart(project)}#${keyPart(source.feedbackType)}`,
+      pkName: 'GSI2PK',
+      skName: 'GSI2SK',
+    }
   if (source.kind === 'ref')
-    return { IndexName: 'GSI3', pk: `FBREF#${project}#${source.weaveRef}`, pkName: 'GSI3PK', skName: 'GSI3SK' }
-  return { IndexName: 'GSI1', pk: `FBT#${project}`, pkName: 'GSI1PK', skName: 'GSI1SK' }
+    return {
+      IndexName: 'GSI3',
+      pk: `FBREF#${keyPart(project)}#${keyPart(source.weaveRef)}`,
+      pkName: 'GSI3PK',
+      skName: 'GSI3SK',
+    }
+  return { IndexName: 'GSI1', pk: `FBT#${keyPart(project)}`, pkName: 'GSI1PK', skName: 'GSI1SK' }
 }
 
 /** Feedback rows of a listing, oldest first. */

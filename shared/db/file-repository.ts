@@ -1,13 +1,14 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
 import { getLargeValue, type LargeValueRef, putLargeValue } from '#shared/db/large-value'
 
 // Files (docs/data-model.md): PK=FILE#<project>#<digest> SK=FILE, bytes inline up to INLINE_BYTES, else chunks
 // beside it (large-value, SK=DATA#LV#…). Content-addressed: a repeated upload of the same bytes writes nothing new.
 
 const INLINE_BYTES = 300_000
-const filePk = (project: string, digest: string) => `FILE#${project}#${digest}`
+const filePk = (project: string, digest: string) => `FILE#${keyPart(project)}#${keyPart(digest)}`
 
 /** Stores a file's bytes once per (project, digest). */
 export async function putFile(project: string, digest: string, name: string, bytes: Uint8Array): Promise<void> {

@@ -7,6 +7,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
 import { objPk } from '#shared/db/obj-repository'
 import { queryAll } from '#shared/db/query'
 
@@ -20,14 +21,14 @@ export type AliasRow = { alias: string; digest: string }
 export async function putAlias(project: string, objectId: string, alias: string, digest: string): Promise<void> {
   const index =
     alias === 'latest'
-      ? { GSI2PK: `LATEST#${project}`, GSI2SK: objectId }
-      : { GSI1PK: `ALIASES#${project}`, GSI1SK: `${alias}#${objectId}` }
+      ? { GSI2PK: `LATEST#${keyPart(project)}`, GSI2SK: objectId }
+      : { GSI1PK: `ALIASES#${keyPart(project)}`, GSI1SK: `${keyPart(alias)}#${keyPart(objectId)}` }
   await db().send(
     new PutCommand({
       TableName: table(),
       Item: {
         PK: objPk(project, objectId),
-        SK: `ALIAS#${alias}`,
+        SK: `ALIAS#${keyPart(alias)}`,
         project_id: project,
         object_id: objectId,
         alias,
@@ -41,7 +42,7 @@ export async function putAlias(project: string, objectId: string, alias: string,
 /** Removes an alias of an object (no-op when absent). */
 export async function deleteAlias(project: string, objectId: string, alias: string): Promise<void> {
   await db().send(
-    new DeleteCommand({ TableName: table(), Key: { PK: objPk(project, objectId), SK: `ALIAS#${alias}` } }),
+    new DeleteCommand({ TableName: table(), Key: { PK: objPk(project, objectId), SK: `ALIAS#${keyPart(alias)}` } }),
   )
 }
 
@@ -50,7 +51,7 @@ export async function getAlias(project: string, objectId: string, alias: string)
   const { Item } = await db().send(
     new GetCommand({
       TableName: table(),
-      Key: { PK: objPk(project, objectId), SK: `ALIAS#${alias}` },
+      Key: { PK: objPk(project, objectId), SK: `ALIAS#${keyPart(alias)}` },
       ConsistentRead: true,
     }),
   )
@@ -81,7 +82,7 @@ export async function listLatestAliases(project: string): Promise<Map<string, st
   const items = await queryAll({
     IndexName: 'GSI2',
     KeyConditionExpression: 'GSI2PK = :pk',
-    ExpressionAttributeValues: { ':pk': `LATEST#${project}` },
+    ExpressionAttributeValues: { ':pk': `LATEST#${keyPart(project)}` },
   })
   return new Map(items.map((item) => [String(item.object_id), String(item.digest)]))
 }
@@ -93,7 +94,7 @@ export async function hasLatestAlias(project: string): Promise<boolean> {
       TableName: table(),
       IndexName: 'GSI2',
       KeyConditionExpression: 'GSI2PK = :pk',
-      ExpressionAttributeValues: { ':pk': `LATEST#${project}` },
+      ExpressionAttributeValues: { ':pk': `LATEST#${keyPart(project)}` },
       Limit: 1,
     }),
   )
@@ -130,9 +131,9 @@ export async function putTag(project: string, objectId: string, digest: string, 
       TableName: table(),
       Item: {
         PK: objPk(project, objectId),
-        SK: `TAG#${digest}#${tag}`,
-        GSI1PK: `TAGS#${project}`,
-        GSI1SK: `${tag}#${objectId}#${digest}`,
+        SK: `TAG#${keyPart(digest)}#${tag}`,
+        GSI1PK: `TAGS#${keyPart(project)}`,
+        GSI1SK: `${tag}#${keyPart(objectId)}#${keyPart(digest)}`,
         project_id: project,
         object_id: objectId,
         digest,
@@ -145,7 +146,10 @@ export async function putTag(project: string, objectId: string, digest: string, 
 /** Removes a tag from a version (no-op when absent). */
 export async function deleteTag(project: string, objectId: string, digest: string, tag: string): Promise<void> {
   await db().send(
-    new DeleteCommand({ TableName: table(), Key: { PK: objPk(project, objectId), SK: `TAG#${digest}#${tag}` } }),
+    new DeleteCommand({
+      TableName: table(),
+      Key: { PK: objPk(project, objectId), SK: `TAG#${keyPart(digest)}#${tag}` },
+    }),
   )
 }
 
@@ -157,7 +161,7 @@ export async function listTaggedVersions(
   const items = await queryAll({
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
-    ExpressionAttributeValues: { ':pk': `TAGS#${project}`, ':sk': `${tag}#` },
+    ExpressionAttributeValues: { ':pk': `TAGS#${keyPart(project)}`, ':sk': `${tag}#` },
   })
   return items.filter((i) => i.tag === tag).map((i) => ({ objectId: String(i.object_id), digest: String(i.digest) }))
 }
@@ -170,7 +174,7 @@ export async function listAliasedVersions(
   const items = await queryAll({
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
-    ExpressionAttributeValues: { ':pk': `ALIASES#${project}`, ':sk': `${alias}#` },
+    ExpressionAttributeValues: { ':pk': `ALIASES#${keyPart(project)}`, ':sk': `${keyPart(alias)}#` },
   })
   return items
     .filter((i) => i.alias === alias)

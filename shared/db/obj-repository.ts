@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
 import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
 import { queryAll } from '#shared/db/query'
 import { type ObjVersion, ObjVersionSchema } from '#shared/schemas/obj'
@@ -14,7 +15,7 @@ import { type ObjVersion, ObjVersionSchema } from '#shared/schemas/obj'
 // GSI2 OBJCLS#<project>#<base class> and GSI3 OBJS#<project>#<kind>, both / <created_at>#<object_id>#<digest>, live only.
 
 /** The partition key of one object's versions, aliases, tags and counters. */
-export const objPk = (project: string, objectId: string) => `OBJ#${project}#${objectId}`
+export const objPk = (project: string, objectId: string) => `OBJ#${keyPart(project)}#${keyPart(objectId)}`
 const pad = (n: number) => String(n).padStart(10, '0')
 
 /** A version together with its value as stored JSON text (undefined when read without the value). */
@@ -23,7 +24,7 @@ export type ObjVersionRecord = { version: ObjVersion; valText: string | undefine
 // Values above INLINE_BYTES go to chunk items beside the version (large-value), under a sort-key prefix that no
 // listing of this partition (VER#, ALIAS#…TAG$) matches.
 const INLINE_BYTES = 300_000
-const valOwner = (pk: string, digest: string) => ({ pk, skPrefix: `VAL#${digest}` })
+const valOwner = (pk: string, digest: string) => ({ pk, skPrefix: `VAL#${keyPart(digest)}` })
 
 async function withValue(item: Record<string, unknown>, withVal: boolean): Promise<ObjVersionRecord> {
   const version = ObjVersionSchema.parse(item)
@@ -33,9 +34,9 @@ async function withValue(item: Record<string, unknown>, withVal: boolean): Promi
 
 function liveIndexKeys(v: ObjVersion): Record<string, string> {
   const sk = `${v.created_at}#${v.object_id}#${v.digest}`
-  const keys: Record<string, string> = { GSI3PK: `OBJS#${v.project_id}#${v.kind}`, GSI3SK: sk }
+  const keys: Record<string, string> = { GSI3PK: `OBJS#${keyPart(v.project_id)}#${v.kind}`, GSI3SK: sk }
   if (v.base_object_class !== null) {
-    keys.GSI2PK = `OBJCLS#${v.project_id}#${v.base_object_class}`
+    keys.GSI2PK = `OBJCLS#${keyPart(v.project_id)}#${keyPart(v.base_object_class)}`
     keys.GSI2SK = sk
   }
   return keys
@@ -50,7 +51,7 @@ export async function claimObjVersion(
   valText: string,
 ): Promise<{ created: true } | { created: false; existing: ObjVersion }> {
   const pk = objPk(version.project_id, version.object_id)
-  const sk = `VER#${version.digest}`
+  const sk = `VER#${keyPart(version.digest)}`
   const val = await storeJson(valOwner(pk, version.digest), valText, INLINE_BYTES)
   try {
     await db().send(
@@ -89,12 +90,12 @@ export async function setVersionIndex(v: ObjVersion, index: number): Promise<num
     await db().send(
       new UpdateCommand({
         TableName: table(),
-        Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${v.digest}` },
+        Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${keyPart(v.digest)}` },
         UpdateExpression: 'SET version_index = :i, GSI1PK = :pk, GSI1SK = :sk',
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(version_index)',
         ExpressionAttributeValues: {
           ':i': index,
-          ':pk': `OBJIDX#${v.project_id}#${v.object_id}`,
+          ':pk': `OBJIDX#${keyPart(v.project_id)}#${keyPart(v.object_id)}`,
           ':sk': `${v.kind}#${pad(index)}`,
         },
       }),
@@ -118,7 +119,7 @@ export async function getObjVersion(
   const { Item } = await db().send(
     new GetCommand({
       TableName: table(),
-      Key: { PK: objPk(project, objectId), SK: `VER#${digest}` },
+      Key: { PK: objPk(project, objectId), SK: `VER#${keyPart(digest)}` },
       ConsistentRead: true,
     }),
   )
@@ -132,7 +133,10 @@ export async function findVersionsByIndex(project: string, objectId: string, ind
       queryAll({
         IndexName: 'GSI1',
         KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK = :sk',
-        ExpressionAttributeValues: { ':pk': `OBJIDX#${project}#${objectId}`, ':sk': `${kind}#${pad(index)}` },
+        ExpressionAttributeValues: {
+          ':pk': `OBJIDX#${keyPart(project)}#${keyPart(objectId)}`,
+          ':sk': `${kind}#${pad(index)}`,
+        },
       }),
     ),
   )
@@ -162,7 +166,7 @@ export async function listLiveVersionsByKind(
   const items = await queryAll({
     IndexName: 'GSI3',
     KeyConditionExpression: 'GSI3PK = :pk',
-    ExpressionAttributeValues: { ':pk': `OBJS#${project}#${kind}` },
+    ExpressionAttributeValues: { ':pk': `OBJS#${keyPart(project)}#${kind}` },
   })
   return Promise.all(items.map((item) => withValue(item, withVal)))
 }
@@ -176,7 +180,7 @@ export async function listLiveVersionsByClass(
   const items = await queryAll({
     IndexName: 'GSI2',
     KeyConditionExpression: 'GSI2PK = :pk',
-    ExpressionAttributeValues: { ':pk': `OBJCLS#${project}#${cls}` },
+    ExpressionAttributeValues: { ':pk': `OBJCLS#${keyPart(project)}#${keyPart(cls)}` },
   })
   return Promise.all(items.map((item) => withValue(item, withVal)))
 }
@@ -187,7 +191,7 @@ export async function markVersionDeleted(v: ObjVersion, at: string): Promise<boo
     await db().send(
       new UpdateCommand({
         TableName: table(),
-        Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${v.digest}` },
+        Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${keyPart(v.digest)}` },
         UpdateExpression: 'SET deleted_at = :at REMOVE GSI2PK, GSI2SK, GSI3PK, GSI3SK',
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deleted_at)',
         ExpressionAttributeValues: { ':at': at },
@@ -208,7 +212,7 @@ export async function reviveVersion(v: ObjVersion, createdAt: string): Promise<v
   await db().send(
     new UpdateCommand({
       TableName: table(),
-      Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${v.digest}` },
+      Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${keyPart(v.digest)}` },
       UpdateExpression: `SET created_at = :c, ${names.map((n) => `${n} = :${n}`).join(', ')} REMOVE deleted_at`,
       ConditionExpression: 'attribute_exists(deleted_at)',
       ExpressionAttributeValues: { ':c': createdAt, ...Object.fromEntries(names.map((n) => [`:${n}`, keys[n]])) },

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
 import { queryAll } from '#shared/db/query'
 import {
   type AnnotationQueue,
@@ -18,7 +19,7 @@ import {
 //   SK=CALL#<call_id>                claims a call for the queue (conditional put: one item per call)
 //   SK=PROG#<item_id>#<annotator>    one annotator's progress on an item (conditional updates)
 
-const queuePk = (project: string, queueId: string) => `AQ#${project}#${queueId}`
+const queuePk = (project: string, queueId: string) => `AQ#${keyPart(project)}#${keyPart(queueId)}`
 
 /** Stores a new queue. */
 export async function putQueue(q: AnnotationQueue): Promise<void> {
@@ -28,7 +29,7 @@ export async function putQueue(q: AnnotationQueue): Promise<void> {
       Item: {
         PK: queuePk(q.project_id, q.id),
         SK: 'QUEUE',
-        GSI1PK: `AQS#${q.project_id}`,
+        GSI1PK: `AQS#${keyPart(q.project_id)}`,
         GSI1SK: `${q.created_at}#${q.id}`,
         ...q,
       },
@@ -50,7 +51,7 @@ export async function listLiveQueues(project: string): Promise<AnnotationQueue[]
   const items = await queryAll({
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk',
-    ExpressionAttributeValues: { ':pk': `AQS#${project}` },
+    ExpressionAttributeValues: { ':pk': `AQS#${keyPart(project)}` },
   })
   return items.map((i) => AnnotationQueueSchema.parse(i))
 }
@@ -92,12 +93,12 @@ export async function claimQueueCall(
   callId: string,
   itemId: string,
 ): Promise<{ itemId: string; created: boolean }> {
-  const key = { PK: queuePk(project, queueId), SK: `CALL#${callId}` }
+  const key = { PK: queuePk(project, queueId), SK: `CALL#${keyPart(callId)}` }
   try {
     await db().send(
       new PutCommand({
         TableName: table(),
-        Item: { ...key, item_id: itemId },
+        Item: { ...key, call_id: callId, item_id: itemId },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     )
@@ -114,7 +115,7 @@ export async function putQueueItem(item: QueueItem): Promise<void> {
   await db().send(
     new PutCommand({
       TableName: table(),
-      Item: { PK: queuePk(item.project_id, item.queue_id), SK: `ITEM#${item.id}`, ...item },
+      Item: { PK: queuePk(item.project_id, item.queue_id), SK: `ITEM#${keyPart(item.id)}`, ...item },
     }),
   )
 }
@@ -124,7 +125,7 @@ export async function getQueueItem(project: string, queueId: string, itemId: str
   const { Item } = await db().send(
     new GetCommand({
       TableName: table(),
-      Key: { PK: queuePk(project, queueId), SK: `ITEM#${itemId}` },
+      Key: { PK: queuePk(project, queueId), SK: `ITEM#${keyPart(itemId)}` },
       ConsistentRead: true,
     }),
   )
@@ -136,10 +137,10 @@ export async function listQueueCallIds(project: string, queueId: string): Promis
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
     ExpressionAttributeValues: { ':pk': queuePk(project, queueId), ':sk': 'CALL#' },
-    ProjectionExpression: 'SK',
+    ProjectionExpression: 'call_id',
     ConsistentRead: true,
   })
-  return new Set(items.map((i) => String(i.SK).slice('CALL#'.length)))
+  return new Set(items.map((i) => String(i.call_id)))
 }
 
 /** Items of a queue (insertion order). */
@@ -158,7 +159,7 @@ export async function listProgress(project: string, queueId: string, itemId?: st
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
     ExpressionAttributeValues: {
       ':pk': queuePk(project, queueId),
-      ':sk': itemId === undefined ? 'PROG#' : `PROG#${itemId}#`,
+      ':sk': itemId === undefined ? 'PROG#' : `PROG#${keyPart(itemId)}#`,
     },
     ConsistentRead: true,
   })
@@ -175,7 +176,7 @@ export async function getProgress(
   const { Item } = await db().send(
     new GetCommand({
       TableName: table(),
-      Key: { PK: queuePk(project, queueId), SK: `PROG#${itemId}#${annotator}` },
+      Key: { PK: queuePk(project, queueId), SK: `PROG#${keyPart(itemId)}#${keyPart(annotator)}` },
       ConsistentRead: true,
     }),
   )
@@ -195,7 +196,7 @@ export async function writeProgress(
   to: AnnotationState,
   now: string,
 ): Promise<boolean> {
-  const key = { PK: queuePk(project, queueId), SK: `PROG#${itemId}#${annotator}` }
+  const key = { PK: queuePk(project, queueId), SK: `PROG#${keyPart(itemId)}#${keyPart(annotator)}` }
   try {
     if (from === undefined) {
       const row: ProgressRow = {

@@ -1,5 +1,6 @@
 import { BatchWriteCommand, type BatchWriteCommandOutput, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
 import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
 import { queryAll } from '#shared/db/query'
 
@@ -9,7 +10,7 @@ import { queryAll } from '#shared/db/query'
 // Content addressing makes every write idempotent: a retried or concurrent create rewrites identical items.
 
 const INLINE_BYTES = 300_000
-const tablePk = (project: string, digest: string) => `TABLE#${project}#${digest}`
+const tablePk = (project: string, digest: string) => `TABLE#${keyPart(project)}#${keyPart(digest)}`
 const pad = (n: number) => String(n).padStart(9, '0')
 
 /** One stored row. */
