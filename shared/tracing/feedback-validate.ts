@@ -44,8 +44,21 @@ function checkRef(field: string, ref: string, kinds: string[]): WeaveRef {
   return parsed
 }
 
+// The `emoji` package names a toned emoji `<base name>_<tone>_skin_tone`.
+const TONES: Record<string, string> = {
+  '\u{1F3FB}': 'light',
+  '\u{1F3FC}': 'medium-light',
+  '\u{1F3FD}': 'medium',
+  '\u{1F3FE}': 'medium-dark',
+  '\u{1F3FF}': 'dark',
+}
+
 function demojize(emoji: string): string {
-  return EMOJI_NAMES[emoji] ?? EMOJI_NAMES[`${emoji}\uFE0F`] ?? emoji
+  const named = EMOJI_NAMES[emoji] ?? EMOJI_NAMES[`${emoji}\uFE0F`]
+  if (named !== undefined) return named
+  const tone = [...emoji].find((ch) => TONES[ch] !== undefined)
+  const base = tone === undefined ? undefined : EMOJI_NAMES[emoji.replace(tone, '')]
+  return tone !== undefined && base !== undefined ? `${base.slice(0, -1)}_${TONES[tone]}_skin_tone:` : emoji
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -81,7 +81,12 @@ describe('POST /feedback/create', () => {
     const notString = await reaction(5)
 
     // Assess
-    expect(ok.body.payload).toMatchObject({ emoji: '👍🏽', detoned: '👍', detoned_alias: ':thumbs_up:' })
+    expect(ok.body.payload).toEqual({
+      emoji: '👍🏽',
+      alias: ':thumbs_up_medium_skin_tone:',
+      detoned: '👍',
+      detoned_alias: ':thumbs_up:',
+    })
     expect(two).toEqual({ status: 400, body: { reason: 'Value of emoji key in payload must be exactly one emoji' } })
     expect(text.status).toBe(400)
     expect(notString.status).toBe(400)
