@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { PyFloat, PyInt } from '#shared/tracing/json-exact'
 
 // Python's json.dumps(ensure_ascii=True) escapes everything outside printable ASCII as \uXXXX (lowercase hex).
 const PY_ESCAPES: Record<string, string> = {
@@ -43,6 +44,11 @@ export function pyNumber(value: number): string {
   return String(value)
 }
 
+function pyFloat(value: number): string {
+  if (Number.isInteger(value) && Math.abs(value) < 1e16) return `${Object.is(value, -0) ? '-0' : String(value)}.0`
+  return pyNumber(value)
+}
+
 /** `json.dumps(value, sort_keys=True)` with Python's default separators and `ensure_ascii=True`. */
 export function pythonDumps(value: unknown): string {
   if (value === null || value === undefined) return 'null'
@@ -50,6 +56,8 @@ export function pythonDumps(value: unknown): string {
   if (value === false) return 'false'
   if (typeof value === 'number') return pyNumber(value)
   if (typeof value === 'string') return pyString(value)
+  if (value instanceof PyFloat) return pyFloat(value.value)
+  if (value instanceof PyInt) return value.digits
   if (Array.isArray(value)) return `[${value.map(pythonDumps).join(', ')}]`
   if (typeof value === 'object') {
     const keys = Object.keys(value).sort()

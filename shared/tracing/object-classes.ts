@@ -2,7 +2,12 @@ import { BadRequestError } from '#shared/errors/http-error'
 
 type Json = Record<string, unknown>
 
-const isPlainObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+// Class instances (the exact-number wrappers of json-exact) are numbers here, not objects.
+const isPlainObject = (v: unknown): v is Json =>
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  [Object.prototype, null].includes(Object.getPrototypeOf(v))
 
 // Weave's built-in object classes (subclasses of BaseObject, registry in weave's builtin_object_registry).
 const BUILTIN_CLASSES = new Set([

@@ -14,6 +14,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '#shared/errors/ht
 import type { Principal } from '#shared/schemas/api-key'
 import type { ObjCreateReq, ObjDeleteReq, ObjVersion } from '#shared/schemas/obj'
 import { bytesDigest, pythonDumps } from '#shared/tracing/digest'
+import { exactPart } from '#shared/tracing/json-exact'
 import { objectClasses, objectKind, processIncomingVal } from '#shared/tracing/object-classes'
 import { resolveObjVersion } from '#shared/tracing/objects-resolve'
 
@@ -41,11 +42,13 @@ async function awaitIndex(v: ObjVersion): Promise<void> {
 export async function createObj(
   principal: Principal,
   req: ObjCreateReq,
+  rawBody?: string,
 ): Promise<{ digest: string; object_id: string }> {
   const o = req.obj
   // The project sits inside `obj`, out of reach of the validator's top-level project check.
   assertProjectAccess(principal, o.project_id)
-  const val = processIncomingVal(o.val, o.builtin_object_class ?? o.set_base_object_class ?? null)
+  const sent = exactPart(rawBody, ['obj', 'val']) ?? o.val
+  const val = processIncomingVal(sent, o.builtin_object_class ?? o.set_base_object_class ?? null)
   const dump = pythonDumps(val)
   const digest = bytesDigest(Buffer.from(dump, 'utf8'))
   if (o.expected_digest != null && o.expected_digest !== digest) {

@@ -4,16 +4,23 @@ import { BadRequestError, ConflictError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { TableCreateReq, TableQueryReq } from '#shared/schemas/table'
 import { tableDigest, valDigest } from '#shared/tracing/digest'
+import { exactPart } from '#shared/tracing/json-exact'
 
-const isObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isObject = (v: unknown) =>
+  typeof v === 'object' &&
+  v !== null &&
+  !Array.isArray(v) &&
+  [Object.prototype, null].includes(Object.getPrototypeOf(v))
 
 /** `table/create`: stores the rows (content-addressed, idempotent) and returns the table and row digests. */
-export async function createTable(principal: Principal, req: TableCreateReq) {
+export async function createTable(principal: Principal, req: TableCreateReq, rawBody?: string) {
   const t = req.table
   // The project sits inside `table`, out of reach of the validator's top-level project check.
   assertProjectAccess(principal, t.project_id)
-  if (!t.rows.every(isObject)) throw new BadRequestError('All rows must be dictionaries')
-  const rows = t.rows.map((row) => ({ digest: valDigest(row), json: JSON.stringify(row) }))
+  const exact = exactPart(rawBody, ['table', 'rows'])
+  const source = Array.isArray(exact) && exact.length === t.rows.length ? exact : t.rows
+  if (!source.every(isObject)) throw new BadRequestError('All rows must be dictionaries')
+  const rows = source.map((row) => ({ digest: valDigest(row), json: JSON.stringify(row) }))
   const rowDigests = rows.map((r) => r.digest)
   const digest = tableDigest(rowDigests)
   if (t.expected_digest != null && t.expected_digest !== digest) {

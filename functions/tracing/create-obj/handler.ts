@@ -6,7 +6,8 @@ import { createObj } from '#shared/tracing/objects-write'
 
 /** `POST /obj/create`: publishes an object version (deduplicated by digest) and returns its digest. */
 export const app = createTracingApp().post('/obj/create', validate('json', ObjCreateReqSchema), async (c) => {
-  const res = await createObj(c.get('auth'), c.req.valid('json'))
+  // The raw text (cached by Hono) keeps numbers as sent, which the digest needs.
+  const res = await createObj(c.get('auth'), c.req.valid('json'), await c.req.text())
   return c.json(res, 200)
 })
 

@@ -6,7 +6,8 @@ import { createTable } from '#shared/tracing/tables'
 
 /** `POST /table/create`: stores rows as a content-addressed table. */
 export const app = createTracingApp().post('/table/create', validate('json', TableCreateReqSchema), async (c) => {
-  const res = await createTable(c.get('auth'), c.req.valid('json'))
+  // The raw text (cached by Hono) keeps numbers as sent, which the digest needs.
+  const res = await createTable(c.get('auth'), c.req.valid('json'), await c.req.text())
   return c.json(res, 200)
 })
 

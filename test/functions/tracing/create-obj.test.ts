@@ -57,6 +57,23 @@ describe('POST /obj/create', () => {
     expect(v2.status).toBe(404)
   })
 
+  it('hashes numbers as sent, as Python json.dumps prints them', async () => {
+    // Prepare: Python's digest of this value (floats stay floats, big integers keep their digits).
+    const caller = await newProjectCaller()
+    const val = '{"a": 1.0, "b": 12345678901234567890, "c": 1e5, "d": -0.0, "e": 2.5e-7, "f": [0.0, 3]}'
+    const body = `{"obj": {"project_id": "${caller.project}", "object_id": "nums", "val": ${val}}}`
+
+    // Act
+    const res = await app.request('/obj/create', {
+      method: 'POST',
+      headers: { ...caller.basic, 'content-type': 'application/json' },
+      body,
+    })
+
+    // Assess
+    expect(await res.json()).toEqual({ digest: 'Wuul0ks4C7Rj5AMGmSdvgv6vnleJJthhtxK6qF70Hmc', object_id: 'nums' })
+  })
+
   it('creates concurrent copies of one value as a single version', async () => {
     // Prepare
     const caller = await newProjectCaller()

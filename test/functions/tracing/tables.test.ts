@@ -20,6 +20,20 @@ describe('POST /table/create', () => {
     expect(again.body).toEqual(first.body)
   })
 
+  it('hashes rows with numbers as sent', async () => {
+    const caller = await newProjectCaller()
+    const body = `{"table": {"project_id": "${caller.project}", "rows": [{"score": 1.0}, {"score": 1}]}}`
+    const res = await createApp.request('/table/create', {
+      method: 'POST',
+      headers: { ...caller.basic, 'content-type': 'application/json' },
+      body,
+    })
+    expect(await res.json()).toEqual({
+      digest: '096721357e5db327950368496b49a817a56e14dd3ce8aeb955ea371415b612e2',
+      row_digests: ['hP3Esmm4d5Fvmxz1wMYKUERpFzuFGtxn6UgxYByWHU4', 'yEkTEexSrpVgtm59w9ZbzJ4bBP89kNflv8Q3193JUs0'],
+    })
+  })
+
   it('answers 400 for a non-object row and 409 for a wrong expected digest', async () => {
     const caller = await newProjectCaller()
     const bad = await create(caller, [{ x: 1 }, 5])
