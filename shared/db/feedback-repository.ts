@@ -11,6 +11,7 @@ import { type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
 //   GSI1 FBT#<project>                   time window (stats, payload_schema, unfiltered query)
 //   GSI2 FBTY#<project>#<feedback_type>  one feedback type (stats with feedback_type, query by type)
 //   GSI3 FBREF#<project>#<weave_ref>     feedback of one call or object (query by weave_ref)
+//   GSI4 FBTRIG#<project>#<trigger ref without its version>   feedback of one monitor (stats by trigger_ref)
 // Retried creates without a client id: PK=FBRETRY#<project>#<retry key> SK=FBRETRY holds the id first chosen.
 
 const keyOf = (project: string, id: string) => ({ PK: `FB#${keyPart(project)}#${keyPart(id)}`, SK: 'FB' })
@@ -37,7 +38,13 @@ export function feedbackItem(row: FeedbackRow, payload: StoredJson): Record<stri
     row_dump: JSON.stringify(columns),
     created_at: row.created_at,
     feedback_type: row.feedback_type,
-    ...(row.trigger_ref === null ? {} : { trigger_ref: row.trigger_ref }),
+    ...(row.trigger_ref === null
+      ? {}
+      : {
+          trigger_ref: row.trigger_ref,
+          GSI4PK: `FBTRIG#${keyPart(row.project_id)}#${keyPart(triggerBase(row.trigger_ref))}`,
+          GSI4SK: sort,
+        }),
     GSI1PK: `FBT#${keyPart(row.project_id)}`,
     GSI1SK: sort,
     GSI2PK: `FBTY#${keyPart(row.project_id)}#${keyPart(row.feedback_type)}`,
@@ -103,11 +110,18 @@ export async function deleteFeedback(project: string, id: string): Promise<void>
   if (stored !== undefined && 'ref' in stored) await deleteLargeValue(payloadOwner(key.PK), stored.ref)
 }
 
+/** A trigger ref without its `:<version>` (`weave:///e/p/object/mon:abc` → `weave:///e/p/object/mon`). */
+export function triggerBase(ref: string): string {
+  const colon = ref.lastIndexOf(':')
+  return colon > ref.lastIndexOf('/') && colon > 'weave:'.length ? ref.slice(0, colon) : ref
+}
+
 /** Which stored listing a read uses. */
 export type FeedbackSource =
   | { kind: 'project' }
   | { kind: 'type'; feedbackType: string }
   | { kind: 'ref'; weaveRef: string }
+  | { kind: 'trigger'; base: string }
 
 function indexFor(
   project: string,
@@ -126,6 +140,13 @@ function indexFor(
       pk: `FBREF#${keyPart(project)}#${keyPart(source.weaveRef)}`,
       pkName: 'GSI3PK',
       skName: 'GSI3SK',
+    }
+  if (source.kind === 'trigger')
+    return {
+      IndexName: 'GSI4',
+      pk: `FBTRIG#${keyPart(project)}#${keyPart(source.base)}`,
+      pkName: 'GSI4PK',
+      skName: 'GSI4SK',
     }
   return { IndexName: 'GSI1', pk: `FBT#${keyPart(project)}`, pkName: 'GSI1PK', skName: 'GSI1SK' }
 }
@@ -156,21 +177,31 @@ export type WindowOptions = {
 }
 
 /**
- * Streams the rows of `[start, end)` page by page, reading only time and payload. A `feedback_type` uses its own
- * index; `trigger_ref` (exact, or a prefix when it ends with `:*`) is a filter on that range.
+ * Streams the rows of `[start, end)` page by page, reading only time and payload. A `trigger_ref` (exact, or every
+ * version with `:*`) reads its monitor's index, else a `feedback_type` its own, else the project's; the other
+ * condition is a filter on that range.
  */
 export async function* readFeedbackWindow(o: WindowOptions): AsyncGenerator<FeedbackSample[]> {
-  const ix = indexFor(
-    o.project,
-    o.feedbackType == null ? { kind: 'project' } : { kind: 'type', feedbackType: o.feedbackType },
-  )
+  const trigger = o.triggerRef
+  const prefix = trigger?.endsWith(':*') === true
+  const source: FeedbackSource =
+    trigger != null
+      ? { kind: 'trigger', base: prefix ? trigger.slice(0, -2) : triggerBase(trigger) }
+      : o.feedbackType != null
+        ? { kind: 'type', feedbackType: o.feedbackType }
+        : { kind: 'project' }
+  const ix = indexFor(o.project, source)
   const values: Record<string, unknown> = { ':pk': ix.pk, ':a': o.startIso, ':b': o.endIso }
-  let filter: string | undefined
-  if (o.triggerRef != null) {
-    const prefix = o.triggerRef.endsWith(':*')
-    values[':t'] = prefix ? o.triggerRef.slice(0, -2) : o.triggerRef
-    filter = prefix ? 'begins_with(trigger_ref, :t)' : 'trigger_ref = :t'
+  const filters: string[] = []
+  if (trigger != null) {
+    values[':t'] = prefix ? trigger.slice(0, -2) : trigger
+    filters.push(prefix ? 'begins_with(trigger_ref, :t)' : 'trigger_ref = :t')
+    if (o.feedbackType != null) {
+      values[':ft'] = o.feedbackType
+      filters.push('feedback_type = :ft')
+    }
   }
+  const filter = filters.length === 0 ? undefined : filters.join(' AND ')
   let startKey: Record<string, unknown> | undefined
   let seen = 0
   do {
