@@ -92,12 +92,50 @@ export async function putCallItems(items: Record<string, unknown>[]): Promise<vo
   )
 }
 
-/** Parses a raw call item (either part) into the parts map. */
-export function addPart(parts: Map<string, CallParts>, item: Record<string, unknown>): void {
+/**
+ * Attributes a lean read fetches: everything but the large JSON columns `attributes`, `inputs`, `otel_dump` and
+ * `output` (usage roll-ups and counts never look at them), so DynamoDB returns and the client parses far less.
+ */
+export const LEAN_ATTRIBUTES = [
+  'PK',
+  'SK',
+  'id',
+  'project_id',
+  'op_name',
+  'display_name',
+  'trace_id',
+  'parent_id',
+  'thread_id',
+  'turn_id',
+  'started_at',
+  'ended_at',
+  'exception',
+  'summary',
+  'wb_user_id',
+  'wb_run_id',
+  'wb_run_step',
+  'wb_run_step_end',
+  'input_refs',
+  'output_refs',
+  'deleted_at',
+  'size',
+] as const
+
+const LEAN_PROJECTION = {
+  ProjectionExpression: LEAN_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
+  names: Object.fromEntries(LEAN_ATTRIBUTES.map((a, i) => [`#a${i}`, a])),
+}
+
+// A lean item lacks the large columns; they read as empty so the stored-item schema still applies.
+const LEAN_FILL = { attributes: { json: '{}' }, inputs: { json: '{}' }, output: { json: 'null' } }
+
+/** Parses a raw call item (either part) into the parts map; `lean` items were read without the large columns. */
+export function addPart(parts: Map<string, CallParts>, item: Record<string, unknown>, lean = false): void {
   const id = item.id as string
   const entry = parts.get(id) ?? {}
-  if (item.SK === 'S') entry.start = CallStartItemSchema.parse(item)
-  else if (item.SK === 'E') entry.end = CallEndItemSchema.parse(item)
+  const full = lean ? { ...LEAN_FILL, ...item } : item
+  if (item.SK === 'S') entry.start = CallStartItemSchema.parse(full)
+  else if (item.SK === 'E') entry.end = CallEndItemSchema.parse(full)
   parts.set(id, entry)
 }
 
@@ -107,6 +145,7 @@ export async function getCallParts(
   ids: readonly string[],
   which: readonly ('S' | 'E')[] = ['S', 'E'],
   into = new Map<string, CallParts>(),
+  lean = false,
 ): Promise<Map<string, CallParts>> {
   const keys = [...new Set(ids)].flatMap((id) => which.map((SK) => ({ PK: callPk(project, id), SK })))
   const chunks: (typeof keys)[] = []
@@ -116,8 +155,15 @@ export async function getCallParts(
       let pending: Record<string, unknown>[] = chunk
       for (let attempt = 0; pending.length > 0; attempt++) {
         if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
-        const res = await db().send(new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending } } }))
-        for (const item of res.Responses?.[table()] ?? []) addPart(into, item)
+        const request = lean
+          ? {
+              Keys: pending,
+              ProjectionExpression: LEAN_PROJECTION.ProjectionExpression,
+              ExpressionAttributeNames: LEAN_PROJECTION.names,
+            }
+          : { Keys: pending }
+        const res = await db().send(new BatchGetCommand({ RequestItems: { [table()]: request } }))
+        for (const item of res.Responses?.[table()] ?? []) addPart(into, item, lean)
         pending = (res.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[]
       }
     }),
@@ -126,7 +172,7 @@ export async function getCallParts(
 }
 
 /** Options of an index walk. */
-export type IndexWalkOptions = { from?: string; to?: string; descending?: boolean; pageSize?: number }
+export type IndexWalkOptions = { from?: string; to?: string; descending?: boolean; pageSize?: number; lean?: boolean }
 
 /** Walks one index partition page by page (1 MB pages), optionally bounded on its sort key, yielding raw items. */
 export async function* walkIndex(
@@ -149,6 +195,7 @@ export async function* walkIndex(
     values[':to'] = options.to
   }
   if (options.from !== undefined || options.to !== undefined) names['#sk'] = `${index}SK`
+  if (options.lean) Object.assign(names, LEAN_PROJECTION.names)
   let startKey: Record<string, unknown> | undefined
   do {
     const page = await db().send(
@@ -161,6 +208,7 @@ export async function* walkIndex(
         ScanIndexForward: options.descending !== true,
         ExclusiveStartKey: startKey,
         ...(options.pageSize === undefined ? {} : { Limit: options.pageSize }),
+        ...(options.lean ? { ProjectionExpression: LEAN_PROJECTION.ProjectionExpression } : {}),
       }),
     )
     yield page.Items ?? []

@@ -12,7 +12,7 @@ import type { CallParts } from '#shared/schemas/call-item'
 import type { Query } from '#shared/schemas/query'
 import { callField, compareKeys, sortKey } from '#shared/tracing/call-fields'
 import { type LoadedCall, loadCall } from '#shared/tracing/call-view'
-import { matches } from '#shared/tracing/query-eval'
+import { matches, queryFields } from '#shared/tracing/query-eval'
 import { microsToStored, parseDatetimeMicros } from '#shared/tracing/time'
 
 /**
@@ -31,6 +31,8 @@ export type CallSelection = {
   sortBy?: SortBy[] | null | undefined
   offset?: number | null | undefined
   limit?: number | null | undefined
+  /** Skip the large JSON columns when neither filter, query nor sort needs them (usage roll-ups, counts). */
+  lean?: boolean
 }
 
 type Source =
@@ -124,37 +126,43 @@ function passesFilter(call: LoadedCall, f: CallsFilter): boolean {
   return true
 }
 
-async function loadPage(project: string, items: Record<string, unknown>[], withEnds: boolean): Promise<LoadedCall[]> {
+async function loadPage(project: string, items: Record<string, unknown>[], lean: boolean): Promise<LoadedCall[]> {
   const parts = new Map<string, CallParts>()
-  for (const item of items) addPart(parts, item)
-  if (!withEnds) {
-    const missing = [...parts.entries()]
-      .filter(([, p]) => p.start !== undefined && p.end === undefined)
-      .map(([id]) => id)
-    if (missing.length > 0) await getCallParts(project, missing, ['E'], parts)
-  }
+  for (const item of items) addPart(parts, item, lean)
+  // Ends written without a trace id are not in the trace index, and index pages of starts carry no ends at all.
+  const missing = [...parts.entries()].filter(([, p]) => p.start !== undefined && p.end === undefined).map(([id]) => id)
+  if (missing.length > 0) await getCallParts(project, missing, ['E'], parts, lean)
   const calls = await Promise.all([...parts.values()].map(loadCall))
   return calls.filter((c): c is LoadedCall => c !== undefined)
 }
 
 /** Yields candidate calls page by page in index order (started_at, id) within each partition. */
-async function* candidates(project: string, source: Source, bounds: IndexWalkOptions, pageSize?: number) {
+async function* candidates(
+  project: string,
+  source: Source,
+  bounds: IndexWalkOptions,
+  lean: boolean,
+  pageSize?: number,
+) {
   if (source.kind === 'ids') {
-    const parts = await getCallParts(project, source.ids)
+    const parts = await getCallParts(project, source.ids, ['S', 'E'], new Map(), lean)
     const calls = await Promise.all([...parts.values()].map(loadCall))
     yield calls.filter((c): c is LoadedCall => c !== undefined)
     return
   }
   for (const pk of source.pks) {
     const index = source.kind === 'trace' ? CALL_INDEX.trace : source.index
-    const options = source.kind === 'index' && source.timeBounded ? { ...bounds, pageSize } : {}
+    const options: IndexWalkOptions =
+      source.kind === 'index' && source.timeBounded
+        ? { ...bounds, ...(pageSize === undefined ? {} : { pageSize }), lean }
+        : { lean }
     // The trace index holds both parts, so a trace read needs no second look-up (except ends without a trace id).
     if (source.kind === 'trace') {
       const items: Record<string, unknown>[] = []
       for await (const page of walkIndex(index, pk, options)) items.push(...page)
-      yield await loadPage(project, items, false)
+      yield await loadPage(project, items, lean)
     } else {
-      for await (const page of walkIndex(index, pk, options)) yield await loadPage(project, page, false)
+      for await (const page of walkIndex(index, pk, options)) yield await loadPage(project, page, lean)
     }
   }
 }
@@ -180,6 +188,13 @@ function isIndexOrder(sortBy: SortBy[] | null | undefined): boolean {
   )
 }
 
+const LARGE_COLUMNS = ['inputs', 'output', 'attributes']
+
+function needsLargeColumns(sel: CallSelection): boolean {
+  const paths = [...(sel.query ? queryFields(sel.query.expr) : []), ...(sel.sortBy ?? []).map((s) => s.field)]
+  return paths.some((p) => LARGE_COLUMNS.includes(p.split('.', 1)[0] ?? ''))
+}
+
 /** Returns the selected calls in order, after offset and limit; `filter.thread_ids = []` selects nothing. */
 export async function selectCalls(sel: CallSelection): Promise<LoadedCall[]> {
   const f = sel.filter ?? {}
@@ -193,7 +208,8 @@ export async function selectCalls(sel: CallSelection): Promise<LoadedCall[]> {
     wanted !== undefined && isIndexOrder(sel.sortBy) && source.kind === 'index' && source.pks.length === 1
   const pageSize = streaming ? Math.min(1000, Math.max(25, (wanted ?? 0) + 1)) : undefined
   const out: LoadedCall[] = []
-  for await (const page of candidates(sel.project, source, timeBounds(sel.query), pageSize)) {
+  const lean = sel.lean === true && !needsLargeColumns(sel)
+  for await (const page of candidates(sel.project, source, timeBounds(sel.query), lean, pageSize)) {
     for (const call of page) {
       if (!passesFilter(call, f)) continue
       if (sel.query && !matches(sel.query, (path) => callField(call, path))) continue

@@ -62,6 +62,7 @@ export async function callsQueryStats(req: CallsQueryStatsReq): Promise<CallsQue
     query: req.query,
     sortBy: [],
     limit: limit === undefined ? undefined : limit + 1,
+    lean: true,
   })
   const kept = limit === undefined ? calls : calls.slice(0, limit)
   let size: number | null = null

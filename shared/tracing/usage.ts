@@ -142,7 +142,13 @@ export async function rollUpUsage(
 
 /** `trace/usage`: the selection of `calls/stream_query` (silently truncated at `limit`), rolled up. */
 export async function traceUsage(req: TraceUsageReq): Promise<UsageResult> {
-  const calls = await selectCalls({ project: req.project_id, filter: req.filter, query: req.query, limit: req.limit })
+  const calls = await selectCalls({
+    project: req.project_id,
+    filter: req.filter,
+    query: req.query,
+    limit: req.limit,
+    lean: true,
+  })
   return rollUpUsage(req.project_id, calls, req.include_costs)
 }
 
@@ -160,7 +166,12 @@ export async function callsUsage(req: CallsUsageReq): Promise<UsageResult> {
   const pending: string[][] = traceIds.length > 0 ? [traceIds] : []
   while (pending.length > 0) {
     const batch = pending.shift() as string[]
-    const calls = await selectCalls({ project: req.project_id, filter: { trace_ids: batch }, limit: req.limit + 1 })
+    const calls = await selectCalls({
+      project: req.project_id,
+      filter: { trace_ids: batch },
+      limit: req.limit + 1,
+      lean: true,
+    })
     if (calls.length > req.limit) {
       if (batch.length === 1) {
         throw new PayloadTooLargeError(

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { app as upsertApp } from '#functions/tracing/upsert-call-batch/handler'
+import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
 import { jsonInit, type TestCaller } from './auth.js'
 
 /** A fresh project of the caller's entity. */
@@ -36,4 +37,14 @@ export async function writeCalls(
   ])
   const res = await upsertApp.request('/call/upsert_batch', jsonInit({ batch }, caller.basic))
   if (res.status !== 200) throw new Error(`upsert_batch failed: ${res.status} ${await res.text()}`)
+}
+
+/** The REQUEST authorizer's context for a caller, as API Gateway passes it to a function behind the authorizer. */
+export function authorizerFor(caller: TestCaller): Record<string, string> {
+  return principalToAuthorizerContext({
+    userId: caller.userId,
+    keyId: caller.keyId,
+    entity: caller.entity,
+    entities: [caller.entity],
+  })
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { app } from '#functions/tracing/calls-usage/handler'
+import { app, handler } from '#functions/tracing/calls-usage/handler'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
-import { endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
+import { authorizerFor, endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 const usage = (prompt: number, completion: number) => ({
   requests: 0,
@@ -105,5 +106,24 @@ describe('POST /calls/usage', () => {
       body: { reason: 'Usage aggregation limit must be positive' },
     })
     expect((await post(caller, { project_id: project })).status).toBe(422)
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/calls/usage',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ project_id: project, call_ids: [] }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toEqual({ call_usage: {}, unfinished_call_ids: [] })
   })
 })

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { app } from '#functions/tracing/create-cost/handler'
+import { app, handler } from '#functions/tracing/create-cost/handler'
 import { app as queryApp } from '#functions/tracing/query-cost/handler'
 import { jsonInit, newCaller } from '../../support/auth.js'
-import { newProject } from '../../support/calls.js'
+import { authorizerFor, newProject } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 describe('POST /cost/create', () => {
   it('stores project prices with defaults and returns [llm_id, id] pairs', async () => {
@@ -59,5 +60,24 @@ describe('POST /cost/create', () => {
     )
     expect(bad.status).toBe(422)
     expect(foreign.status).toBe(403)
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/cost/create',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ project_id: project, costs: {} }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toEqual({ ids: [] })
   })
 })

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { app } from '#functions/tracing/delete-calls/handler'
+import { app, handler } from '#functions/tracing/delete-calls/handler'
 import { app as readApp } from '#functions/tracing/read-call/handler'
 import { readCallCount } from '#shared/db/call-counter'
 import { jsonInit, newCaller } from '../../support/auth.js'
-import { newProject, startPart, writeCalls } from '../../support/calls.js'
+import { authorizerFor, newProject, startPart, writeCalls } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 describe('POST /calls/delete', () => {
   it('soft-deletes calls with all descendants, counts them once and decrements the project count once', async () => {
@@ -42,5 +43,24 @@ describe('POST /calls/delete', () => {
     expect(
       (await app.request('/calls/delete', jsonInit({ project_id: project, call_ids: [] }, stranger.basic))).status,
     ).toBe(403)
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/calls/delete',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ project_id: project, call_ids: [] }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toEqual({ num_deleted: 0 })
   })
 })

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { app } from '#functions/tracing/end-call/handler'
+import { app, handler } from '#functions/tracing/end-call/handler'
 import { app as readApp } from '#functions/tracing/read-call/handler'
 import { app as startApp } from '#functions/tracing/start-call/handler'
 import { jsonInit, newCaller } from '../../support/auth.js'
-import { endPart, newProject, startPart } from '../../support/calls.js'
+import { authorizerFor, endPart, newProject, startPart } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 describe('POST /call/end', () => {
   it('ends a call; stored derived summary keys are replaced and status_counts errors give descendant_error', async () => {
@@ -39,5 +40,24 @@ describe('POST /call/end', () => {
     const project = newProject(caller)
     const { summary: _, ...end } = endPart(project, 'x')
     expect((await app.request('/call/end', jsonInit({ end }, caller.basic))).status).toBe(422)
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/call/end',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ end: endPart(project, 'c1') }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toEqual({})
   })
 })

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { app as createApp } from '#functions/tracing/create-cost/handler'
-import { app } from '#functions/tracing/purge-cost/handler'
+import { app, handler } from '#functions/tracing/purge-cost/handler'
 import { app as queryApp } from '#functions/tracing/query-cost/handler'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
-import { newProject } from '../../support/calls.js'
+import { authorizerFor, newProject } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 async function seed(caller: TestCaller, project: string): Promise<Record<string, string>> {
   const costs = Object.fromEntries(['a', 'b', 'c'].map((m) => [m, { prompt_token_cost: 1, completion_token_cost: 1 }]))
@@ -63,5 +64,27 @@ describe('POST /cost/purge', () => {
     expect(res.status).toBe(400)
     expect(await res.json()).toEqual({ reason: 'Can only purge costs by specifying one or more cost ids' })
     expect(await models(caller, project)).toEqual(['a', 'b', 'c'])
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/cost/purge',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({
+        project_id: project,
+        query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: 'x' }] } },
+      }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toEqual({})
   })
 })

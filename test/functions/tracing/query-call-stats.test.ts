@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { app as deleteApp } from '#functions/tracing/delete-calls/handler'
-import { app } from '#functions/tracing/query-call-stats/handler'
+import { app, handler } from '#functions/tracing/query-call-stats/handler'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { type CallFixture, callFixture } from '../../support/call-fixture.js'
-import { newProject, startPart, writeCalls } from '../../support/calls.js'
+import { authorizerFor, newProject, startPart, writeCalls } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 let fx: CallFixture
 
@@ -87,5 +88,24 @@ describe('POST /calls/query_stats', () => {
       body: { reason: 'Limit must be greater than or equal to 0' },
     })
     expect((await stats({}, fx.project, stranger.basic)).status).toBe(403)
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/calls/query_stats',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ project_id: project }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toEqual({ count: 0, has_more: false, total_storage_size_bytes: null })
   })
 })

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { app as createApp } from '#functions/tracing/create-cost/handler'
-import { app } from '#functions/tracing/query-cost/handler'
+import { app, handler } from '#functions/tracing/query-cost/handler'
 import { jsonInit, newCaller } from '../../support/auth.js'
-import { newProject } from '../../support/calls.js'
+import { authorizerFor, newProject } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 describe('POST /cost/query', () => {
   it('filters with the query language, sorts, pages and projects fields', async () => {
@@ -43,5 +44,24 @@ describe('POST /cost/query', () => {
       jsonInit({ project_id: newProject(caller), query: { x: 1 } }, caller.basic),
     )
     expect(res.status).toBe(422)
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/cost/query',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ project_id: project }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toEqual({ results: [] })
   })
 })

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { app } from '#functions/tracing/read-call/handler'
+import { app, handler } from '#functions/tracing/read-call/handler'
 import { jsonInit, newCaller } from '../../support/auth.js'
-import { endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
+import { authorizerFor, endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 describe('POST /call/read', () => {
   it('prices usage from the default price table (contract example: gpt-4 → 60 and 240)', async () => {
@@ -43,5 +44,24 @@ describe('POST /call/read', () => {
       403,
     )
     expect((await app.request('/call/read', jsonInit({ project_id: project }, caller.basic))).status).toBe(422)
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/call/read',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ project_id: project, id: 'nope' }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toEqual({ call: null })
   })
 })

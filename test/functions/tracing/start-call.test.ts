@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { app as readApp } from '#functions/tracing/read-call/handler'
-import { app } from '#functions/tracing/start-call/handler'
+import { app, handler } from '#functions/tracing/start-call/handler'
 import { readCallCount } from '#shared/db/call-counter'
 import { jsonInit, newCaller } from '../../support/auth.js'
-import { newProject, startPart } from '../../support/calls.js'
+import { authorizerFor, newProject, startPart } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -54,5 +55,24 @@ describe('POST /call/start', () => {
     expect((await app.request('/call/start', jsonInit({ start: badTime }, caller.basic))).status).toBe(422)
     expect((await app.request('/call/start', jsonInit({ start: startPart(project) }, stranger.basic))).status).toBe(403)
     expect(await readCallCount(project)).toBe(0)
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/call/start',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ start: startPart(project) }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toHaveProperty('trace_id')
   })
 })

@@ -1,8 +1,11 @@
 import '../../support/lambda-shim.js'
+import { Writable } from 'node:stream'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { app } from '#functions/tracing/stream-query-calls/handler'
+import { app, handler } from '#functions/tracing/stream-query-calls/handler'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { type CallFixture, callFixture } from '../../support/call-fixture.js'
+import { authorizerFor } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 let fx: CallFixture
 
@@ -209,5 +212,33 @@ describe('POST /calls/stream_query', () => {
     const stranger = await newCaller()
     const res = await app.request('/calls/stream_query', jsonInit({ project_id: fx.project }, stranger.basic))
     expect(res.status).toBe(403)
+  })
+})
+
+describe('POST /calls/stream_query as a streaming Lambda', () => {
+  it('streams JSON Lines into the response stream behind the REST authorizer', async () => {
+    // Prepare
+    const chunks: Buffer[] = []
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        chunks.push(Buffer.from(chunk))
+        done()
+      },
+    })
+    const event = restEvent({
+      method: 'POST',
+      path: '/calls/stream_query',
+      headers: { 'content-type': 'application/json', ...fx.caller.basic },
+      body: JSON.stringify({ project_id: fx.project, columns: ['id'] }),
+      authorizer: authorizerFor(fx.caller),
+    })
+    const invoke = handler as unknown as (e: unknown, s: Writable, c: unknown) => Promise<void>
+
+    // Act
+    await invoke(event, stream, lambdaContext())
+
+    // Assess
+    const lines = Buffer.concat(chunks).toString('utf8').trim().split('\n')
+    expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([fx.a, fx.b, fx.c])
   })
 })

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { app as costApp } from '#functions/tracing/create-cost/handler'
-import { app } from '#functions/tracing/trace-usage/handler'
+import { app, handler } from '#functions/tracing/trace-usage/handler'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
-import { endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
+import { authorizerFor, endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 const usage = (fields: Partial<Record<string, number | null>>) => ({
   requests: 0,
@@ -159,5 +160,24 @@ describe('POST /trace/usage', () => {
     expect((await post(caller, { project_id: newProject(caller), limit: 'x' })).status).toBe(422)
     expect((await post(caller, { project_id: newProject(caller), query: { $expr: {} } })).status).toBe(422)
     expect((await post(stranger, { project_id: newProject(caller) })).status).toBe(403)
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/trace/usage',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ project_id: project }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toEqual({ call_usage: {}, unfinished_call_ids: [] })
   })
 })

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { app as readApp } from '#functions/tracing/read-call/handler'
-import { app } from '#functions/tracing/update-call/handler'
+import { app, handler } from '#functions/tracing/update-call/handler'
 import { jsonInit, newCaller } from '../../support/auth.js'
-import { newProject, startPart, writeCalls } from '../../support/calls.js'
+import { authorizerFor, newProject, startPart, writeCalls } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 describe('POST /call/update', () => {
   it('sets the display name, clears it with an empty string, and survives a retried start', async () => {
@@ -56,5 +57,24 @@ describe('POST /call/update', () => {
       jsonInit({ project_id: project, call_id: 'x', display_name: 'n' }, stranger.basic),
     )
     expect(foreign.status).toBe(403)
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/call/update',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ project_id: project, call_id: 'nope', display_name: 'x' }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(404)
+    expect(JSON.parse(result.body)).toEqual({ reason: 'Call not found: nope' })
   })
 })

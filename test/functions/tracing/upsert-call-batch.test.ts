@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { app as readApp } from '#functions/tracing/read-call/handler'
-import { app } from '#functions/tracing/upsert-call-batch/handler'
+import { app, handler } from '#functions/tracing/upsert-call-batch/handler'
 import { readCallCount } from '#shared/db/call-counter'
 import { jsonInit, newCaller } from '../../support/auth.js'
-import { endPart, newProject, startPart } from '../../support/calls.js'
+import { authorizerFor, endPart, newProject, startPart } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 describe('POST /call/upsert_batch', () => {
   it('stores starts and ends in order, answers one result per item and merges the parts on read', async () => {
@@ -149,5 +150,24 @@ describe('POST /call/upsert_batch', () => {
   it('answers 401 without credentials', async () => {
     const res = await app.request('/call/upsert_batch', jsonInit({ batch: [] }, {}))
     expect(res.status).toBe(401)
+  })
+  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const event = restEvent({
+      method: 'POST',
+      path: '/call/upsert_batch',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ batch: [] }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toEqual({ res: [] })
   })
 })

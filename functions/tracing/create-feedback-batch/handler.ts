@@ -1,0 +1,17 @@
+import { handle } from 'hono/aws-lambda'
+import { createTracingApp } from '#shared/http/create-app'
+import { validate } from '#shared/http/validate'
+import { FeedbackBatchCreateReqSchema } from '#shared/schemas/feedback'
+import { createFeedbackBatch } from '#shared/tracing/feedback'
+
+/** `POST /feedback/batch/create`: several `feedback/create`s, answered in order. */
+export const app = createTracingApp().post(
+  '/feedback/batch/create',
+  validate('json', FeedbackBatchCreateReqSchema),
+  async (c) => {
+    const res = await createFeedbackBatch(c.get('auth'), c.req.valid('json').batch, c.req.header('x-weave-retry-id'))
+    return c.json(res, 200)
+  },
+)
+
+export const handler = handle(app)

@@ -1,0 +1,13 @@
+import { handle } from 'hono/aws-lambda'
+import { createTracingApp } from '#shared/http/create-app'
+import { validate } from '#shared/http/validate'
+import { FeedbackStatsReqSchema } from '#shared/schemas/feedback-stats'
+import { feedbackStats } from '#shared/tracing/feedback-stats'
+
+/** `POST /feedback/stats`: time-bucketed aggregates of payload values over a window of at most 31 days. */
+export const app = createTracingApp().post('/feedback/stats', validate('json', FeedbackStatsReqSchema), async (c) => {
+  const res = await feedbackStats(c.req.valid('json'))
+  return c.json(res, 200)
+})
+
+export const handler = handle(app)

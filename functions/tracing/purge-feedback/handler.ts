@@ -1,0 +1,14 @@
+import { handle } from 'hono/aws-lambda'
+import { createTracingApp } from '#shared/http/create-app'
+import { validate } from '#shared/http/validate'
+import { FeedbackPurgeReqSchema } from '#shared/schemas/feedback'
+import { purgeFeedback } from '#shared/tracing/feedback'
+
+/** `POST /feedback/purge`: permanently deletes feedback rows named by id. */
+export const app = createTracingApp().post('/feedback/purge', validate('json', FeedbackPurgeReqSchema), async (c) => {
+  const req = c.req.valid('json')
+  await purgeFeedback(req.project_id, req.query)
+  return c.json({}, 200)
+})
+
+export const handler = handle(app)

@@ -1,0 +1,24 @@
+import type { Context } from 'hono'
+import { handle } from 'hono/aws-lambda'
+import type { AppEnv } from '#shared/http/app-env'
+import { createTracingApp } from '#shared/http/create-app'
+import { validate } from '#shared/http/validate'
+import { FileContentReqSchema } from '#shared/schemas/table'
+import { readFileContent } from '#shared/tracing/files'
+
+const validated = validate('json', FileContentReqSchema)
+
+async function content(
+  c: Context<AppEnv, string, { in: { json: unknown }; out: { json: { project_id: string; digest: string } } }>,
+) {
+  const req = c.req.valid('json')
+  const bytes = await readFileContent(req.project_id, req.digest)
+  return c.body(new Uint8Array(bytes), 200, { 'content-type': 'application/octet-stream' })
+}
+
+/** `POST /file/content` (and the hidden alias `/files/content`): the stored bytes. */
+export const app = createTracingApp()
+  .post('/file/content', validated, content)
+  .post('/files/content', validated, content)
+
+export const handler = handle(app)

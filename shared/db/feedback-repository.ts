@@ -1,0 +1,233 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb'
+import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
+import { deleteLargeValue, loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
+import { queryAll } from '#shared/db/query'
+import { type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
+
+// Feedback (docs/data-model.md): PK=FB#<project>#<id> SK=FB; the row's columns in `row_dump`, its payload in
+// `payload_dump` (kept whole, split when large). Indexes, all with sort key <created_at>#<id>:
+//   GSI1 FBT#<project>                   time window (stats, payload_schema, unfiltered query)
+//   GSI2 FBTY#<project>#<feedback_type>  one feedback type (stats with feedback_type, query by type)
+//   GSI3 FBREF#<project>#<weave_ref>     feedback of one call or object (query by weave_ref)
+//   GSI4 FBTRIG#<project>#<trigger ref without its version>   feedback of one monitor (stats by trigger_ref)
+// Retried creates without a client id: PK=FBRETRY#<project>#<retry key> SK=FBRETRY holds the id first chosen.
+
+const keyOf = (project: string, id: string) => ({ PK: `FB#${keyPart(project)}#${keyPart(id)}`, SK: 'FB' })
+// Payloads above INLINE_BYTES live in chunk items beside the row (large-value).
+const INLINE_BYTES = 300_000
+const payloadOwner = (pk: string) => ({ pk, skPrefix: 'PAYLOAD' })
+
+const payloadText = (item: Record<string, unknown>) =>
+  loadJson(payloadOwner(String(item.PK)), item.payload as StoredJson)
+
+async function toRow(item: Record<string, unknown>): Promise<FeedbackRow> {
+  const payload = JSON.parse(await payloadText(item))
+  return FeedbackRowSchema.parse({ ...JSON.parse(String(item.row_dump)), payload })
+}
+
+/** The DynamoDB item of a feedback row whose payload is already stored (inline or as a large-value ref). */
+export function feedbackItem(row: FeedbackRow, payload: StoredJson): Record<string, unknown> {
+  const key = keyOf(row.project_id, row.id)
+  const sort = `${row.created_at}#${row.id}`
+  const { payload: _payload, ...columns } = row
+  return {
+    ...key,
+    payload,
+    row_dump: JSON.stringify(columns),
+    created_at: row.created_at,
+    feedback_type: row.feedback_type,
+    ...(row.trigger_ref === null
+      ? {}
+      : {
+          trigger_ref: row.trigger_ref,
+          GSI4PK: `FBTRIG#${keyPart(row.project_id)}#${keyPart(triggerBase(row.trigger_ref))}`,
+          GSI4SK: sort,
+        }),
+    GSI1PK: `FBT#${keyPart(row.project_id)}`,
+    GSI1SK: sort,
+    GSI2PK: `FBTY#${keyPart(row.project_id)}#${keyPart(row.feedback_type)}`,
+    GSI2SK: sort,
+    GSI3PK: `FBREF#${keyPart(row.project_id)}#${keyPart(row.weave_ref)}`,
+    GSI3SK: sort,
+  }
+}
+
+/** Stores a feedback row unless its id exists; returns the stored row either way (idempotent by id). */
+export async function putFeedback(row: FeedbackRow): Promise<{ row: FeedbackRow; created: boolean }> {
+  const key = keyOf(row.project_id, row.id)
+  const stored = await storeJson(payloadOwner(key.PK), JSON.stringify(row.payload), INLINE_BYTES)
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: feedbackItem(row, stored),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+    return { row, created: true }
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    const existing = await getFeedback(row.project_id, row.id)
+    if (existing === undefined) throw error
+    return { row: existing, created: false }
+  }
+}
+
+/** Records which id a retried create (same retry key) uses; returns the id chosen by the first attempt. */
+export async function claimRetryKey(project: string, retryKey: string, id: string): Promise<string> {
+  const key = { PK: `FBRETRY#${keyPart(project)}#${keyPart(retryKey)}`, SK: 'FBRETRY' }
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...key, feedback_id: id },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+    return id
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))
+    return String(Item?.feedback_id ?? id)
+  }
+}
+
+/** Reads one feedback row. */
+export async function getFeedback(project: string, id: string): Promise<FeedbackRow | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: table(), Key: keyOf(project, id), ConsistentRead: true }),
+  )
+  return Item === undefined ? undefined : toRow(Item)
+}
+
+/** Permanently deletes a feedback row (and its split payload); absent rows are a no-op. */
+export async function deleteFeedback(project: string, id: string): Promise<void> {
+  const key = keyOf(project, id)
+  const { Attributes } = await db().send(new DeleteCommand({ TableName: table(), Key: key, ReturnValues: 'ALL_OLD' }))
+  const stored = Attributes?.payload as StoredJson | undefined
+  if (stored !== undefined && 'ref' in stored) await deleteLargeValue(payloadOwner(key.PK), stored.ref)
+}
+
+/** A trigger ref without its `:<version>` (`weave:///e/p/object/mon:abc` → `weave:///e/p/object/mon`). */
+export function triggerBase(ref: string): string {
+  const colon = ref.lastIndexOf(':')
+  return colon > ref.lastIndexOf('/') && colon > 'weave:'.length ? ref.slice(0, colon) : ref
+}
+
+/** Which stored listing a read uses. */
+export type FeedbackSource =
+  | { kind: 'project' }
+  | { kind: 'type'; feedbackType: string }
+  | { kind: 'ref'; weaveRef: string }
+  | { kind: 'trigger'; base: string }
+
+function indexFor(
+  project: string,
+  source: FeedbackSource,
+): { IndexName: string; pk: string; pkName: string; skName: string } {
+  if (source.kind === 'type')
+    return {
+      IndexName: 'GSI2',
+      pk: `FBTY#${keyPart(project)}#${keyPart(source.feedbackType)}`,
+      pkName: 'GSI2PK',
+      skName: 'GSI2SK',
+    }
+  if (source.kind === 'ref')
+    return {
+      IndexName: 'GSI3',
+      pk: `FBREF#${keyPart(project)}#${keyPart(source.weaveRef)}`,
+      pkName: 'GSI3PK',
+      skName: 'GSI3SK',
+    }
+  if (source.kind === 'trigger')
+    return {
+      IndexName: 'GSI4',
+      pk: `FBTRIG#${keyPart(project)}#${keyPart(source.base)}`,
+      pkName: 'GSI4PK',
+      skName: 'GSI4SK',
+    }
+  return { IndexName: 'GSI1', pk: `FBT#${keyPart(project)}`, pkName: 'GSI1PK', skName: 'GSI1SK' }
+}
+
+/** Feedback rows of a listing, oldest first. */
+export async function listFeedback(project: string, source: FeedbackSource): Promise<FeedbackRow[]> {
+  const ix = indexFor(project, source)
+  const items = await queryAll({
+    IndexName: ix.IndexName,
+    KeyConditionExpression: `${ix.pkName} = :pk`,
+    ExpressionAttributeValues: { ':pk': ix.pk },
+  })
+  return Promise.all(items.map(toRow))
+}
+
+/** The stats-relevant part of a row: its time and payload text. */
+export type FeedbackSample = { created_at: string; payload: string }
+
+/** Options of a window read. */
+export type WindowOptions = {
+  project: string
+  startIso: string
+  endIso: string
+  feedbackType?: string | null | undefined
+  triggerRef?: string | null | undefined
+  newestFirst?: boolean
+  limit?: number
+}
+
+/**
+ * Streams the rows of `[start, end)` page by page, reading only time and payload. A `trigger_ref` (exact, or every
+ * version with `:*`) reads its monitor's index, else a `feedback_type` its own, else the project's; the other
+ * condition is a filter on that range.
+ */
+export async function* readFeedbackWindow(o: WindowOptions): AsyncGenerator<FeedbackSample[]> {
+  const trigger = o.triggerRef
+  const prefix = trigger?.endsWith(':*') === true
+  const source: FeedbackSource =
+    trigger != null
+      ? { kind: 'trigger', base: prefix ? trigger.slice(0, -2) : triggerBase(trigger) }
+      : o.feedbackType != null
+        ? { kind: 'type', feedbackType: o.feedbackType }
+        : { kind: 'project' }
+  const ix = indexFor(o.project, source)
+  const values: Record<string, unknown> = { ':pk': ix.pk, ':a': o.startIso, ':b': o.endIso }
+  const filters: string[] = []
+  if (trigger != null) {
+    values[':t'] = prefix ? trigger.slice(0, -2) : trigger
+    filters.push(prefix ? 'begins_with(trigger_ref, :t)' : 'trigger_ref = :t')
+    if (o.feedbackType != null) {
+      values[':ft'] = o.feedbackType
+      filters.push('feedback_type = :ft')
+    }
+  }
+  const filter = filters.length === 0 ? undefined : filters.join(' AND ')
+  let startKey: Record<string, unknown> | undefined
+  let seen = 0
+  do {
+    const page: QueryCommandOutput = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: ix.IndexName,
+        // Sort keys are `<created_at>#<id>`: every key of an instant < end sorts below the bare end instant.
+        KeyConditionExpression: `${ix.pkName} = :pk AND ${ix.skName} BETWEEN :a AND :b`,
+        ExpressionAttributeValues: values,
+        ProjectionExpression: 'PK, created_at, payload',
+        ScanIndexForward: !o.newestFirst,
+        ExclusiveStartKey: startKey,
+        ...(filter === undefined ? {} : { FilterExpression: filter }),
+        ...(o.limit === undefined ? {} : { Limit: o.limit }),
+      }),
+    )
+    const items = page.Items ?? []
+    const out: FeedbackSample[] = []
+    for (const item of items) {
+      const stored = item.payload as StoredJson
+      const payload = 'json' in stored ? stored.json : await payloadText(item)
+      out.push({ created_at: String(item.created_at), payload })
+    }
+    seen += out.length
+    yield out
+    startKey = page.LastEvaluatedKey
+  } while (startKey !== undefined && (o.limit === undefined || seen < o.limit))
+}

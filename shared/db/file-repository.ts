@@ -1,0 +1,40 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
+import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
+import { getLargeValue, type LargeValueRef, putLargeValue } from '#shared/db/large-value'
+
+// Files (docs/data-model.md): PK=FILE#<project>#<digest> SK=FILE, bytes inline up to INLINE_BYTES, else chunks
+// beside it (large-value, SK=DATA#LV#…). Content-addressed: a repeated upload of the same bytes writes nothing new.
+
+const INLINE_BYTES = 300_000
+const filePk = (project: string, digest: string) => `FILE#${keyPart(project)}#${keyPart(digest)}`
+
+/** Stores a file's bytes once per (project, digest). */
+export async function putFile(project: string, digest: string, name: string, bytes: Uint8Array): Promise<void> {
+  const pk = filePk(project, digest)
+  const content =
+    bytes.byteLength <= INLINE_BYTES ? { data: bytes } : { ref: await putLargeValue({ pk, skPrefix: 'DATA' }, bytes) }
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: { PK: pk, SK: 'FILE', project_id: project, digest, name, size: bytes.byteLength, ...content },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+  }
+}
+
+/** A file's bytes, byte-identical, or undefined when unknown. */
+export async function getFile(project: string, digest: string): Promise<Uint8Array | undefined> {
+  const pk = filePk(project, digest)
+  const { Item } = await db().send(
+    new GetCommand({ TableName: table(), Key: { PK: pk, SK: 'FILE' }, ConsistentRead: true }),
+  )
+  if (Item === undefined) return undefined
+  if (Item.data instanceof Uint8Array) return Item.data
+  return getLargeValue({ pk, skPrefix: 'DATA' }, Item.ref as LargeValueRef)
+}

@@ -1,0 +1,221 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
+import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
+import { queryAll } from '#shared/db/query'
+import { type ObjVersion, ObjVersionSchema } from '#shared/schemas/obj'
+
+// Layout (docs/data-model.md, "Tracing: objects, feedback, queues"). One partition per object:
+//   PK=OBJ#<project>#<object_id>  SK=VER#<digest>        a version (val kept whole, see stored-value)
+//                                 SK=ALIAS#<name>         an alias, `latest` included (GSI2 LATEST#<project> for latest)
+//                                 SK=SEQ#<kind>           the version-index counter of one kind
+//                                 SK=TAG#<digest>#<tag>   a tag (GSI1 TAGS#<project>)
+// Version GSIs: GSI1 OBJIDX#<project>#<object_id> / <kind>#<index> (read by v<N>, deleted kept);
+// GSI2 OBJCLS#<project>#<base class> and GSI3 OBJS#<project>#<kind>, both / <created_at>#<object_id>#<digest>, live only.
+
+/** The partition key of one object's versions, aliases, tags and counters. */
+export const objPk = (project: string, objectId: string) => `OBJ#${keyPart(project)}#${keyPart(objectId)}`
+const pad = (n: number) => String(n).padStart(10, '0')
+
+/** A version together with its value as stored JSON text (undefined when read without the value). */
+export type ObjVersionRecord = { version: ObjVersion; valText: string | undefined }
+
+// Values above INLINE_BYTES go to chunk items beside the version (large-value), under a sort-key prefix that no
+// listing of this partition (VER#, ALIAS#…TAG$) matches.
+const INLINE_BYTES = 300_000
+const valOwner = (pk: string, digest: string) => ({ pk, skPrefix: `VAL#${keyPart(digest)}` })
+
+async function withValue(item: Record<string, unknown>, withVal: boolean): Promise<ObjVersionRecord> {
+  const version = ObjVersionSchema.parse(item)
+  if (!withVal) return { version, valText: undefined }
+  return { version, valText: await loadJson(valOwner(String(item.PK), version.digest), item.val as StoredJson) }
+}
+
+function liveIndexKeys(v: ObjVersion): Record<string, string> {
+  const sk = `${v.created_at}#${v.object_id}#${v.digest}`
+  const keys: Record<string, string> = { GSI3PK: `OBJS#${keyPart(v.project_id)}#${v.kind}`, GSI3SK: sk }
+  if (v.base_object_class !== null) {
+    keys.GSI2PK = `OBJCLS#${keyPart(v.project_id)}#${keyPart(v.base_object_class)}`
+    keys.GSI2SK = sk
+  }
+  return keys
+}
+
+/**
+ * Writes a new version unless one with the same digest exists (conditional put: concurrent creates of one value
+ * store it once). Returns the stored item when it already existed.
+ */
+export async function claimObjVersion(
+  version: ObjVersion,
+  valText: string,
+): Promise<{ created: true } | { created: false; existing: ObjVersion }> {
+  const pk = objPk(version.project_id, version.object_id)
+  const sk = `VER#${keyPart(version.digest)}`
+  const val = await storeJson(valOwner(pk, version.digest), valText, INLINE_BYTES)
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: { PK: pk, SK: sk, ...version, val, ...liveIndexKeys(version) },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+    return { created: true }
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    const existing = await getObjVersion(version.project_id, version.object_id, version.digest, false)
+    if (existing === undefined) throw error
+    return { created: false, existing: existing.version }
+  }
+}
+
+/** Takes the next version index of `(project, kind, object_id)` from its counter (0-based). */
+export async function nextVersionIndex(project: string, objectId: string, kind: string): Promise<number> {
+  const out = await db().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { PK: objPk(project, objectId), SK: `SEQ#${kind}` },
+      UpdateExpression: 'ADD next_index :one',
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  )
+  return Number(out.Attributes?.next_index) - 1
+}
+
+/** Records a version's index once (a second writer cannot overwrite it); returns the index that stands. */
+export async function setVersionIndex(v: ObjVersion, index: number): Promise<number> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${keyPart(v.digest)}` },
+        UpdateExpression: 'SET version_index = :i, GSI1PK = :pk, GSI1SK = :sk',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(version_index)',
+        ExpressionAttributeValues: {
+          ':i': index,
+          ':pk': `OBJIDX#${keyPart(v.project_id)}#${keyPart(v.object_id)}`,
+          ':sk': `${v.kind}#${pad(index)}`,
+        },
+      }),
+    )
+    return index
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    const current = await getObjVersion(v.project_id, v.object_id, v.digest, false)
+    if (current?.version.version_index === undefined) throw error
+    return current.version.version_index
+  }
+}
+
+/** Reads one version by digest (deleted ones included), optionally with its value. */
+export async function getObjVersion(
+  project: string,
+  objectId: string,
+  digest: string,
+  withVal: boolean,
+): Promise<ObjVersionRecord | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: table(),
+      Key: { PK: objPk(project, objectId), SK: `VER#${keyPart(digest)}` },
+      ConsistentRead: true,
+    }),
+  )
+  return Item === undefined ? undefined : withValue(Item, withVal)
+}
+
+/** The versions of one object holding index `index` (one per kind at most), deleted ones included. */
+export async function findVersionsByIndex(project: string, objectId: string, index: number): Promise<ObjVersion[]> {
+  const found = await Promise.all(
+    ['object', 'op'].map((kind) =>
+      queryAll({
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK = :sk',
+        ExpressionAttributeValues: {
+          ':pk': `OBJIDX#${keyPart(project)}#${keyPart(objectId)}`,
+          ':sk': `${kind}#${pad(index)}`,
+        },
+      }),
+    ),
+  )
+  return found.flat().map((item) => ObjVersionSchema.parse(item))
+}
+
+/** Every version of one object (deleted ones included), optionally with values. */
+export async function listObjectVersions(
+  project: string,
+  objectId: string,
+  withVal: boolean,
+): Promise<ObjVersionRecord[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+    ExpressionAttributeValues: { ':pk': objPk(project, objectId), ':sk': 'VER#' },
+    ConsistentRead: true,
+  })
+  return Promise.all(items.map((item) => withValue(item, withVal)))
+}
+
+/** Live versions of a project, one kind, oldest first (sparse index: deleted versions drop out of it). */
+export async function listLiveVersionsByKind(
+  project: string,
+  kind: string,
+  withVal: boolean,
+): Promise<ObjVersionRecord[]> {
+  const items = await queryAll({
+    IndexName: 'GSI3',
+    KeyConditionExpression: 'GSI3PK = :pk',
+    ExpressionAttributeValues: { ':pk': `OBJS#${keyPart(project)}#${kind}` },
+  })
+  return Promise.all(items.map((item) => withValue(item, withVal)))
+}
+
+/** Live versions of a project with one base object class, oldest first. */
+export async function listLiveVersionsByClass(
+  project: string,
+  cls: string,
+  withVal: boolean,
+): Promise<ObjVersionRecord[]> {
+  const items = await queryAll({
+    IndexName: 'GSI2',
+    KeyConditionExpression: 'GSI2PK = :pk',
+    ExpressionAttributeValues: { ':pk': `OBJCLS#${keyPart(project)}#${keyPart(cls)}` },
+  })
+  return Promise.all(items.map((item) => withValue(item, withVal)))
+}
+
+/** Soft-deletes a live version: sets `deleted_at` and drops it from the live listings. False if not live. */
+export async function markVersionDeleted(v: ObjVersion, at: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${keyPart(v.digest)}` },
+        UpdateExpression: 'SET deleted_at = :at REMOVE GSI2PK, GSI2SK, GSI3PK, GSI3SK',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deleted_at)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    )
+    return true
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false
+    throw error
+  }
+}
+
+/** Revives a deleted version (re-publishing the same value), back in the live listings. */
+export async function reviveVersion(v: ObjVersion, createdAt: string): Promise<void> {
+  const revived = { ...v, created_at: createdAt }
+  const keys = liveIndexKeys(revived)
+  const names = Object.keys(keys)
+  await db().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${keyPart(v.digest)}` },
+      UpdateExpression: `SET created_at = :c, ${names.map((n) => `${n} = :${n}`).join(', ')} REMOVE deleted_at`,
+      ConditionExpression: 'attribute_exists(deleted_at)',
+      ExpressionAttributeValues: { ':c': createdAt, ...Object.fromEntries(names.map((n) => [`:${n}`, keys[n]])) },
+    }),
+  )
+}

@@ -1,0 +1,182 @@
+import { getCallParts } from '#shared/db/call-repository'
+import {
+  claimQueueCall,
+  getQueue,
+  getQueueItem,
+  listLiveQueues,
+  listProgress,
+  listQueueCallIds,
+  listQueueItems,
+  putQueue,
+  putQueueItem,
+  updateQueue,
+} from '#shared/db/queue-repository'
+import { NotFoundError } from '#shared/errors/http-error'
+import type {
+  AnnotationQueue,
+  QueueAddCallsBody,
+  QueueCreateReq,
+  QueueItem,
+  QueuesQueryReq,
+  QueueUpdateBody,
+} from '#shared/schemas/annotation-queue'
+import { uuidv7 } from '#shared/tracing/ids'
+import { renderDatetime } from '#shared/tracing/time'
+
+const QUEUE_SORT_FIELDS = ['id', 'name', 'created_at', 'updated_at'] as const
+
+const out = (q: AnnotationQueue): AnnotationQueue => ({ ...q, deleted_at: q.deleted_at ?? null })
+
+/** Creates a queue owned by the authenticated user. */
+export async function createQueue(userId: string, req: QueueCreateReq): Promise<{ id: string }> {
+  const now = new Date().toISOString()
+  const id = uuidv7()
+  await putQueue({
+    id,
+    project_id: req.project_id,
+    name: req.name,
+    description: req.description,
+    scorer_refs: req.scorer_refs,
+    created_at: now,
+    created_by: userId,
+    updated_at: now,
+  })
+  return { id }
+}
+
+// SQL ILIKE '%name%': case-insensitive substring in which `%` and `_` keep their wildcard meaning.
+function ilike(name: string): RegExp {
+  const body = [...name]
+    .map((ch) => (ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('')
+  return new RegExp(body, 'is')
+}
+
+function compareBy(a: Record<string, unknown>, b: Record<string, unknown>, field: string): number {
+  const x = String(a[field] ?? '')
+  const y = String(b[field] ?? '')
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+/** Sorts rows by the allowed `sort_by` fields (others ignored), then `id ASC`; `fallback` when none apply. */
+export function sortRows<T extends { id: string }>(
+  rows: T[],
+  sortBy: readonly { field: string; direction: 'asc' | 'desc' }[] | null | undefined,
+  allowed: readonly string[],
+  fallback: readonly { field: string; direction: 'asc' | 'desc' }[],
+): T[] {
+  const given = (sortBy ?? []).filter((s) => allowed.includes(s.field))
+  const keys = [...(given.length > 0 ? given : fallback), { field: 'id', direction: 'asc' as const }]
+  return rows.sort((a, b) => {
+    for (const k of keys) {
+      const c = compareBy(a as Record<string, unknown>, b as Record<string, unknown>, k.field)
+      if (c !== 0) return k.direction === 'desc' ? -c : c
+    }
+    return 0
+  })
+}
+
+/** Live queues of a project, filtered by name, sorted, paged. */
+export async function queryQueues(req: QueuesQueryReq): Promise<AnnotationQueue[]> {
+  let queues = await listLiveQueues(req.project_id)
+  if (req.name != null && req.name !== '') {
+    const re = ilike(req.name)
+    queues = queues.filter((q) => re.test(q.name))
+  }
+  sortRows(queues, req.sort_by, QUEUE_SORT_FIELDS, [{ field: 'created_at', direction: 'desc' }])
+  const start = req.offset ?? 0
+  return queues.slice(start, req.limit == null ? undefined : start + req.limit).map(out)
+}
+
+/** One live queue; 404 `Queue {id} not found` when missing or deleted. */
+export async function readQueue(project: string, queueId: string): Promise<AnnotationQueue> {
+  const q = await getQueue(project, queueId)
+  if (q === undefined || q.deleted_at != null) throw new NotFoundError(`Queue ${queueId} not found`)
+  return out(q)
+}
+
+/** Changes the given fields of a live queue (none given: returns it unchanged). */
+export async function updateQueueFields(
+  project: string,
+  queueId: string,
+  body: QueueUpdateBody,
+): Promise<AnnotationQueue> {
+  const gone = () => new NotFoundError(`Queue ${queueId} not found or already deleted`)
+  const fields: Parameters<typeof updateQueue>[2] = {}
+  if (body.name != null) fields.name = body.name
+  if (body.description != null) fields.description = body.description
+  if (body.scorer_refs != null) fields.scorer_refs = body.scorer_refs
+  if (Object.keys(fields).length === 0) {
+    const q = await getQueue(project, queueId)
+    if (q === undefined || q.deleted_at != null) throw gone()
+    return out(q)
+  }
+  const updated = await updateQueue(project, queueId, { ...fields, updated_at: new Date().toISOString() })
+  if (updated === undefined) throw gone()
+  return out(updated)
+}
+
+/** Soft-deletes a live queue (its items stay). */
+export async function deleteQueue(project: string, queueId: string): Promise<AnnotationQueue> {
+  const now = new Date().toISOString()
+  const deleted = await updateQueue(project, queueId, { deleted_at: now, updated_at: now })
+  if (deleted === undefined) throw new NotFoundError(`Queue ${queueId} not found or already deleted`)
+  return out(deleted)
+}
+
+/**
+ * Adds calls as items: one item per found, not-yet-queued call (the call claim is a conditional write, so retries and
+ * concurrent adds never create a second item for a call). Unknown call ids are dropped.
+ */
+export async function addQueueCalls(userId: string, project: string, queueId: string, body: QueueAddCallsBody) {
+  const existing = await listQueueCallIds(project, queueId)
+  const requested = [...new Set(body.call_ids)]
+  const duplicates = requested.filter((id) => existing.has(id)).length
+  const fresh = requested.filter((id) => !existing.has(id))
+  const parts = await getCallParts(project, fresh)
+  let added = 0
+  for (const callId of fresh) {
+    const start = parts.get(callId)?.start
+    if (start === undefined || start.deleted_at != null) continue
+    const claim = await claimQueueCall(project, queueId, callId, uuidv7())
+    if (!claim.created && (await getQueueItem(project, queueId, claim.itemId)) !== undefined) continue
+    const now = new Date().toISOString()
+    const end = parts.get(callId)?.end
+    const item: QueueItem = {
+      id: claim.itemId,
+      project_id: project,
+      queue_id: queueId,
+      call_id: callId,
+      call_started_at: renderDatetime(start.started_at),
+      call_ended_at: end === undefined ? null : renderDatetime(end.ended_at),
+      call_op_name: start.op_name ?? '',
+      call_trace_id: start.trace_id ?? '',
+      display_fields: body.display_fields,
+      added_by: userId,
+      created_at: now,
+      created_by: userId,
+      updated_at: now,
+    }
+    await putQueueItem(item)
+    added++
+  }
+  return { added_count: added, duplicates }
+}
+
+/** Per requested queue (in order, repeats kept): live items and items completed or skipped by any annotator. */
+export async function queueStats(project: string, queueIds: readonly string[]) {
+  const cache = new Map<string, { queue_id: string; total_items: number; completed_items: number }>()
+  for (const id of new Set(queueIds)) {
+    const [items, progress] = await Promise.all([listQueueItems(project, id), listProgress(project, id)])
+    const live = new Set(items.filter((i) => i.deleted_at == null).map((i) => i.id))
+    const done = new Set(
+      progress
+        .filter((p) => live.has(p.item_id) && (p.annotation_state === 'completed' || p.annotation_state === 'skipped'))
+        .map((p) => p.item_id),
+    )
+    cache.set(id, { queue_id: id, total_items: live.size, completed_items: done.size })
+  }
+  return {
+    stats: queueIds.map((id) => ({ ...(cache.get(id) ?? { queue_id: id, total_items: 0, completed_items: 0 }) })),
+  }
+}

@@ -1,0 +1,65 @@
+const ISO_RE =
+  /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d\d(?::?\d\d)?)?$/
+
+/** Parses a datetime as pydantic does for the tracing API (ISO 8601 or epoch seconds; naive means UTC) to epoch ms. */
+export function parseDateTimeMs(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value * 1000 : undefined
+  if (typeof value !== 'string') return undefined
+  const m = ISO_RE.exec(value.trim())
+  if (m === null) return undefined
+  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', tz] = m
+  const ms = Number(`0.${frac || '0'}`) * 1000
+  let t = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) + Math.floor(ms)
+  if (tz !== undefined && tz.toUpperCase() !== 'Z') {
+    const sign = tz.startsWith('-') ? -1 : 1
+    const digits = tz.slice(1).replace(':', '')
+    t -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0')) * 60_000
+  }
+  const check = new Date(t)
+  return Number.isNaN(check.getTime()) || Number(mo) > 12 || Number(d) > 31 ? undefined : t
+}
+
+/** A UTC instant as pydantic serialises it: `2024-01-01T00:00:00Z`, fraction only when non-zero. */
+export function pydanticUtc(ms: number): string {
+  const iso = new Date(ms).toISOString()
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : `${iso.slice(0, -1)}000Z`
+}
+
+/** Throws RangeError unless `timeZone` is an IANA zone this runtime knows. */
+export function checkTimeZone(timeZone: string): void {
+  new Intl.DateTimeFormat('en-US', { timeZone })
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+/** An instant as ISO 8601 in a time zone with its offset (`2024-01-01T00:00:00+00:00`), like Python's isoformat. */
+export function isoInZone(ms: number, timeZone: string): string {
+  let f = formatters.get(timeZone)
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+    formatters.set(timeZone, f)
+  }
+  const p = Object.fromEntries(f.formatToParts(new Date(ms)).map((x) => [x.type, x.value]))
+  const local = Date.UTC(
+    Number(p.year),
+    Number(p.month) - 1,
+    Number(p.day),
+    Number(p.hour),
+    Number(p.minute),
+    Number(p.second),
+  )
+  const offsetMin = Math.round((local - Math.floor(ms / 1000) * 1000) / 60_000)
+  const sign = offsetMin < 0 ? '-' : '+'
+  const abs = Math.abs(offsetMin)
+  const off = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`
+  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}${off}`
+}

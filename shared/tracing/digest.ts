@@ -1,0 +1,89 @@
+import { createHash } from 'node:crypto'
+import { PyFloat, PyInt } from '#shared/tracing/json-exact'
+
+// Python's json.dumps(ensure_ascii=True) escapes everything outside printable ASCII as \uXXXX (lowercase hex).
+const PY_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+}
+
+function pyString(value: string): string {
+  let out = '"'
+  for (let i = 0; i < value.length; i++) {
+    const ch = value[i] as string
+    const code = value.charCodeAt(i)
+    const escaped = PY_ESCAPES[ch]
+    if (escaped !== undefined) out += escaped
+    else if (code < 0x20 || code > 0x7e) out += `\\u${code.toString(16).padStart(4, '0')}`
+    else out += ch
+  }
+  return `${out}"`
+}
+
+/**
+ * Formats a number as Python's `repr` would after `json.loads`: integers as digits, other floats in the shortest
+ * round-trip form with an exponent when the decimal exponent is below -4 or at least 16 (`1e-05`, `1e+16`).
+ */
+export function pyNumber(value: number): string {
+  if (Number.isNaN(value)) return 'NaN'
+  if (!Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity'
+  // JSON cannot tell 1.0 from 1: a safe integer is taken to be a Python int; beyond 2^53 it can only be a float.
+  if (Number.isSafeInteger(value)) return String(value)
+  if (Number.isInteger(value) && Math.abs(value) < 1e16) return `${value}.0`
+  const [mantissa = '', exp = '0'] = value.toExponential().split('e')
+  const exponent = Number(exp)
+  if (exponent < -4 || exponent >= 16) {
+    const sign = exponent < 0 ? '-' : '+'
+    return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`
+  }
+  return String(value)
+}
+
+function pyFloat(value: number): string {
+  if (Number.isInteger(value) && Math.abs(value) < 1e16) return `${Object.is(value, -0) ? '-0' : String(value)}.0`
+  return pyNumber(value)
+}
+
+/** `json.dumps(value, sort_keys=True)` with Python's default separators and `ensure_ascii=True`. */
+export function pythonDumps(value: unknown): string {
+  if (value === null || value === undefined) return 'null'
+  if (value === true) return 'true'
+  if (value === false) return 'false'
+  if (typeof value === 'number') return pyNumber(value)
+  if (typeof value === 'string') return pyString(value)
+  if (value instanceof PyFloat) return pyFloat(value.value)
+  if (value instanceof PyInt) return value.digits
+  if (Array.isArray(value)) return `[${value.map(pythonDumps).join(', ')}]`
+  if (typeof value === 'object') {
+    const keys = Object.keys(value).sort()
+    const record = value as Record<string, unknown>
+    return `{${keys.map((k) => `${pyString(k)}: ${pythonDumps(record[k])}`).join(', ')}}`
+  }
+  return pyString(String(value))
+}
+
+/** Weave's `bytes_digest`: base64url(sha256) with `-`→`X`, `_`→`Y` and no padding (43 alphanumeric characters). */
+export function bytesDigest(bytes: Uint8Array | string): string {
+  const b64 = createHash('sha256').update(bytes).digest('base64url')
+  return b64.replaceAll('-', 'X').replaceAll('_', 'Y')
+}
+
+/** The digest of a JSON value (objects and table rows): `bytesDigest(utf8(json.dumps(v, sort_keys=True)))`. */
+export function valDigest(value: unknown): string {
+  return bytesDigest(Buffer.from(pythonDumps(value), 'utf8'))
+}
+
+/** A table's digest: lowercase hex sha256 of its row digests concatenated. */
+export function tableDigest(rowDigests: readonly string[]): string {
+  return createHash('sha256').update(rowDigests.join(''), 'utf8').digest('hex')
+}
+
+/** Weave's `digest_is_content_hash`: 43 alphanumeric characters (object, row, file) or 64 hex characters (table). */
+export function isContentHash(digest: string): boolean {
+  return /^[A-Za-z0-9]{43}$/.test(digest) || /^[0-9a-f]{64}$/i.test(digest)
+}

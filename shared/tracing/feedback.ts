@@ -1,0 +1,176 @@
+import { assertProjectAccess } from '#shared/auth/authenticate'
+import {
+  claimRetryKey,
+  deleteFeedback,
+  type FeedbackSource,
+  getFeedback,
+  listFeedback,
+  putFeedback,
+} from '#shared/db/feedback-repository'
+import { BadRequestError } from '#shared/errors/http-error'
+import type { Principal } from '#shared/schemas/api-key'
+import type { FeedbackCreateReq, FeedbackQueryReq, FeedbackReplaceReq, FeedbackRow } from '#shared/schemas/feedback'
+import { assertQueueLive } from '#shared/tracing/feedback-queue'
+import { validateFeedback } from '#shared/tracing/feedback-validate'
+import { uuidv7 } from '#shared/tracing/ids'
+import { type Expr, evaluate, parseQuery } from '#shared/tracing/query-expr'
+
+/** `FeedbackCreateRes`. */
+export type FeedbackCreateRes = { id: string; created_at: string; wb_user_id: string; payload: Record<string, unknown> }
+
+const toRes = (row: FeedbackRow): FeedbackCreateRes => ({
+  id: row.id,
+  created_at: row.created_at,
+  wb_user_id: row.wb_user_id,
+  payload: row.payload,
+})
+
+async function buildRow(principal: Principal, req: FeedbackCreateReq, id: string): Promise<FeedbackRow> {
+  assertProjectAccess(principal, req.project_id)
+  const payload = await validateFeedback(req)
+  if (req.queue_id != null) await assertQueueLive(req.project_id, req.queue_id)
+  return {
+    id,
+    project_id: req.project_id,
+    weave_ref: req.weave_ref,
+    wb_user_id: principal.userId,
+    creator: req.creator ?? null,
+    created_at: new Date().toISOString(),
+    feedback_type: req.feedback_type,
+    payload,
+    annotation_ref: req.annotation_ref ?? null,
+    runnable_ref: req.runnable_ref ?? null,
+    call_ref: req.call_ref ?? null,
+    trigger_ref: req.trigger_ref ?? null,
+    queue_id: req.queue_id ?? null,
+    scorer_tags: req.scorer_tags,
+    scorer_tag_reasons: req.scorer_tag_reasons,
+    scorer_tag_confidences: req.scorer_tag_confidences,
+    scorer_ratings: req.scorer_ratings,
+    scorer_rating_reasons: req.scorer_rating_reasons,
+    scorer_rating_confidences: req.scorer_rating_confidences,
+    span_agent_name: req.span_agent_name,
+    span_agent_version: req.span_agent_version,
+    span_status_code: req.span_status_code,
+    span_conversation_id: req.span_conversation_id,
+    span_trace_id: req.span_trace_id,
+    scorer_trace_id: req.scorer_trace_id,
+  }
+}
+
+async function store(row: FeedbackRow, clientId: string | null | undefined, retryKey: string | undefined) {
+  const id = clientId == null && retryKey !== undefined ? await claimRetryKey(row.project_id, retryKey, row.id) : row.id
+  return toRes((await putFeedback({ ...row, id })).row)
+}
+
+/**
+ * `feedback/create`. Idempotent: a client `id` is the key; without one, the client's retry id (`X-Weave-Retry-Id`,
+ * shared by every attempt of one request) fixes the generated id, so a retried create returns the first row.
+ */
+export async function createFeedback(
+  principal: Principal,
+  req: FeedbackCreateReq,
+  retryKey?: string,
+): Promise<FeedbackCreateRes> {
+  const row = await buildRow(principal, req, req.id ?? uuidv7())
+  return store(row, req.id, retryKey)
+}
+
+/** `feedback/batch/create`: validates every item first (nothing is written if one fails), then creates in order. */
+export async function createFeedbackBatch(principal: Principal, batch: FeedbackCreateReq[], retryKey?: string) {
+  const rows: FeedbackRow[] = []
+  for (const req of batch) rows.push(await buildRow(principal, req, req.id ?? uuidv7()))
+  const res: FeedbackCreateRes[] = []
+  for (const [i, row] of rows.entries()) {
+    res.push(await store(row, batch[i]?.id, retryKey === undefined ? undefined : `${retryKey}#${i}`))
+  }
+  return { res }
+}
+
+/** `feedback/replace`: validates the new row, purges `feedback_id`, creates the new row under a new id. */
+export async function replaceFeedback(principal: Principal, req: FeedbackReplaceReq, retryKey?: string) {
+  const { feedback_id: old, ...create } = req
+  const row = await buildRow(principal, { ...create, id: null }, uuidv7())
+  await deleteFeedback(req.project_id, old)
+  return store(row, null, retryKey === undefined ? undefined : `replace#${retryKey}`)
+}
+
+function purgeIds(query: unknown): string[] | undefined {
+  if (typeof query !== 'object' || query === null) return undefined
+  const expr = (query as { $expr?: Expr }).$expr
+  const idOf = (e: unknown): string | undefined => {
+    const eq = (e as { $eq?: unknown[] } | null)?.$eq
+    if (!Array.isArray(eq) || eq.length !== 2) return undefined
+    const [f, l] = eq as [{ $getField?: unknown }, { $literal?: unknown }]
+    return f?.$getField === 'id' && typeof l?.$literal === 'string' ? l.$literal : undefined
+  }
+  const single = idOf(expr)
+  if (single !== undefined) return [single]
+  const ors = (expr as { $or?: unknown[] } | undefined)?.$or
+  if (!Array.isArray(ors) || ors.length === 0) return undefined
+  const ids = ors.map(idOf)
+  return ids.every((i) => i !== undefined) ? (ids as string[]) : undefined
+}
+
+/** `feedback/purge`: permanent delete by id only (`$eq` on `id`, or an `$or` of them). */
+export async function purgeFeedback(project: string, query: unknown): Promise<void> {
+  const ids = purgeIds(query)
+  if (ids === undefined) throw new BadRequestError('Can only purge feedback by specifying one or more feedback ids')
+  for (const id of new Set(ids)) await deleteFeedback(project, id)
+}
+
+// Uses the narrowest stored listing an `$eq` on the top level (or inside a top-level `$and`) allows.
+function sourceFor(expr: Expr | undefined): { source: FeedbackSource; id?: string } {
+  const terms = expr === undefined ? [] : Array.isArray(expr.$and) ? (expr.$and as Expr[]) : [expr]
+  for (const term of terms) {
+    const eq = term.$eq as [{ $getField?: unknown }, { $literal?: unknown }] | undefined
+    if (!Array.isArray(eq)) continue
+    const field = eq[0]?.$getField
+    const value = eq[1]?.$literal
+    if (typeof value !== 'string') continue
+    if (field === 'id') return { source: { kind: 'project' }, id: value }
+    if (field === 'weave_ref') return { source: { kind: 'ref', weaveRef: value } }
+    if (field === 'feedback_type') return { source: { kind: 'type', feedbackType: value } }
+  }
+  return { source: { kind: 'project' } }
+}
+
+function readPath(row: FeedbackRow, path: string): unknown {
+  let v: unknown = row
+  for (const part of path.split('.')) {
+    if (typeof v !== 'object' || v === null) return undefined
+    v = Array.isArray(v) && /^\d+$/.test(part) ? v[Number(part)] : (v as Record<string, unknown>)[part]
+  }
+  return v
+}
+
+/** `feedback/query`: rows matching the query, sorted (default `created_at`, `id`), paged; `total_count` before paging. */
+export async function queryFeedback(req: FeedbackQueryReq) {
+  const expr = req.query == null ? undefined : parseQuery(req.query)
+  const { source, id } = sourceFor(expr)
+  let rows: FeedbackRow[]
+  if (id !== undefined) {
+    const row = await getFeedback(req.project_id, id)
+    rows = row === undefined ? [] : [row]
+  } else rows = await listFeedback(req.project_id, source)
+  if (expr !== undefined) rows = rows.filter((r) => evaluate(expr, (p) => readPath(r, p)) === true)
+  const sorts = req.sort_by ?? []
+  rows.sort((a, b) => {
+    for (const s of [...sorts, { field: 'created_at', direction: 'asc' }, { field: 'id', direction: 'asc' }]) {
+      const x = readPath(a, s.field)
+      const y = readPath(b, s.field)
+      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x ?? '').localeCompare(String(y ?? ''))
+      if (c !== 0) return s.direction === 'desc' ? -c : c
+    }
+    return 0
+  })
+  const total = rows.length
+  const start = req.offset ?? 0
+  const page = rows.slice(start, req.limit == null ? undefined : start + req.limit)
+  const fields = req.fields
+  const result =
+    fields == null || fields.length === 0
+      ? page
+      : page.map((r) => Object.fromEntries(fields.map((f) => [f, readPath(r, f) ?? null])))
+  return { result, total_count: total }
+}

@@ -1,0 +1,139 @@
+/**
+ * A JSON parser that keeps what `JSON.parse` forgets and Weave's digests depend on (contract §8.1: "keep numbers as
+ * received"): a whole number written as a float (`1.0`, `1e5`) stays a Python float, and an integer beyond 2^53
+ * keeps its exact digits. Everything else parses to the plain JavaScript value.
+ */
+
+/** A float whose value is whole (`1.0`): Python prints it `1.0`, JavaScript would print `1`. */
+export class PyFloat {
+  constructor(readonly value: number) {}
+  toJSON(): number {
+    return this.value
+  }
+}
+
+/** An integer too large for a double, with its exact decimal digits. */
+export class PyInt {
+  constructor(readonly digits: string) {}
+  toJSON(): number {
+    return Number(this.digits)
+  }
+}
+
+const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings may not hold raw control characters.
+const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y
+const SPACE = /[ \t\n\r]*/y
+
+class Parser {
+  pos = 0
+  constructor(private readonly text: string) {}
+
+  private skip(): void {
+    SPACE.lastIndex = this.pos
+    SPACE.exec(this.text)
+    this.pos = SPACE.lastIndex
+  }
+
+  private fail(): never {
+    throw new SyntaxError(`Unexpected token at position ${this.pos}`)
+  }
+
+  private match(re: RegExp): RegExpExecArray {
+    re.lastIndex = this.pos
+    const m = re.exec(this.text)
+    if (m === null) this.fail()
+    this.pos = re.lastIndex
+    return m
+  }
+
+  value(): unknown {
+    this.skip()
+    const ch = this.text[this.pos]
+    if (ch === '{') return this.object()
+    if (ch === '[') return this.array()
+    if (ch === '"') return JSON.parse(this.match(STRING)[0])
+    for (const [word, v] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
+      if (this.text.startsWith(word, this.pos)) {
+        this.pos += word.length
+        return v
+      }
+    }
+    const m = this.match(NUMBER)
+    const n = Number(m[0])
+    if (m[1] !== undefined || m[2] !== undefined) return Number.isInteger(n) ? new PyFloat(n) : n
+    return Number.isSafeInteger(n) ? n : new PyInt(m[0])
+  }
+
+  private object(): Record<string, unknown> {
+    const out: Record<string, unknown> = {}
+    this.pos++
+    this.skip()
+    if (this.text[this.pos] === '}') {
+      this.pos++
+      return out
+    }
+    for (;;) {
+      this.skip()
+      const key = JSON.parse(this.match(STRING)[0]) as string
+      this.skip()
+      if (this.text[this.pos++] !== ':') this.fail()
+      Object.defineProperty(out, key, { value: this.value(), enumerable: true, writable: true, configurable: true })
+      this.skip()
+      const sep = this.text[this.pos++]
+      if (sep === '}') return out
+      if (sep !== ',') this.fail()
+    }
+  }
+
+  private array(): unknown[] {
+    const out: unknown[] = []
+    this.pos++
+    this.skip()
+    if (this.text[this.pos] === ']') {
+      this.pos++
+      return out
+    }
+    for (;;) {
+      out.push(this.value())
+      this.skip()
+      const sep = this.text[this.pos++]
+      if (sep === ']') return out
+      if (sep !== ',') this.fail()
+    }
+  }
+}
+
+/** Parses JSON text keeping float-ness and big-integer digits; throws SyntaxError on invalid JSON. */
+export function parseJsonExact(text: string): unknown {
+  const parser = new Parser(text)
+  const value = parser.value()
+  SPACE.lastIndex = parser.pos
+  SPACE.exec(text)
+  if (SPACE.lastIndex !== text.length) throw new SyntaxError(`Unexpected data at position ${SPACE.lastIndex}`)
+  return value
+}
+
+/**
+ * The part of a JSON request body at `path`, parsed exactly; undefined without a body or when the path is missing.
+ *
+ * @example exactPart(await c.req.text(), ['obj', 'val'])
+ */
+export function exactPart(rawBody: string | undefined, path: readonly string[]): unknown {
+  if (rawBody === undefined) return undefined
+  let v: unknown
+  try {
+    v = parseJsonExact(rawBody)
+  } catch {
+    return undefined
+  }
+  for (const key of path) {
+    if (typeof v !== 'object' || v === null || !Object.hasOwn(v, key)) return undefined
+    v = (v as Record<string, unknown>)[key]
+  }
+  return v
+}

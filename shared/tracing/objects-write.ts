@@ -1,0 +1,143 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import { assertProjectAccess } from '#shared/auth/authenticate'
+import { deleteAlias, deleteTag, getAlias, getObjectLabels, putAlias } from '#shared/db/obj-label-repository'
+import {
+  claimObjVersion,
+  getObjVersion,
+  listObjectVersions,
+  markVersionDeleted,
+  nextVersionIndex,
+  reviveVersion,
+  setVersionIndex,
+} from '#shared/db/obj-repository'
+import { BadRequestError, ConflictError, NotFoundError } from '#shared/errors/http-error'
+import type { Principal } from '#shared/schemas/api-key'
+import type { ObjCreateReq, ObjDeleteReq, ObjVersion } from '#shared/schemas/obj'
+import { bytesDigest, pythonDumps } from '#shared/tracing/digest'
+import { exactPart } from '#shared/tracing/json-exact'
+import { objectClasses, objectKind, processIncomingVal } from '#shared/tracing/object-classes'
+import { resolveObjVersion } from '#shared/tracing/objects-resolve'
+
+// A claimed version whose creator has not recorded its index after this long is taken over (the creator crashed).
+const ABANDONED_MS = 10_000
+const MAX_DELETE_DIGESTS = 100
+
+async function finishIndex(v: ObjVersion): Promise<void> {
+  await setVersionIndex(v, await nextVersionIndex(v.project_id, v.object_id, v.kind))
+}
+
+async function awaitIndex(v: ObjVersion): Promise<void> {
+  for (let i = 0; i < 40; i++) {
+    const current = await getObjVersion(v.project_id, v.object_id, v.digest, false)
+    if (current?.version.version_index !== undefined) return
+    if (Date.now() - Date.parse(v.created_at) > ABANDONED_MS) return finishIndex(v)
+    await sleep(50)
+  }
+}
+
+/**
+ * `obj/create`: stores a version once per `(project, object_id, digest)` (retries and concurrent creates of the same
+ * value return the same digest and write nothing new), numbers it, and points `latest` at it.
+ */
+export async function createObj(
+  principal: Principal,
+  req: ObjCreateReq,
+  rawBody?: string,
+): Promise<{ digest: string; object_id: string }> {
+  const o = req.obj
+  // The project sits inside `obj`, out of reach of the validator's top-level project check.
+  assertProjectAccess(principal, o.project_id)
+  const sent = exactPart(rawBody, ['obj', 'val']) ?? o.val
+  const val = processIncomingVal(sent, o.builtin_object_class ?? o.set_base_object_class ?? null)
+  const dump = pythonDumps(val)
+  const digest = bytesDigest(Buffer.from(dump, 'utf8'))
+  if (o.expected_digest != null && o.expected_digest !== digest) {
+    throw new ConflictError(`Digest mismatch: expected ${o.expected_digest}, got ${digest}`)
+  }
+  const kind = objectKind(val)
+  const { base, leaf } = objectClasses(val)
+  const latest = await getAlias(o.project_id, o.object_id, 'latest')
+  if (latest !== undefined && latest !== digest) {
+    const current = await getObjVersion(o.project_id, o.object_id, latest, false)
+    const cv = current?.version
+    if (cv && !cv.deleted_at && cv.kind === kind && cv.base_object_class !== base) {
+      throw new BadRequestError(
+        `Object name '${o.object_id}' is already used by an object of class ${cv.base_object_class ?? 'None'}; cannot create one of class ${base ?? 'None'}`,
+      )
+    }
+  }
+  const valText = JSON.stringify(val)
+  const version: ObjVersion = {
+    project_id: o.project_id,
+    object_id: o.object_id,
+    digest,
+    kind,
+    base_object_class: base,
+    leaf_object_class: leaf,
+    created_at: new Date().toISOString(),
+    wb_user_id: principal.userId,
+    // Weave measures the stored JSON dump (Python's formatting).
+    size_bytes: Buffer.byteLength(dump, 'utf8'),
+  }
+  const claim = await claimObjVersion(version, valText)
+  if (claim.created) await finishIndex(version)
+  else if (claim.existing.deleted_at) await reviveVersion(claim.existing, version.created_at)
+  else if (claim.existing.version_index === undefined) await awaitIndex(claim.existing)
+  // Republishing an existing value promotes it to latest.
+  await putAlias(o.project_id, o.object_id, 'latest', digest)
+  return { digest, object_id: o.object_id }
+}
+
+function newest(versions: ObjVersion[]): ObjVersion | undefined {
+  return versions.reduce<ObjVersion | undefined>((best, v) => {
+    if (best === undefined) return v
+    const byTime = v.created_at.localeCompare(best.created_at)
+    return byTime > 0 || (byTime === 0 && (v.version_index ?? 0) > (best.version_index ?? 0)) ? v : best
+  }, undefined)
+}
+
+function pyList(values: readonly string[] | null | undefined): string {
+  return values == null ? 'None' : `[${values.map((v) => `'${v}'`).join(', ')}]`
+}
+
+/** `obj/delete`: soft-deletes versions, drops their tags and aliases and re-points `latest` to the newest survivor. */
+export async function deleteObj(req: ObjDeleteReq) {
+  const { project_id: project, object_id: objectId, digests } = req
+  if (digests != null && digests.length > MAX_DELETE_DIGESTS) {
+    throw new BadRequestError(`Please select fewer than ${MAX_DELETE_DIGESTS} digests to delete`)
+  }
+  const all = (await listObjectVersions(project, objectId, false)).map((r) => r.version)
+  let targets: ObjVersion[]
+  if (digests == null) targets = all.filter((v) => !v.deleted_at && v.version_index !== undefined)
+  else {
+    const resolved = await Promise.all(digests.map((d) => resolveObjVersion(project, objectId, d, false)))
+    const byDigest = new Map(
+      resolved.flatMap((r) => (r && !r.version.deleted_at ? [[r.version.digest, r.version]] : [])),
+    )
+    targets = [...byDigest.values()]
+  }
+  const at = new Date().toISOString()
+  const deleted: ObjVersion[] = []
+  for (const v of targets) if (await markVersionDeleted(v, at)) deleted.push(v)
+  if (deleted.length === 0) throw new NotFoundError(`Object ${objectId} (${pyList(digests)}) not found when deleting.`)
+  const gone = new Set(deleted.map((v) => v.digest))
+  const labels = await getObjectLabels(project, objectId)
+  const latest = labels.aliases.find((a) => a.alias === 'latest')
+  for (const a of labels.aliases)
+    if (a.alias !== 'latest' && gone.has(a.digest)) await deleteAlias(project, objectId, a.alias)
+  for (const [digest, tags] of labels.tags)
+    if (gone.has(digest)) for (const t of tags) await deleteTag(project, objectId, digest, t)
+  if (latest === undefined || gone.has(latest.digest)) {
+    const survivor = newest(all.filter((v) => !v.deleted_at && !gone.has(v.digest) && v.version_index !== undefined))
+    if (survivor === undefined) await deleteAlias(project, objectId, 'latest')
+    else await putAlias(project, objectId, 'latest', survivor.digest)
+  }
+  return {
+    num_deleted: deleted.length,
+    deleted_versions: deleted.map((v) => ({
+      digest: v.digest,
+      base_object_class: v.base_object_class,
+      leaf_object_class: v.leaf_object_class,
+    })),
+  }
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest'
+import { app as tagApp } from '#functions/tracing/add-obj-tags/handler'
+import { app } from '#functions/tracing/delete-obj/handler'
+import { app as aliasesApp } from '#functions/tracing/list-aliases/handler'
+import { app as tagsApp } from '#functions/tracing/list-tags/handler'
+import { app as readApp } from '#functions/tracing/read-obj/handler'
+import { app as aliasApp } from '#functions/tracing/set-obj-aliases/handler'
+import { publish } from '../../support/objects.js'
+import { get, newProjectCaller, send } from '../../support/tracing.js'
+
+describe('POST /obj/delete', () => {
+  it('deletes the latest version and re-points latest to the newest survivor', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const d0 = await publish(caller, 'o', { v: 0 })
+    const d1 = await publish(caller, 'o', { v: 1 })
+
+    // Act
+    const res = await send(
+      app,
+      '/obj/delete',
+      { project_id: caller.project, object_id: 'o', digests: ['latest'] },
+      caller,
+    )
+    const latest = await send(
+      readApp,
+      '/obj/read',
+      { project_id: caller.project, object_id: 'o', digest: 'latest' },
+      caller,
+    )
+
+    // Assess
+    expect(res).toEqual({
+      status: 200,
+      body: { num_deleted: 1, deleted_versions: [{ digest: d1, base_object_class: null, leaf_object_class: null }] },
+    })
+    expect(latest.body.obj).toMatchObject({ digest: d0, is_latest: 1, version_index: 0 })
+  })
+
+  it('deletes every version when digests is null and removes their tags and aliases', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const d0 = await publish(caller, 'o', { v: 0 })
+    await publish(caller, 'o', { v: 1 })
+    await send(tagApp, `/objs/o/versions/${d0}/tags`, { project_id: caller.project, tags: ['t1'] }, caller, 'PUT')
+    await send(
+      aliasApp,
+      '/objs/o/aliases',
+      { project_id: caller.project, digest: d0, aliases: ['prod'] },
+      caller,
+      'PUT',
+    )
+
+    // Act
+    const res = await send(app, '/obj/delete', { project_id: caller.project, object_id: 'o' }, caller)
+    const latest = await send(
+      readApp,
+      '/obj/read',
+      { project_id: caller.project, object_id: 'o', digest: 'latest' },
+      caller,
+    )
+    const tags = await get(tagsApp, `/tags?project_id=${encodeURIComponent(caller.project)}`, caller)
+    const aliases = await get(aliasesApp, `/aliases?project_id=${encodeURIComponent(caller.project)}`, caller)
+
+    // Assess
+    expect(res.body.num_deleted).toBe(2)
+    expect(latest).toEqual({ status: 404, body: { reason: 'Obj o:latest not found' } })
+    expect(tags.body).toEqual({ tags: [] })
+    expect(aliases.body).toEqual({ aliases: [] })
+  })
+
+  it('answers 404 when nothing is left to delete', async () => {
+    const caller = await newProjectCaller()
+    const d0 = await publish(caller, 'o', { v: 0 })
+    await send(app, '/obj/delete', { project_id: caller.project, object_id: 'o', digests: [d0] }, caller)
+    const again = await send(app, '/obj/delete', { project_id: caller.project, object_id: 'o', digests: [d0] }, caller)
+    const missing = await send(app, '/obj/delete', { project_id: caller.project, object_id: 'nope' }, caller)
+    expect(again).toEqual({ status: 404, body: { reason: `Object o (['${d0}']) not found when deleting.` } })
+    expect(missing).toEqual({ status: 404, body: { reason: 'Object nope (None) not found when deleting.' } })
+  })
+
+  it('answers 400 for more than 100 digests and 403 for a foreign project', async () => {
+    const a = await newProjectCaller()
+    const b = await newProjectCaller()
+    const many = Array.from({ length: 101 }, (_, i) => `d${i}`)
+    const tooMany = await send(app, '/obj/delete', { project_id: a.project, object_id: 'o', digests: many }, a)
+    const foreign = await send(app, '/obj/delete', { project_id: b.project, object_id: 'o' }, a)
+    expect(tooMany.status).toBe(400)
+    expect(foreign.status).toBe(403)
+  })
+})

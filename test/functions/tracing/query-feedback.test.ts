@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest'
+import { app as createApp } from '#functions/tracing/create-feedback/handler'
+import { app as purgeApp } from '#functions/tracing/purge-feedback/handler'
+import { app } from '#functions/tracing/query-feedback/handler'
+import { app as replaceApp } from '#functions/tracing/replace-feedback/handler'
+import { newProjectCaller, type ProjectCaller, send } from '../../support/tracing.js'
+
+async function seed(c: ProjectCaller) {
+  const rows = [
+    {
+      id: 'f1',
+      weave_ref: `weave:///${c.project}/call/a`,
+      feedback_type: 'wandb.note.1',
+      payload: { note: 'hello world' },
+    },
+    { id: 'f2', weave_ref: `weave:///${c.project}/call/a`, feedback_type: 'score', payload: { v: 3 } },
+    { id: 'f3', weave_ref: `weave:///${c.project}/call/b`, feedback_type: 'score', payload: { v: 10 } },
+  ]
+  for (const row of rows) await send(createApp, '/feedback/create', { project_id: c.project, ...row }, c)
+}
+
+const ids = (res: { body: { result: { id: string }[] } }) => res.body.result.map((r) => r.id)
+
+describe('POST /feedback/query', () => {
+  it('filters with the query language and counts all matches', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    await seed(caller)
+    const q = (query: unknown, extra: Record<string, unknown> = {}) =>
+      send(app, '/feedback/query', { project_id: caller.project, query, ...extra }, caller)
+
+    // Act
+    const byRef = await q({
+      $expr: { $eq: [{ $getField: 'weave_ref' }, { $literal: `weave:///${caller.project}/call/a` }] },
+    })
+    const byType = await q({ $expr: { $eq: [{ $getField: 'feedback_type' }, { $literal: 'score' }] } })
+    const numeric = await q({ $expr: { $gt: [{ $getField: 'payload.v' }, { $literal: 5 }] } })
+    const contains = await q({
+      $expr: {
+        $contains: { input: { $getField: 'payload.note' }, substr: { $literal: 'WORLD' }, case_insensitive: true },
+      },
+    })
+    const byId = await q({ $expr: { $eq: [{ $getField: 'id' }, { $literal: 'f2' }] } })
+    const paged = await q(
+      { $expr: { $eq: [{ $getField: 'feedback_type' }, { $literal: 'score' }] } },
+      { limit: 1, offset: 1 },
+    )
+
+    // Assess
+    expect(ids(byRef)).toEqual(['f1', 'f2'])
+    expect(ids(byType)).toEqual(['f2', 'f3'])
+    expect(ids(numeric)).toEqual(['f3'])
+    expect(ids(contains)).toEqual(['f1'])
+    expect(ids(byId)).toEqual(['f2'])
+    expect(paged.body).toMatchObject({ total_count: 2 })
+    expect(ids(paged)).toEqual(['f3'])
+  })
+
+  it('sorts and selects fields, payload paths included', async () => {
+    const caller = await newProjectCaller()
+    await seed(caller)
+    const res = await send(
+      app,
+      '/feedback/query',
+      { project_id: caller.project, fields: ['id', 'payload.v'], sort_by: [{ field: 'id', direction: 'desc' }] },
+      caller,
+    )
+    expect(res.body).toEqual({
+      result: [
+        { id: 'f3', 'payload.v': 10 },
+        { id: 'f2', 'payload.v': 3 },
+        { id: 'f1', 'payload.v': null },
+      ],
+      total_count: 3,
+    })
+  })
+
+  it('answers 422 for a malformed query and 403 for a foreign project', async () => {
+    const a = await newProjectCaller()
+    const b = await newProjectCaller()
+    const bad = await send(
+      app,
+      '/feedback/query',
+      { project_id: a.project, query: { $expr: { $eq: [{ $literal: 1 }] } } },
+      a,
+    )
+    const unknownOp = await send(app, '/feedback/query', { project_id: a.project, query: { $expr: { $nope: [] } } }, a)
+    const foreign = await send(app, '/feedback/query', { project_id: b.project }, a)
+    expect(bad.status).toBe(422)
+    expect(unknownOp.status).toBe(422)
+    expect(foreign.status).toBe(403)
+  })
+})
+
+describe('POST /feedback/purge', () => {
+  it('deletes the rows named by id, alone or in an $or', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    await seed(caller)
+    const eq = (id: string) => ({ $eq: [{ $getField: 'id' }, { $literal: id }] })
+
+    // Act
+    const one = await send(
+      purgeApp,
+      '/feedback/purge',
+      { project_id: caller.project, query: { $expr: eq('f1') } },
+      caller,
+    )
+    const many = await send(
+      purgeApp,
+      '/feedback/purge',
+      { project_id: caller.project, query: { $expr: { $or: [eq('f2'), eq('nope')] } } },
+      caller,
+    )
+    const left = await send(app, '/feedback/query', { project_id: caller.project }, caller)
+
+    // Assess
+    expect(one).toEqual({ status: 200, body: {} })
+    expect(many).toEqual({ status: 200, body: {} })
+    expect(ids(left)).toEqual(['f3'])
+  })
+
+  it('answers 400 for any other query and 403 for a foreign project', async () => {
+    const a = await newProjectCaller()
+    const b = await newProjectCaller()
+    const query = { $expr: { $eq: [{ $getField: 'feedback_type' }, { $literal: 'score' }] } }
+    const bad = await send(purgeApp, '/feedback/purge', { project_id: a.project, query }, a)
+    const foreign = await send(purgeApp, '/feedback/purge', { project_id: b.project, query }, a)
+    expect(bad).toEqual({
+      status: 400,
+      body: { reason: 'Can only purge feedback by specifying one or more feedback ids' },
+    })
+    expect(foreign.status).toBe(403)
+  })
+})
+
+describe('POST /feedback/replace', () => {
+  it('removes the old row and creates the new one under a new id', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    await seed(caller)
+
+    // Act
+    const res = await send(
+      replaceApp,
+      '/feedback/replace',
+      {
+        project_id: caller.project,
+        feedback_id: 'f2',
+        weave_ref: `weave:///${caller.project}/call/a`,
+        feedback_type: 'score',
+        payload: { v: 4 },
+      },
+      caller,
+    )
+    const left = await send(app, '/feedback/query', { project_id: caller.project }, caller)
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ wb_user_id: caller.userId, payload: { v: 4 } })
+    expect(res.body.id).not.toBe('f2')
+    expect(ids(left)).toEqual(['f1', 'f3', res.body.id])
+  })
+
+  it('keeps the old row when the new one is invalid', async () => {
+    const caller = await newProjectCaller()
+    await seed(caller)
+    const res = await send(
+      replaceApp,
+      '/feedback/replace',
+      {
+        project_id: caller.project,
+        feedback_id: 'f1',
+        weave_ref: 'x',
+        feedback_type: 'wandb.note.1',
+        payload: { note: '' },
+      },
+      caller,
+    )
+    const left = await send(app, '/feedback/query', { project_id: caller.project }, caller)
+    expect(res.status).toBe(400)
+    expect(ids(left)).toEqual(['f1', 'f2', 'f3'])
+  })
+
+  it('answers 422 without feedback_id', async () => {
+    const caller = await newProjectCaller()
+    const res = await send(
+      replaceApp,
+      '/feedback/replace',
+      { project_id: caller.project, weave_ref: 'x', feedback_type: 't', payload: {} },
+      caller,
+    )
+    expect(res.status).toBe(422)
+  })
+})
