@@ -39,6 +39,44 @@ describe('npm start', () => {
     expect(await readdir(join(dir, 'data'))).toContain('dynamodb')
   }, 120_000)
 
+  it('accepts LOOM_BOOTSTRAP_KEY as Bearer on /v1 and as Basic api:<key> on tracing, 401 otherwise, 403 abroad', async () => {
+    // Prepare
+    const dir = await tempDir()
+    const stack = await startLocalStack(
+      { LOOM_MEMORY: '1', LOOM_BOOTSTRAP_KEY: 'k', LOOM_BOOTSTRAP_ENTITY: 'team' },
+      dir,
+    )
+    const basic = (key: string) => `Basic ${Buffer.from(`api:${key}`).toString('base64')}`
+    const stats = (authorization: string, project: string) =>
+      fetch(`${stack.url}/calls/query_stats`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ project_id: project }),
+      })
+
+    // Act
+    const models = await fetch(`${stack.url}/v1/models`, { headers: { authorization: 'Bearer k' } })
+    const modelsWrongKey = await fetch(`${stack.url}/v1/models`, { headers: { authorization: 'Bearer nope' } })
+    const modelsNoKey = await fetch(`${stack.url}/v1/models`)
+    const tracing = await stats(basic('k'), 'team/demo')
+    const tracingWrongKey = await stats(basic('nope'), 'team/demo')
+    const tracingForeign = await stats(basic('k'), 'someone-else/demo')
+    await stack.stop()
+
+    // Assess
+    expect(models.status).toBe(200)
+    expect(((await models.json()) as { object: string }).object).toBe('list')
+    expect(modelsWrongKey.status).toBe(401)
+    expect(((await modelsWrongKey.json()) as { error: { code: number } }).error.code).toBe(401)
+    expect(modelsNoKey.status).toBe(401)
+    expect(tracing.status).toBe(200)
+    expect(await tracing.json()).toMatchObject({ count: 0 })
+    expect(tracingWrongKey.status).toBe(401)
+    expect(await tracingWrongKey.json()).toEqual({ reason: 'Authentication failed' })
+    expect(tracingForeign.status).toBe(403)
+    expect(await tracingForeign.json()).toEqual({ reason: "You do not have access to entity 'someone-else'" })
+  }, 120_000)
+
   it('writes nothing to disk with LOOM_MEMORY=1', async () => {
     const dir = await tempDir()
     const stack = await startLocalStack({ LOOM_MEMORY: '1', LOOM_DATA_DIR: join(dir, 'data') }, dir)
