@@ -10,7 +10,7 @@ import {
 import type { CallsFilter, SortBy } from '#shared/schemas/call'
 import type { CallParts } from '#shared/schemas/call-item'
 import type { Query } from '#shared/schemas/query'
-import { callField, compareKeys, sortKey } from '#shared/tracing/call-fields'
+import { callField, compareKeys, type SortKey, sortKey } from '#shared/tracing/call-fields'
 import { type LoadedCall, loadCall } from '#shared/tracing/call-view'
 import { matches, queryFields } from '#shared/tracing/query-eval'
 import { microsToStored, parseDatetimeMicros } from '#shared/tracing/time'
@@ -167,17 +167,20 @@ async function* candidates(
   }
 }
 
-function comparator(sortBy: SortBy[] | null | undefined): ((a: LoadedCall, b: LoadedCall) => number) | undefined {
-  if (sortBy !== null && sortBy !== undefined && sortBy.length === 0) return undefined
+// Sort keys are computed once per call, not once per comparison (a 10,000-call trace is sorted on every roll-up).
+function sortCalls(calls: LoadedCall[], sortBy: SortBy[] | null | undefined): LoadedCall[] {
+  if (sortBy !== null && sortBy !== undefined && sortBy.length === 0) return calls
   const keys: SortBy[] = sortBy ?? [{ field: 'started_at', direction: 'asc' }]
   const all = keys.some((k) => k.field === 'id') ? keys : [...keys, { field: 'id', direction: 'asc' as const }]
-  return (a, b) => {
-    for (const k of all) {
-      const c = compareKeys(sortKey(callField(a, k.field)), sortKey(callField(b, k.field)), k.direction === 'desc')
+  const keyed = calls.map((call) => ({ call, keys: all.map((k) => sortKey(callField(call, k.field))) }))
+  keyed.sort((a, b) => {
+    for (let i = 0; i < all.length; i++) {
+      const c = compareKeys(a.keys[i] as SortKey, b.keys[i] as SortKey, all[i]?.direction === 'desc')
       if (c !== 0) return c
     }
     return 0
-  }
+  })
+  return keyed.map((k) => k.call)
 }
 
 function isIndexOrder(sortBy: SortBy[] | null | undefined): boolean {
@@ -217,7 +220,5 @@ export async function selectCalls(sel: CallSelection): Promise<LoadedCall[]> {
     }
     if (streaming && out.length >= (wanted ?? 0)) break
   }
-  const order = comparator(sel.sortBy)
-  if (order) out.sort(order)
-  return out.slice(offset, wanted)
+  return sortCalls(out, sel.sortBy).slice(offset, wanted)
 }
