@@ -28,14 +28,35 @@ export const CALL_INDEX = {
 /** The partition key of a call's items. */
 export const callPk = (project: string, id: string) => `CALL#${project}#${id}`
 
+/**
+ * Index partitions that every call of a project (or of a busy op) lands in are split into this many shards by call
+ * id, so one project's ingest is not capped by a single index partition's write limit; reads merge the shards.
+ */
+export const INDEX_SHARDS = 8
+
+/** The index shard of a call (FNV-1a of its id). */
+export function callShard(id: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return (h >>> 0) % INDEX_SHARDS
+}
+
 /** The index partition keys of the call access patterns. */
 export const callIndexPk = {
   trace: (project: string, traceId: string) => `CALLTRACE#${project}#${traceId}`,
-  timeline: (project: string) => `CALLS#${project}`,
-  op: (project: string, opBase: string) => `CALLOP#${project}#${opBase}`,
-  parent: (project: string, parentId: string | undefined) =>
-    parentId === undefined ? `CALLROOT#${project}` : `CALLPARENT#${project}#${parentId}`,
+  timeline: (project: string, shard: number) => `CALLS#${project}#${shard}`,
+  op: (project: string, opBase: string, shard: number) => `CALLOP#${project}#${shard}#${opBase}`,
+  root: (project: string, shard: number) => `CALLROOT#${project}#${shard}`,
+  parent: (project: string, parentId: string) => `CALLPARENT#${project}#${parentId}`,
   thread: (project: string, threadId: string) => `CALLTHREAD#${project}#${threadId}`,
+}
+
+/** Every shard's key of a sharded index partition. */
+export function allShards(key: (shard: number) => string): string[] {
+  return Array.from({ length: INDEX_SHARDS }, (_, shard) => key(shard))
 }
 
 /** An op name without its version (`weave:///e/p/op/name:digest` → `weave:///e/p/op/name`), the op index key. */
@@ -48,16 +69,17 @@ export function opBase(opName: string): string {
 export function startRecord(item: CallStartItem): Record<string, unknown> {
   const p = item.project_id
   const sk = `${item.started_at}#${item.id}`
+  const shard = callShard(item.id)
   return {
     PK: callPk(p, item.id),
     SK: 'S',
     GSI1PK: callIndexPk.trace(p, item.trace_id),
     GSI1SK: `${item.id}#S`,
-    GSI2PK: callIndexPk.timeline(p),
+    GSI2PK: callIndexPk.timeline(p, shard),
     GSI2SK: sk,
-    GSI3PK: callIndexPk.op(p, opBase(item.op_name)),
+    GSI3PK: callIndexPk.op(p, opBase(item.op_name), shard),
     GSI3SK: sk,
-    GSI4PK: callIndexPk.parent(p, item.parent_id),
+    GSI4PK: item.parent_id === undefined ? callIndexPk.root(p, shard) : callIndexPk.parent(p, item.parent_id),
     GSI4SK: sk,
     ...(item.thread_id === undefined ? {} : { GSI5PK: callIndexPk.thread(p, item.thread_id), GSI5SK: sk }),
     ...item,
@@ -214,6 +236,60 @@ export async function* walkIndex(
     yield page.Items ?? []
     startKey = page.LastEvaluatedKey
   } while (startKey !== undefined)
+}
+
+/**
+ * Walks several index partitions whose sort keys share one order (`<started_at>#<id>`) as one stream in that order:
+ * a k-way merge that reads each partition page by page, so a limited walk stops early across shards too.
+ */
+export async function* walkMerged(
+  index: string,
+  pks: readonly string[],
+  options: IndexWalkOptions = {},
+): AsyncGenerator<Record<string, unknown>[]> {
+  if (pks.length === 1) {
+    yield* walkIndex(index, pks[0] as string, options)
+    return
+  }
+  const sk = `${index}SK`
+  const walkers = pks.map((pk) => walkIndex(index, pk, options))
+  const buffers: Record<string, unknown>[][] = pks.map(() => [])
+  const positions = pks.map(() => 0)
+  const done = pks.map(() => false)
+  const fill = async (i: number) => {
+    while (!done[i] && positions[i] === buffers[i]?.length) {
+      const next = await walkers[i]?.next()
+      if (next === undefined || next.done) done[i] = true
+      else {
+        buffers[i] = next.value
+        positions[i] = 0
+      }
+    }
+  }
+  const chunk = options.pageSize ?? 100
+  let out: Record<string, unknown>[] = []
+  for (;;) {
+    await Promise.all(pks.map((_, i) => fill(i)))
+    let best = -1
+    let bestKey = ''
+    for (let i = 0; i < pks.length; i++) {
+      const head = buffers[i]?.[positions[i] as number]
+      if (head === undefined) continue
+      const key = String(head[sk])
+      if (best < 0 || key < bestKey) {
+        best = i
+        bestKey = key
+      }
+    }
+    if (best < 0) break
+    out.push(buffers[best]?.[positions[best] as number] as Record<string, unknown>)
+    positions[best] = (positions[best] as number) + 1
+    if (out.length >= chunk) {
+      yield out
+      out = []
+    }
+  }
+  if (out.length > 0) yield out
 }
 
 /** Sets or clears a call's display name; false when the call has no start part. */

@@ -1,11 +1,13 @@
 import {
   addPart,
+  allShards,
   CALL_INDEX,
   callIndexPk,
   getCallParts,
   type IndexWalkOptions,
   opBase,
   walkIndex,
+  walkMerged,
 } from '#shared/db/call-repository'
 import type { CallsFilter, SortBy } from '#shared/schemas/call'
 import type { CallParts } from '#shared/schemas/call-item'
@@ -94,12 +96,15 @@ function chooseSource(project: string, f: CallsFilter): Source {
   const ops = nonEmpty(f.op_names)
   if (ops) {
     const bases = [...new Set(ops.map((o) => (o.endsWith(':*') ? o.slice(0, -2) : opBase(o))))]
-    return { kind: 'index', index: CALL_INDEX.op, pks: bases.map((b) => callIndexPk.op(project, b)), timeBounded: true }
+    const pks = bases.flatMap((b) => allShards((shard) => callIndexPk.op(project, b, shard)))
+    return { kind: 'index', index: CALL_INDEX.op, pks, timeBounded: true }
   }
   if (f.trace_roots_only) {
-    return { kind: 'index', index: CALL_INDEX.parent, pks: [callIndexPk.parent(project, undefined)], timeBounded: true }
+    const pks = allShards((shard) => callIndexPk.root(project, shard))
+    return { kind: 'index', index: CALL_INDEX.parent, pks, timeBounded: true }
   }
-  return { kind: 'index', index: CALL_INDEX.timeline, pks: [callIndexPk.timeline(project)], timeBounded: true }
+  const pks = allShards((shard) => callIndexPk.timeline(project, shard))
+  return { kind: 'index', index: CALL_INDEX.timeline, pks, timeBounded: true }
 }
 
 function passesFilter(call: LoadedCall, f: CallsFilter): boolean {
@@ -150,21 +155,20 @@ async function* candidates(
     yield calls.filter((c): c is LoadedCall => c !== undefined)
     return
   }
-  for (const pk of source.pks) {
-    const index = source.kind === 'trace' ? CALL_INDEX.trace : source.index
-    const options: IndexWalkOptions =
-      source.kind === 'index' && source.timeBounded
-        ? { ...bounds, ...(pageSize === undefined ? {} : { pageSize }), lean }
-        : { lean }
+  if (source.kind === 'trace') {
     // The trace index holds both parts, so a trace read needs no second look-up (except ends without a trace id).
-    if (source.kind === 'trace') {
+    for (const pk of source.pks) {
       const items: Record<string, unknown>[] = []
-      for await (const page of walkIndex(index, pk, options)) items.push(...page)
+      for await (const page of walkIndex(CALL_INDEX.trace, pk, { lean })) items.push(...page)
       yield await loadPage(project, items, lean)
-    } else {
-      for await (const page of walkIndex(index, pk, options)) yield await loadPage(project, page, lean)
     }
+    return
   }
+  const options: IndexWalkOptions = source.timeBounded
+    ? { ...bounds, ...(pageSize === undefined ? {} : { pageSize }), lean }
+    : { lean }
+  // All index partitions of a source share the `<started_at>#<id>` order, so their merge is one ordered stream.
+  for await (const page of walkMerged(source.index, source.pks, options)) yield await loadPage(project, page, lean)
 }
 
 // Sort keys are computed once per call, not once per comparison (a 10,000-call trace is sorted on every roll-up).
@@ -206,10 +210,12 @@ export async function selectCalls(sel: CallSelection): Promise<LoadedCall[]> {
   const wanted = sel.limit === null || sel.limit === undefined ? undefined : offset + Math.max(0, sel.limit)
   if (wanted === 0) return []
   const source = chooseSource(sel.project, f)
-  // Early stop is exact only when the walk already yields the requested order: one partition, started_at ascending.
-  const streaming =
-    wanted !== undefined && isIndexOrder(sel.sortBy) && source.kind === 'index' && source.pks.length === 1
-  const pageSize = streaming ? Math.min(1000, Math.max(25, (wanted ?? 0) + 1)) : undefined
+  // Early stop is exact only when the (merged) walk already yields the requested order: started_at ascending.
+  const streaming = wanted !== undefined && isIndexOrder(sel.sortBy) && source.kind === 'index'
+  const pageSize =
+    streaming && wanted !== undefined
+      ? Math.min(1000, Math.max(25, Math.ceil((wanted + 1) / source.pks.length) + 10))
+      : undefined
   const out: LoadedCall[] = []
   const lean = sel.lean === true && !needsLargeColumns(sel)
   for await (const page of candidates(sel.project, source, timeBounds(sel.query), lean, pageSize)) {
