@@ -94,8 +94,8 @@ export async function updateCallDisplayName(
 
 async function traceParts(project: string, traceId: string): Promise<Map<string, CallParts>> {
   const parts = new Map<string, CallParts>()
-  for await (const page of walkIndex(CALL_INDEX.trace, callIndexPk.trace(project, traceId))) {
-    for (const item of page) if (item.SK === 'S') addPart(parts, item)
+  for await (const page of walkIndex(CALL_INDEX.trace, callIndexPk.trace(project, traceId), { lean: true })) {
+    for (const item of page) if (item.SK === 'S') addPart(parts, item, true)
   }
   return parts
 }
@@ -114,7 +114,10 @@ export async function deleteCalls(project: string, ids: readonly string[], now =
       if (p.start === undefined) continue
       if (p.start.deleted_at === undefined) live.add(id)
       const parent = p.start.parent_id
-      if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), id])
+      if (parent === undefined) continue
+      const siblings = children.get(parent)
+      if (siblings === undefined) children.set(parent, [id])
+      else siblings.push(id)
     }
   }
   const doomed = new Set<string>()

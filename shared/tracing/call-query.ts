@@ -171,12 +171,24 @@ async function* candidates(
   for await (const page of walkMerged(source.index, source.pks, options)) yield await loadPage(project, page, lean)
 }
 
+const STORED_DATES = new Set(['started_at', 'ended_at', 'deleted_at'])
+
+// Stored datetimes are fixed-width UTC strings, so they sort as strings without being parsed; ids sort as strings.
+function keyOf(call: LoadedCall, field: string): SortKey {
+  if (field === 'id') return [0, 1, call.id]
+  if (STORED_DATES.has(field)) {
+    const stored = (call as Record<string, unknown>)[field] as string | null
+    return stored === null ? [1, 0, ''] : [0, 1, stored]
+  }
+  return sortKey(callField(call, field))
+}
+
 // Sort keys are computed once per call, not once per comparison (a 10,000-call trace is sorted on every roll-up).
 function sortCalls(calls: LoadedCall[], sortBy: SortBy[] | null | undefined): LoadedCall[] {
   if (sortBy !== null && sortBy !== undefined && sortBy.length === 0) return calls
   const keys: SortBy[] = sortBy ?? [{ field: 'started_at', direction: 'asc' }]
   const all = keys.some((k) => k.field === 'id') ? keys : [...keys, { field: 'id', direction: 'asc' as const }]
-  const keyed = calls.map((call) => ({ call, keys: all.map((k) => sortKey(callField(call, k.field))) }))
+  const keyed = calls.map((call) => ({ call, keys: all.map((k) => keyOf(call, k.field)) }))
   keyed.sort((a, b) => {
     for (let i = 0; i < all.length; i++) {
       const c = compareKeys(a.keys[i] as SortKey, b.keys[i] as SortKey, all[i]?.direction === 'desc')
