@@ -214,29 +214,51 @@ function needsLargeColumns(sel: CallSelection): boolean {
   return paths.some((p) => LARGE_COLUMNS.includes(p.split('.', 1)[0] ?? ''))
 }
 
-/** Returns the selected calls in order, after offset and limit; `filter.thread_ids = []` selects nothing. */
-export async function selectCalls(sel: CallSelection): Promise<LoadedCall[]> {
+/**
+ * Yields the selected calls in order, after offset and limit, chunk by chunk. When the chosen index already yields the
+ * requested order (`started_at` ascending) calls are yielded as the walk reaches them, so a large result streams in
+ * bounded memory; any other order collects the candidates and sorts them first. `filter.thread_ids = []` selects
+ * nothing.
+ */
+export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCall[]> {
   const f = sel.filter ?? {}
-  if (f.thread_ids !== null && f.thread_ids !== undefined && f.thread_ids.length === 0) return []
+  if (f.thread_ids !== null && f.thread_ids !== undefined && f.thread_ids.length === 0) return
   const offset = Math.max(0, sel.offset ?? 0)
   const wanted = sel.limit === null || sel.limit === undefined ? undefined : offset + Math.max(0, sel.limit)
-  if (wanted === 0) return []
+  if (wanted === 0) return
   const source = chooseSource(sel.project, f)
-  // Early stop is exact only when the (merged) walk already yields the requested order: started_at ascending.
-  const streaming = wanted !== undefined && isIndexOrder(sel.sortBy) && source.kind === 'index'
+  const inOrder = isIndexOrder(sel.sortBy) && source.kind === 'index'
   const pageSize =
-    streaming && wanted !== undefined
+    inOrder && wanted !== undefined
       ? Math.min(1000, Math.max(25, Math.ceil((wanted + 1) / source.pks.length) + 10))
       : undefined
-  const out: LoadedCall[] = []
   const lean = sel.lean === true && !needsLargeColumns(sel)
-  for await (const page of candidates(sel.project, source, timeBounds(sel.query), lean, pageSize)) {
-    for (const call of page) {
-      if (!passesFilter(call, f)) continue
-      if (sel.query && !matches(sel.query, (path) => callField(call, path))) continue
-      out.push(call)
-    }
-    if (streaming && out.length >= (wanted ?? 0)) break
+  const keep = (call: LoadedCall) =>
+    passesFilter(call, f) && (!sel.query || matches(sel.query, (path) => callField(call, path)))
+  const pages = candidates(sel.project, source, timeBounds(sel.query), lean, pageSize)
+  if (!inOrder) {
+    const out: LoadedCall[] = []
+    for await (const page of pages) for (const call of page) if (keep(call)) out.push(call)
+    const sorted = sortCalls(out, sel.sortBy).slice(offset, wanted)
+    for (let i = 0; i < sorted.length; i += 500) yield sorted.slice(i, i + 500)
+    return
   }
-  return sortCalls(out, sel.sortBy).slice(offset, wanted)
+  let seen = 0
+  for await (const page of pages) {
+    const chunk: LoadedCall[] = []
+    for (const call of page) {
+      if (!keep(call)) continue
+      seen++
+      if (seen > offset && (wanted === undefined || seen <= wanted)) chunk.push(call)
+    }
+    if (chunk.length > 0) yield chunk
+    if (wanted !== undefined && seen >= wanted) return
+  }
+}
+
+/** Returns the selected calls in order, after offset and limit (see `iterateCalls`). */
+export async function selectCalls(sel: CallSelection): Promise<LoadedCall[]> {
+  const out: LoadedCall[] = []
+  for await (const chunk of iterateCalls(sel)) out.push(...chunk)
+  return out
 }
