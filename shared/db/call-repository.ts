@@ -148,17 +148,16 @@ const LEAN_PROJECTION = {
   names: Object.fromEntries(LEAN_ATTRIBUTES.map((a, i) => [`#a${i}`, a])),
 }
 
-// A lean item lacks the large columns; they read as empty so the stored-item schema still applies.
-const LEAN_FILL = { attributes: { json: '{}' }, inputs: { json: '{}' }, output: { json: 'null' } }
-
-/** Parses a raw call item (either part) into the parts map; `lean` items were read without the large columns. */
-export function addPart(parts: Map<string, CallParts>, item: Record<string, unknown>, lean = false): void {
+/** Parses a raw call item (either part) into the parts map (lean items lack the large columns, which read as empty). */
+export function addPart(parts: Map<string, CallParts>, item: Record<string, unknown>): void {
   const id = item.id as string
-  const entry = parts.get(id) ?? {}
-  const full = lean ? { ...LEAN_FILL, ...item } : item
-  if (item.SK === 'S') entry.start = CallStartItemSchema.parse(full)
-  else if (item.SK === 'E') entry.end = CallEndItemSchema.parse(full)
-  parts.set(id, entry)
+  let entry = parts.get(id)
+  if (entry === undefined) {
+    entry = {}
+    parts.set(id, entry)
+  }
+  if (item.SK === 'S') entry.start = CallStartItemSchema.parse(item)
+  else if (item.SK === 'E') entry.end = CallEndItemSchema.parse(item)
 }
 
 /** Reads the given parts (`S`/`E`) of calls by id with `BatchGetItem`, 100 keys per request. */
@@ -185,7 +184,7 @@ export async function getCallParts(
             }
           : { Keys: pending }
         const res = await db().send(new BatchGetCommand({ RequestItems: { [table()]: request } }))
-        for (const item of res.Responses?.[table()] ?? []) addPart(into, item, lean)
+        for (const item of res.Responses?.[table()] ?? []) addPart(into, item)
         pending = (res.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[]
       }
     }),

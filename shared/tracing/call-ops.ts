@@ -95,7 +95,7 @@ export async function updateCallDisplayName(
 async function traceParts(project: string, traceId: string): Promise<Map<string, CallParts>> {
   const parts = new Map<string, CallParts>()
   for await (const page of walkIndex(CALL_INDEX.trace, callIndexPk.trace(project, traceId), { lean: true })) {
-    for (const item of page) if (item.SK === 'S') addPart(parts, item, true)
+    for (const item of page) if (item.SK === 'S') addPart(parts, item)
   }
   return parts
 }

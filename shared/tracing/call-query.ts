@@ -133,7 +133,7 @@ function passesFilter(call: LoadedCall, f: CallsFilter): boolean {
 
 async function loadPage(project: string, items: Record<string, unknown>[], lean: boolean): Promise<LoadedCall[]> {
   const parts = new Map<string, CallParts>()
-  for (const item of items) addPart(parts, item, lean)
+  for (const item of items) addPart(parts, item)
   // Ends written without a trace id are not in the trace index, and index pages of starts carry no ends at all.
   const missing = [...parts.entries()].filter(([, p]) => p.start !== undefined && p.end === undefined).map(([id]) => id)
   if (missing.length > 0) await getCallParts(project, missing, ['E'], parts, lean)
