@@ -216,7 +216,8 @@ export async function* walkIndex(
     values[':to'] = options.to
   }
   if (options.from !== undefined || options.to !== undefined) names['#sk'] = `${index}SK`
-  if (options.lean) Object.assign(names, LEAN_PROJECTION.names)
+  // A lean walk still returns the index sort key: `walkMerged` orders shards by it.
+  if (options.lean) Object.assign(names, LEAN_PROJECTION.names, { '#isk': `${index}SK` })
   let startKey: Record<string, unknown> | undefined
   do {
     const page = await db().send(
@@ -229,7 +230,7 @@ export async function* walkIndex(
         ScanIndexForward: options.descending !== true,
         ExclusiveStartKey: startKey,
         ...(options.pageSize === undefined ? {} : { Limit: options.pageSize }),
-        ...(options.lean ? { ProjectionExpression: LEAN_PROJECTION.ProjectionExpression } : {}),
+        ...(options.lean ? { ProjectionExpression: `${LEAN_PROJECTION.ProjectionExpression}, #isk` } : {}),
       }),
     )
     yield page.Items ?? []
