@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { countCalls } from '#shared/db/call-counter'
+import { traceStorageSize, walkIndex } from '#shared/db/call-index-walk'
 import {
   addPart,
   CALL_INDEX,
@@ -7,8 +8,6 @@ import {
   getCallParts,
   markCallDeleted,
   setCallDisplayName,
-  traceStorageSize,
-  walkIndex,
 } from '#shared/db/call-repository'
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
 import type { CallParts } from '#shared/schemas/call-item'

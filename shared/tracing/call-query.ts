@@ -1,14 +1,5 @@
-import {
-  addPart,
-  allShards,
-  CALL_INDEX,
-  callIndexPk,
-  getCallParts,
-  type IndexWalkOptions,
-  opBase,
-  walkIndex,
-  walkMerged,
-} from '#shared/db/call-repository'
+import { type IndexWalkOptions, walkIndex, walkMerged } from '#shared/db/call-index-walk'
+import { addPart, allShards, CALL_INDEX, callIndexPk, getCallParts, opBase } from '#shared/db/call-repository'
 import type { CallsFilter, SortBy } from '#shared/schemas/call'
 import type { CallParts } from '#shared/schemas/call-item'
 import type { Query } from '#shared/schemas/query'

@@ -1,5 +1,6 @@
 import { readCallCount } from '#shared/db/call-counter'
-import { allShards, CALL_INDEX, callIndexPk, traceStorageSize, walkIndex, walkMerged } from '#shared/db/call-repository'
+import { traceStorageSize, walkIndex, walkMerged } from '#shared/db/call-index-walk'
+import { allShards, CALL_INDEX, callIndexPk } from '#shared/db/call-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { CallsFilter, CallsQueryStatsReq } from '#shared/schemas/call'
 import { selectCalls } from '#shared/tracing/call-query'
