@@ -98,20 +98,30 @@ export function endRecord(item: CallEndItem): Record<string, unknown> {
   }
 }
 
+// At most this many batch requests in flight per call, so one huge upsert batch does not burst the table.
+const MAX_IN_FLIGHT = 16
+
+async function inPool<T>(items: readonly T[], run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: Math.min(MAX_IN_FLIGHT, items.length) }, async () => {
+      while (next < items.length) await run(items[next++] as T)
+    }),
+  )
+}
+
 /** Writes items with `BatchWriteItem` (25 per request, several requests at once), retrying unprocessed items. */
 export async function putCallItems(items: Record<string, unknown>[]): Promise<void> {
   const chunks: Record<string, unknown>[][] = []
   for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25))
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let requests = chunk.map((Item) => ({ PutRequest: { Item } }))
-      for (let attempt = 0; requests.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
-        const res = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
-        requests = (res.UnprocessedItems?.[table()] ?? []) as typeof requests
-      }
-    }),
-  )
+  await inPool(chunks, async (chunk) => {
+    let requests = chunk.map((Item) => ({ PutRequest: { Item } }))
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
+      const res = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
+      requests = (res.UnprocessedItems?.[table()] ?? []) as typeof requests
+    }
+  })
 }
 
 /**
@@ -172,24 +182,22 @@ export async function getCallParts(
   const keys = [...new Set(ids)].flatMap((id) => which.map((SK) => ({ PK: callPk(project, id), SK })))
   const chunks: (typeof keys)[] = []
   for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let pending: Record<string, unknown>[] = chunk
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
-        const request = lean
-          ? {
-              Keys: pending,
-              ProjectionExpression: LEAN_PROJECTION.ProjectionExpression,
-              ExpressionAttributeNames: LEAN_PROJECTION.names,
-            }
-          : { Keys: pending }
-        const res = await db().send(new BatchGetCommand({ RequestItems: { [table()]: request } }))
-        for (const item of res.Responses?.[table()] ?? []) addPart(into, item)
-        pending = (res.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[]
-      }
-    }),
-  )
+  await inPool(chunks, async (chunk) => {
+    let pending: Record<string, unknown>[] = chunk
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
+      const request = lean
+        ? {
+            Keys: pending,
+            ProjectionExpression: LEAN_PROJECTION.ProjectionExpression,
+            ExpressionAttributeNames: LEAN_PROJECTION.names,
+          }
+        : { Keys: pending }
+      const res = await db().send(new BatchGetCommand({ RequestItems: { [table()]: request } }))
+      for (const item of res.Responses?.[table()] ?? []) addPart(into, item)
+      pending = (res.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[]
+    }
+  })
   return into
 }
 

@@ -50,6 +50,13 @@ describe('POST /calls/stream_query', () => {
     expect(await ids({})).toEqual(['a', 'b', 'c'])
   })
 
+  it('answers with the media type the Accept header asks for', async () => {
+    const init = jsonInit({ project_id: fx.project, limit: 1 }, { ...fx.caller.basic, accept: 'application/x-ndjson' })
+    const res = await app.request('/calls/stream_query', init)
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson')
+    expect((await res.text()).split('\n').filter((l) => l !== '')).toHaveLength(1)
+  })
+
   it('derives status, latency and trace name on every call', async () => {
     // Act
     const calls = await query({})

@@ -172,3 +172,24 @@ describe('POST /call/upsert_batch', () => {
     expect(JSON.parse(result.body)).toEqual({ res: [{ id: start.id, trace_id: 'lambda-trace' }] })
   })
 })
+
+describe('POST /call/upsert_batch with a large batch', () => {
+  it('writes 600 calls (1,200 parts) in one request and counts each once', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const starts = Array.from({ length: 600 }, () => startPart(project))
+    const batch = starts.flatMap((start) => [
+      { mode: 'start', req: { start } },
+      { mode: 'end', req: { end: endPart(project, start.id as string) } },
+    ])
+
+    // Act
+    const res = await app.request('/call/upsert_batch', jsonInit({ batch }, caller.basic))
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { res: unknown[] }).res).toHaveLength(1200)
+    expect(await readCallCount(project)).toBe(600)
+  })
+})
