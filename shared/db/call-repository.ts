@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { BatchGetCommand, BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { BatchGetCommand, BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
 import {
   type CallEndItem,
@@ -28,14 +28,35 @@ export const CALL_INDEX = {
 /** The partition key of a call's items. */
 export const callPk = (project: string, id: string) => `CALL#${project}#${id}`
 
+/**
+ * Index partitions that every call of a project (or of a busy op) lands in are split into this many shards by call
+ * id, so one project's ingest is not capped by a single index partition's write limit; reads merge the shards.
+ */
+export const INDEX_SHARDS = 8
+
+/** The index shard of a call (FNV-1a of its id). */
+export function callShard(id: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return (h >>> 0) % INDEX_SHARDS
+}
+
 /** The index partition keys of the call access patterns. */
 export const callIndexPk = {
   trace: (project: string, traceId: string) => `CALLTRACE#${project}#${traceId}`,
-  timeline: (project: string) => `CALLS#${project}`,
-  op: (project: string, opBase: string) => `CALLOP#${project}#${opBase}`,
-  parent: (project: string, parentId: string | undefined) =>
-    parentId === undefined ? `CALLROOT#${project}` : `CALLPARENT#${project}#${parentId}`,
+  timeline: (project: string, shard: number) => `CALLS#${project}#${shard}`,
+  op: (project: string, opBase: string, shard: number) => `CALLOP#${project}#${shard}#${opBase}`,
+  root: (project: string, shard: number) => `CALLROOT#${project}#${shard}`,
+  parent: (project: string, parentId: string) => `CALLPARENT#${project}#${parentId}`,
   thread: (project: string, threadId: string) => `CALLTHREAD#${project}#${threadId}`,
+}
+
+/** Every shard's key of a sharded index partition. */
+export function allShards(key: (shard: number) => string): string[] {
+  return Array.from({ length: INDEX_SHARDS }, (_, shard) => key(shard))
 }
 
 /** An op name without its version (`weave:///e/p/op/name:digest` → `weave:///e/p/op/name`), the op index key. */
@@ -48,16 +69,17 @@ export function opBase(opName: string): string {
 export function startRecord(item: CallStartItem): Record<string, unknown> {
   const p = item.project_id
   const sk = `${item.started_at}#${item.id}`
+  const shard = callShard(item.id)
   return {
     PK: callPk(p, item.id),
     SK: 'S',
     GSI1PK: callIndexPk.trace(p, item.trace_id),
     GSI1SK: `${item.id}#S`,
-    GSI2PK: callIndexPk.timeline(p),
+    GSI2PK: callIndexPk.timeline(p, shard),
     GSI2SK: sk,
-    GSI3PK: callIndexPk.op(p, opBase(item.op_name)),
+    GSI3PK: callIndexPk.op(p, opBase(item.op_name), shard),
     GSI3SK: sk,
-    GSI4PK: callIndexPk.parent(p, item.parent_id),
+    GSI4PK: item.parent_id === undefined ? callIndexPk.root(p, shard) : callIndexPk.parent(p, item.parent_id),
     GSI4SK: sk,
     ...(item.thread_id === undefined ? {} : { GSI5PK: callIndexPk.thread(p, item.thread_id), GSI5SK: sk }),
     ...item,
@@ -76,20 +98,30 @@ export function endRecord(item: CallEndItem): Record<string, unknown> {
   }
 }
 
+// At most this many batch requests in flight per call, so one huge upsert batch does not burst the table.
+const MAX_IN_FLIGHT = 16
+
+async function inPool<T>(items: readonly T[], run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: Math.min(MAX_IN_FLIGHT, items.length) }, async () => {
+      while (next < items.length) await run(items[next++] as T)
+    }),
+  )
+}
+
 /** Writes items with `BatchWriteItem` (25 per request, several requests at once), retrying unprocessed items. */
 export async function putCallItems(items: Record<string, unknown>[]): Promise<void> {
   const chunks: Record<string, unknown>[][] = []
   for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25))
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let requests = chunk.map((Item) => ({ PutRequest: { Item } }))
-      for (let attempt = 0; requests.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
-        const res = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
-        requests = (res.UnprocessedItems?.[table()] ?? []) as typeof requests
-      }
-    }),
-  )
+  await inPool(chunks, async (chunk) => {
+    let requests = chunk.map((Item) => ({ PutRequest: { Item } }))
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
+      const res = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
+      requests = (res.UnprocessedItems?.[table()] ?? []) as typeof requests
+    }
+  })
 }
 
 /**
@@ -121,22 +153,22 @@ export const LEAN_ATTRIBUTES = [
   'size',
 ] as const
 
-const LEAN_PROJECTION = {
+/** `LEAN_ATTRIBUTES` as a projection expression with its attribute names. */
+export const LEAN_PROJECTION = {
   ProjectionExpression: LEAN_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
   names: Object.fromEntries(LEAN_ATTRIBUTES.map((a, i) => [`#a${i}`, a])),
 }
 
-// A lean item lacks the large columns; they read as empty so the stored-item schema still applies.
-const LEAN_FILL = { attributes: { json: '{}' }, inputs: { json: '{}' }, output: { json: 'null' } }
-
-/** Parses a raw call item (either part) into the parts map; `lean` items were read without the large columns. */
-export function addPart(parts: Map<string, CallParts>, item: Record<string, unknown>, lean = false): void {
+/** Parses a raw call item (either part) into the parts map (lean items lack the large columns, which read as empty). */
+export function addPart(parts: Map<string, CallParts>, item: Record<string, unknown>): void {
   const id = item.id as string
-  const entry = parts.get(id) ?? {}
-  const full = lean ? { ...LEAN_FILL, ...item } : item
-  if (item.SK === 'S') entry.start = CallStartItemSchema.parse(full)
-  else if (item.SK === 'E') entry.end = CallEndItemSchema.parse(full)
-  parts.set(id, entry)
+  let entry = parts.get(id)
+  if (entry === undefined) {
+    entry = {}
+    parts.set(id, entry)
+  }
+  if (item.SK === 'S') entry.start = CallStartItemSchema.parse(item)
+  else if (item.SK === 'E') entry.end = CallEndItemSchema.parse(item)
 }
 
 /** Reads the given parts (`S`/`E`) of calls by id with `BatchGetItem`, 100 keys per request. */
@@ -150,70 +182,23 @@ export async function getCallParts(
   const keys = [...new Set(ids)].flatMap((id) => which.map((SK) => ({ PK: callPk(project, id), SK })))
   const chunks: (typeof keys)[] = []
   for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let pending: Record<string, unknown>[] = chunk
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
-        const request = lean
-          ? {
-              Keys: pending,
-              ProjectionExpression: LEAN_PROJECTION.ProjectionExpression,
-              ExpressionAttributeNames: LEAN_PROJECTION.names,
-            }
-          : { Keys: pending }
-        const res = await db().send(new BatchGetCommand({ RequestItems: { [table()]: request } }))
-        for (const item of res.Responses?.[table()] ?? []) addPart(into, item, lean)
-        pending = (res.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[]
-      }
-    }),
-  )
+  await inPool(chunks, async (chunk) => {
+    let pending: Record<string, unknown>[] = chunk
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
+      const request = lean
+        ? {
+            Keys: pending,
+            ProjectionExpression: LEAN_PROJECTION.ProjectionExpression,
+            ExpressionAttributeNames: LEAN_PROJECTION.names,
+          }
+        : { Keys: pending }
+      const res = await db().send(new BatchGetCommand({ RequestItems: { [table()]: request } }))
+      for (const item of res.Responses?.[table()] ?? []) addPart(into, item)
+      pending = (res.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[]
+    }
+  })
   return into
-}
-
-/** Options of an index walk. */
-export type IndexWalkOptions = { from?: string; to?: string; descending?: boolean; pageSize?: number; lean?: boolean }
-
-/** Walks one index partition page by page (1 MB pages), optionally bounded on its sort key, yielding raw items. */
-export async function* walkIndex(
-  index: string,
-  pk: string,
-  options: IndexWalkOptions = {},
-): AsyncGenerator<Record<string, unknown>[]> {
-  const names: Record<string, string> = { '#pk': `${index}PK` }
-  const values: Record<string, unknown> = { ':pk': pk }
-  let condition = '#pk = :pk'
-  if (options.from !== undefined && options.to !== undefined) {
-    condition += ' AND #sk BETWEEN :from AND :to'
-    values[':from'] = options.from
-    values[':to'] = options.to
-  } else if (options.from !== undefined) {
-    condition += ' AND #sk >= :from'
-    values[':from'] = options.from
-  } else if (options.to !== undefined) {
-    condition += ' AND #sk <= :to'
-    values[':to'] = options.to
-  }
-  if (options.from !== undefined || options.to !== undefined) names['#sk'] = `${index}SK`
-  if (options.lean) Object.assign(names, LEAN_PROJECTION.names)
-  let startKey: Record<string, unknown> | undefined
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: index,
-        KeyConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: options.descending !== true,
-        ExclusiveStartKey: startKey,
-        ...(options.pageSize === undefined ? {} : { Limit: options.pageSize }),
-        ...(options.lean ? { ProjectionExpression: LEAN_PROJECTION.ProjectionExpression } : {}),
-      }),
-    )
-    yield page.Items ?? []
-    startKey = page.LastEvaluatedKey
-  } while (startKey !== undefined)
 }
 
 /** Sets or clears a call's display name; false when the call has no start part. */
@@ -256,26 +241,4 @@ export async function markCallDeleted(project: string, id: string, deletedAt: st
     if (error instanceof ConditionalCheckFailedException) return false
     throw error
   }
-}
-
-/** Byte size of every stored part of a trace (§7.6 `total_storage_size_bytes`), read from the trace index. */
-export async function traceStorageSize(project: string, traceId: string): Promise<number> {
-  let total = 0
-  let startKey: Record<string, unknown> | undefined
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: CALL_INDEX.trace,
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': callIndexPk.trace(project, traceId) },
-        ProjectionExpression: '#s',
-        ExpressionAttributeNames: { '#s': 'size' },
-        ExclusiveStartKey: startKey,
-      }),
-    )
-    for (const item of page.Items ?? []) total += Number(item.size ?? 0)
-    startKey = page.LastEvaluatedKey
-  } while (startKey !== undefined)
-  return total
 }

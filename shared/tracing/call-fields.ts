@@ -63,7 +63,8 @@ export function callField(call: LoadedCall, path: string): Val {
   throw new BadRequestError(`Invalid field: ${path}`)
 }
 
-type SortKey = [number, number, string | number]
+/** A comparable sort key: presence, kind (number before string), value. */
+export type SortKey = [number, number, string | number]
 
 /** A comparable key for sorting by a path: present first, then numbers, then strings; nulls last. */
 export function sortKey(val: Val): SortKey {

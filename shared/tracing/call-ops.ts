@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { countCalls } from '#shared/db/call-counter'
+import { traceStorageSize, walkIndex } from '#shared/db/call-index-walk'
 import {
   addPart,
   CALL_INDEX,
@@ -7,8 +8,6 @@ import {
   getCallParts,
   markCallDeleted,
   setCallDisplayName,
-  traceStorageSize,
-  walkIndex,
 } from '#shared/db/call-repository'
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
 import type { CallParts } from '#shared/schemas/call-item'
@@ -94,7 +93,7 @@ export async function updateCallDisplayName(
 
 async function traceParts(project: string, traceId: string): Promise<Map<string, CallParts>> {
   const parts = new Map<string, CallParts>()
-  for await (const page of walkIndex(CALL_INDEX.trace, callIndexPk.trace(project, traceId))) {
+  for await (const page of walkIndex(CALL_INDEX.trace, callIndexPk.trace(project, traceId), { lean: true })) {
     for (const item of page) if (item.SK === 'S') addPart(parts, item)
   }
   return parts
@@ -114,7 +113,10 @@ export async function deleteCalls(project: string, ids: readonly string[], now =
       if (p.start === undefined) continue
       if (p.start.deleted_at === undefined) live.add(id)
       const parent = p.start.parent_id
-      if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), id])
+      if (parent === undefined) continue
+      const siblings = children.get(parent)
+      if (siblings === undefined) children.set(parent, [id])
+      else siblings.push(id)
     }
   }
   const doomed = new Set<string>()

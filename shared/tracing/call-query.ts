@@ -1,16 +1,9 @@
-import {
-  addPart,
-  CALL_INDEX,
-  callIndexPk,
-  getCallParts,
-  type IndexWalkOptions,
-  opBase,
-  walkIndex,
-} from '#shared/db/call-repository'
+import { type IndexWalkOptions, walkIndex, walkMerged } from '#shared/db/call-index-walk'
+import { addPart, allShards, CALL_INDEX, callIndexPk, getCallParts, opBase } from '#shared/db/call-repository'
 import type { CallsFilter, SortBy } from '#shared/schemas/call'
 import type { CallParts } from '#shared/schemas/call-item'
 import type { Query } from '#shared/schemas/query'
-import { callField, compareKeys, sortKey } from '#shared/tracing/call-fields'
+import { callField, compareKeys, type SortKey, sortKey } from '#shared/tracing/call-fields'
 import { type LoadedCall, loadCall } from '#shared/tracing/call-view'
 import { matches, queryFields } from '#shared/tracing/query-eval'
 import { microsToStored, parseDatetimeMicros } from '#shared/tracing/time'
@@ -94,12 +87,15 @@ function chooseSource(project: string, f: CallsFilter): Source {
   const ops = nonEmpty(f.op_names)
   if (ops) {
     const bases = [...new Set(ops.map((o) => (o.endsWith(':*') ? o.slice(0, -2) : opBase(o))))]
-    return { kind: 'index', index: CALL_INDEX.op, pks: bases.map((b) => callIndexPk.op(project, b)), timeBounded: true }
+    const pks = bases.flatMap((b) => allShards((shard) => callIndexPk.op(project, b, shard)))
+    return { kind: 'index', index: CALL_INDEX.op, pks, timeBounded: true }
   }
   if (f.trace_roots_only) {
-    return { kind: 'index', index: CALL_INDEX.parent, pks: [callIndexPk.parent(project, undefined)], timeBounded: true }
+    const pks = allShards((shard) => callIndexPk.root(project, shard))
+    return { kind: 'index', index: CALL_INDEX.parent, pks, timeBounded: true }
   }
-  return { kind: 'index', index: CALL_INDEX.timeline, pks: [callIndexPk.timeline(project)], timeBounded: true }
+  const pks = allShards((shard) => callIndexPk.timeline(project, shard))
+  return { kind: 'index', index: CALL_INDEX.timeline, pks, timeBounded: true }
 }
 
 function passesFilter(call: LoadedCall, f: CallsFilter): boolean {
@@ -128,7 +124,7 @@ function passesFilter(call: LoadedCall, f: CallsFilter): boolean {
 
 async function loadPage(project: string, items: Record<string, unknown>[], lean: boolean): Promise<LoadedCall[]> {
   const parts = new Map<string, CallParts>()
-  for (const item of items) addPart(parts, item, lean)
+  for (const item of items) addPart(parts, item)
   // Ends written without a trace id are not in the trace index, and index pages of starts carry no ends at all.
   const missing = [...parts.entries()].filter(([, p]) => p.start !== undefined && p.end === undefined).map(([id]) => id)
   if (missing.length > 0) await getCallParts(project, missing, ['E'], parts, lean)
@@ -150,34 +146,48 @@ async function* candidates(
     yield calls.filter((c): c is LoadedCall => c !== undefined)
     return
   }
-  for (const pk of source.pks) {
-    const index = source.kind === 'trace' ? CALL_INDEX.trace : source.index
-    const options: IndexWalkOptions =
-      source.kind === 'index' && source.timeBounded
-        ? { ...bounds, ...(pageSize === undefined ? {} : { pageSize }), lean }
-        : { lean }
+  if (source.kind === 'trace') {
     // The trace index holds both parts, so a trace read needs no second look-up (except ends without a trace id).
-    if (source.kind === 'trace') {
+    for (const pk of source.pks) {
       const items: Record<string, unknown>[] = []
-      for await (const page of walkIndex(index, pk, options)) items.push(...page)
+      for await (const page of walkIndex(CALL_INDEX.trace, pk, { lean })) items.push(...page)
       yield await loadPage(project, items, lean)
-    } else {
-      for await (const page of walkIndex(index, pk, options)) yield await loadPage(project, page, lean)
     }
+    return
   }
+  const options: IndexWalkOptions = source.timeBounded
+    ? { ...bounds, ...(pageSize === undefined ? {} : { pageSize }), lean }
+    : { lean }
+  // All index partitions of a source share the `<started_at>#<id>` order, so their merge is one ordered stream.
+  for await (const page of walkMerged(source.index, source.pks, options)) yield await loadPage(project, page, lean)
 }
 
-function comparator(sortBy: SortBy[] | null | undefined): ((a: LoadedCall, b: LoadedCall) => number) | undefined {
-  if (sortBy !== null && sortBy !== undefined && sortBy.length === 0) return undefined
+const STORED_DATES = new Set(['started_at', 'ended_at', 'deleted_at'])
+
+// Stored datetimes are fixed-width UTC strings, so they sort as strings without being parsed; ids sort as strings.
+function keyOf(call: LoadedCall, field: string): SortKey {
+  if (field === 'id') return [0, 1, call.id]
+  if (STORED_DATES.has(field)) {
+    const stored = (call as Record<string, unknown>)[field] as string | null
+    return stored === null ? [1, 0, ''] : [0, 1, stored]
+  }
+  return sortKey(callField(call, field))
+}
+
+// Sort keys are computed once per call, not once per comparison (a 10,000-call trace is sorted on every roll-up).
+function sortCalls(calls: LoadedCall[], sortBy: SortBy[] | null | undefined): LoadedCall[] {
+  if (sortBy !== null && sortBy !== undefined && sortBy.length === 0) return calls
   const keys: SortBy[] = sortBy ?? [{ field: 'started_at', direction: 'asc' }]
   const all = keys.some((k) => k.field === 'id') ? keys : [...keys, { field: 'id', direction: 'asc' as const }]
-  return (a, b) => {
-    for (const k of all) {
-      const c = compareKeys(sortKey(callField(a, k.field)), sortKey(callField(b, k.field)), k.direction === 'desc')
+  const keyed = calls.map((call) => ({ call, keys: all.map((k) => keyOf(call, k.field)) }))
+  keyed.sort((a, b) => {
+    for (let i = 0; i < all.length; i++) {
+      const c = compareKeys(a.keys[i] as SortKey, b.keys[i] as SortKey, all[i]?.direction === 'desc')
       if (c !== 0) return c
     }
     return 0
-  }
+  })
+  return keyed.map((k) => k.call)
 }
 
 function isIndexOrder(sortBy: SortBy[] | null | undefined): boolean {
@@ -195,29 +205,51 @@ function needsLargeColumns(sel: CallSelection): boolean {
   return paths.some((p) => LARGE_COLUMNS.includes(p.split('.', 1)[0] ?? ''))
 }
 
-/** Returns the selected calls in order, after offset and limit; `filter.thread_ids = []` selects nothing. */
-export async function selectCalls(sel: CallSelection): Promise<LoadedCall[]> {
+/**
+ * Yields the selected calls in order, after offset and limit, chunk by chunk. When the chosen index already yields the
+ * requested order (`started_at` ascending) calls are yielded as the walk reaches them, so a large result streams in
+ * bounded memory; any other order collects the candidates and sorts them first. `filter.thread_ids = []` selects
+ * nothing.
+ */
+export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCall[]> {
   const f = sel.filter ?? {}
-  if (f.thread_ids !== null && f.thread_ids !== undefined && f.thread_ids.length === 0) return []
+  if (f.thread_ids !== null && f.thread_ids !== undefined && f.thread_ids.length === 0) return
   const offset = Math.max(0, sel.offset ?? 0)
   const wanted = sel.limit === null || sel.limit === undefined ? undefined : offset + Math.max(0, sel.limit)
-  if (wanted === 0) return []
+  if (wanted === 0) return
   const source = chooseSource(sel.project, f)
-  // Early stop is exact only when the walk already yields the requested order: one partition, started_at ascending.
-  const streaming =
-    wanted !== undefined && isIndexOrder(sel.sortBy) && source.kind === 'index' && source.pks.length === 1
-  const pageSize = streaming ? Math.min(1000, Math.max(25, (wanted ?? 0) + 1)) : undefined
-  const out: LoadedCall[] = []
+  const inOrder = isIndexOrder(sel.sortBy) && source.kind === 'index'
+  const pageSize =
+    inOrder && wanted !== undefined
+      ? Math.min(1000, Math.max(25, Math.ceil((wanted + 1) / source.pks.length) + 10))
+      : undefined
   const lean = sel.lean === true && !needsLargeColumns(sel)
-  for await (const page of candidates(sel.project, source, timeBounds(sel.query), lean, pageSize)) {
-    for (const call of page) {
-      if (!passesFilter(call, f)) continue
-      if (sel.query && !matches(sel.query, (path) => callField(call, path))) continue
-      out.push(call)
-    }
-    if (streaming && out.length >= (wanted ?? 0)) break
+  const keep = (call: LoadedCall) =>
+    passesFilter(call, f) && (!sel.query || matches(sel.query, (path) => callField(call, path)))
+  const pages = candidates(sel.project, source, timeBounds(sel.query), lean, pageSize)
+  if (!inOrder) {
+    const out: LoadedCall[] = []
+    for await (const page of pages) for (const call of page) if (keep(call)) out.push(call)
+    const sorted = sortCalls(out, sel.sortBy).slice(offset, wanted)
+    for (let i = 0; i < sorted.length; i += 500) yield sorted.slice(i, i + 500)
+    return
   }
-  const order = comparator(sel.sortBy)
-  if (order) out.sort(order)
-  return out.slice(offset, wanted)
+  let seen = 0
+  for await (const page of pages) {
+    const chunk: LoadedCall[] = []
+    for (const call of page) {
+      if (!keep(call)) continue
+      seen++
+      if (seen > offset && (wanted === undefined || seen <= wanted)) chunk.push(call)
+    }
+    if (chunk.length > 0) yield chunk
+    if (wanted !== undefined && seen >= wanted) return
+  }
+}
+
+/** Returns the selected calls in order, after offset and limit (see `iterateCalls`). */
+export async function selectCalls(sel: CallSelection): Promise<LoadedCall[]> {
+  const out: LoadedCall[] = []
+  for await (const chunk of iterateCalls(sel)) out.push(...chunk)
+  return out
 }

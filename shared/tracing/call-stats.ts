@@ -1,5 +1,6 @@
 import { readCallCount } from '#shared/db/call-counter'
-import { CALL_INDEX, callIndexPk, traceStorageSize, walkIndex } from '#shared/db/call-repository'
+import { traceStorageSize, walkIndex, walkMerged } from '#shared/db/call-index-walk'
+import { allShards, CALL_INDEX, callIndexPk } from '#shared/db/call-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { CallsFilter, CallsQueryStatsReq } from '#shared/schemas/call'
 import { selectCalls } from '#shared/tracing/call-query'
@@ -20,14 +21,18 @@ function filterAllNull(f: CallsFilter | null | undefined): boolean {
 
 // Probe 1 reads one index entry: any call ever started in the project, deleted ones included (CH semantics).
 async function anyCall(project: string): Promise<boolean> {
-  for await (const page of walkIndex(CALL_INDEX.timeline, callIndexPk.timeline(project), { pageSize: 1 })) {
-    if (page.length > 0) return true
-  }
-  return false
+  const found = await Promise.all(
+    allShards((shard) => callIndexPk.timeline(project, shard)).map(async (pk) => {
+      for await (const page of walkIndex(CALL_INDEX.timeline, pk, { pageSize: 1 })) if (page.length > 0) return true
+      return false
+    }),
+  )
+  return found.includes(true)
 }
 
 async function anyRunLinkedCall(project: string): Promise<boolean> {
-  for await (const page of walkIndex(CALL_INDEX.timeline, callIndexPk.timeline(project))) {
+  const pks = allShards((shard) => callIndexPk.timeline(project, shard))
+  for await (const page of walkMerged(CALL_INDEX.timeline, pks, { lean: true })) {
     if (page.some((item) => typeof item.wb_run_id === 'string' && item.deleted_at === undefined)) return true
   }
   return false

@@ -34,8 +34,15 @@ export type LoadedCall = {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-async function json(pk: string, skPrefix: string, stored: StoredJson | undefined): Promise<unknown> {
-  return stored === undefined ? undefined : JSON.parse(await loadJson({ pk, skPrefix }, stored))
+// Inline values (the common case) parse synchronously; only chunked values need a read.
+function json(pk: string, skPrefix: string, stored: StoredJson | undefined): unknown {
+  if (stored === undefined) return undefined
+  if ('json' in stored) return JSON.parse(stored.json)
+  return loadJson({ pk, skPrefix }, stored).then((text) => JSON.parse(text))
+}
+
+function maybeAll(values: unknown[]): unknown[] | Promise<unknown[]> {
+  return values.some((v) => v instanceof Promise) ? Promise.all(values) : values
 }
 
 /** Merges a call's parts; undefined when the start part is missing (a call is listed only once it started). */
@@ -44,7 +51,7 @@ export async function loadCall(parts: CallParts): Promise<LoadedCall | undefined
   if (s === undefined) return undefined
   const e = parts.end
   const pk = callPk(s.project_id, s.id)
-  const [attributes, inputs, otel, output, summary] = await Promise.all([
+  const [attributes, inputs, otel, output, summary] = await maybeAll([
     json(pk, 'S#attributes', s.attributes),
     json(pk, 'S#inputs', s.inputs),
     json(pk, 'S#otel', s.otel_dump),

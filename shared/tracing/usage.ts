@@ -116,7 +116,9 @@ export async function rollUpUsage(
   for (const call of calls) {
     totals.set(call.id, ownUsage(call, prices === undefined ? undefined : callCosts(call, prices)))
     if (call.parent_id !== null && selected.has(call.parent_id) && call.parent_id !== call.id) {
-      children.set(call.parent_id, [...(children.get(call.parent_id) ?? []), call.id])
+      const siblings = children.get(call.parent_id)
+      if (siblings === undefined) children.set(call.parent_id, [call.id])
+      else siblings.push(call.id)
     }
   }
   // Iterative post-order, so a 10,000-deep chain cannot overflow the stack; each child merges into its parent once.

@@ -3,9 +3,8 @@ import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
 import { CallsQueryReqSchema } from '#shared/schemas/call'
 import { renderCalls } from '#shared/tracing/call-ops'
-import { selectCalls } from '#shared/tracing/call-query'
-
-const LINES_PER_CHUNK = 100
+import { iterateCalls } from '#shared/tracing/call-query'
+import type { LoadedCall } from '#shared/tracing/call-view'
 
 // The response media type follows `Accept` (contract §1), JSON Lines by default.
 function mediaType(accept: string | undefined): string {
@@ -16,7 +15,7 @@ function mediaType(accept: string | undefined): string {
 /** `POST /calls/stream_query`: matching calls as JSON Lines, one `CallSchema` per line. */
 export const app = createTracingApp().post('/calls/stream_query', validate('json', CallsQueryReqSchema), async (c) => {
   const req = c.req.valid('json')
-  const calls = await selectCalls({
+  const chunks = iterateCalls({
     project: req.project_id,
     filter: req.filter,
     query: req.query,
@@ -24,14 +23,21 @@ export const app = createTracingApp().post('/calls/stream_query', validate('json
     offset: req.offset,
     limit: req.limit,
   })
+  // Lines are rendered and sent as the index walk reaches them; an error before the first line is still a JSON error.
+  const first = await chunks.next()
   const encoder = new TextEncoder()
-  let at = 0
+  const render = async (calls: LoadedCall[]) =>
+    encoder.encode((await renderCalls(req.project_id, calls, req)).map((r) => `${JSON.stringify(r)}\n`).join(''))
+  const firstBytes = first.done ? undefined : await render(first.value)
   const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      if (firstBytes !== undefined) controller.enqueue(firstBytes)
+    },
     async pull(controller) {
-      if (at >= calls.length) return controller.close()
-      const rows = await renderCalls(req.project_id, calls.slice(at, at + LINES_PER_CHUNK), req)
-      at += LINES_PER_CHUNK
-      controller.enqueue(encoder.encode(rows.map((r) => `${JSON.stringify(r)}\n`).join('')))
+      if (first.done) return controller.close()
+      const next = await chunks.next()
+      if (next.done) return controller.close()
+      controller.enqueue(await render(next.value))
     },
   })
   return c.body(body, 200, { 'content-type': mediaType(c.req.header('accept')) })

@@ -1,10 +1,11 @@
 import '../../support/lambda-shim.js'
+import { randomUUID } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { app, handler } from '#functions/tracing/stream-query-calls/handler'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { type CallFixture, callFixture } from '../../support/call-fixture.js'
-import { authorizerFor } from '../../support/calls.js'
+import { authorizerFor, startPart, writeCalls } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
 
 let fx: CallFixture
@@ -47,6 +48,13 @@ describe('POST /calls/stream_query', () => {
     expect(res.headers.get('content-type')).toBe('application/jsonl')
     expect(text.endsWith('\n')).toBe(true)
     expect(await ids({})).toEqual(['a', 'b', 'c'])
+  })
+
+  it('answers with the media type the Accept header asks for', async () => {
+    const init = jsonInit({ project_id: fx.project, limit: 1 }, { ...fx.caller.basic, accept: 'application/x-ndjson' })
+    const res = await app.request('/calls/stream_query', init)
+    expect(res.headers.get('content-type')).toBe('application/x-ndjson')
+    expect((await res.text()).split('\n').filter((l) => l !== '')).toHaveLength(1)
   })
 
   it('derives status, latency and trace name on every call', async () => {
@@ -240,5 +248,47 @@ describe('POST /calls/stream_query as a streaming Lambda', () => {
     // Assess
     const lines = Buffer.concat(chunks).toString('utf8').trim().split('\n')
     expect(lines.map((l) => (JSON.parse(l) as { id: string }).id)).toEqual([fx.a, fx.b, fx.c])
+  })
+})
+
+describe('POST /calls/stream_query over many calls', () => {
+  it('merges the sharded timeline and root indexes in started_at order for limit and offset', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = `${caller.entity}/many`
+    const calls = Array.from({ length: 40 }, (_, i) => ({
+      id: randomUUID(),
+      second: String(i).padStart(2, '0'),
+      parent: i % 3 === 0 ? null : 'p',
+    }))
+    const shuffled = [...calls].sort((a, b) => a.id.localeCompare(b.id))
+    await writeCalls(
+      caller,
+      shuffled.map((c) => ({
+        start: startPart(project, { id: c.id, parent_id: c.parent, started_at: `2025-01-01T00:00:${c.second}Z` }),
+      })),
+    )
+    const list = async (body: Record<string, unknown>) => {
+      const res = await app.request('/calls/stream_query', jsonInit({ project_id: project, ...body }, caller.basic))
+      return (await res.text())
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id)
+    }
+
+    // Act
+    const page = await list({ offset: 10, limit: 5 })
+    const roots = await list({ filter: { trace_roots_only: true }, limit: 4 })
+    const all = await list({})
+
+    // Assess
+    expect(page).toEqual(calls.slice(10, 15).map((c) => c.id))
+    expect(roots).toEqual(
+      calls
+        .filter((c) => c.parent === null)
+        .slice(0, 4)
+        .map((c) => c.id),
+    )
+    expect(all).toEqual(calls.map((c) => c.id))
   })
 })

@@ -154,6 +154,31 @@ describe('POST /trace/usage', () => {
     expect(res.body).toEqual({ call_usage: { [ids[0] as string]: {} }, unfinished_call_ids: [] })
   })
 
+  it('truncates at limit in started_at order across the sharded timeline', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const calls = Array.from({ length: 24 }, (_, i) => ({ id: randomUUID(), second: String(i).padStart(2, '0') }))
+    await writeCalls(
+      caller,
+      [...calls]
+        .reverse()
+        .map((c) => ({ start: startPart(project, { id: c.id, started_at: `2025-01-01T00:00:${c.second}Z` }) })),
+    )
+
+    // Act
+    const res = await post(caller, { project_id: project, limit: 5 })
+
+    // Assess
+    expect(Object.keys(res.body.call_usage as object)).toEqual(calls.slice(0, 5).map((c) => c.id))
+    expect(res.body.unfinished_call_ids).toEqual(
+      calls
+        .slice(0, 5)
+        .map((c) => c.id)
+        .sort(),
+    )
+  })
+
   it('answers 422 for a bad body and 403 for a foreign project', async () => {
     const caller = await newCaller()
     const stranger = await newCaller()

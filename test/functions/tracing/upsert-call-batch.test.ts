@@ -151,15 +151,16 @@ describe('POST /call/upsert_batch', () => {
     const res = await app.request('/call/upsert_batch', jsonInit({ batch: [] }, {}))
     expect(res.status).toBe(401)
   })
+
   it('works when invoked as a Lambda behind the REST authorizer', async () => {
     // Prepare
     const caller = await newCaller()
-    const project = newProject(caller)
+    const start = startPart(newProject(caller), { trace_id: 'lambda-trace' })
     const event = restEvent({
       method: 'POST',
       path: '/call/upsert_batch',
       headers: { 'content-type': 'application/json', ...caller.basic },
-      body: JSON.stringify({ batch: [] }),
+      body: JSON.stringify({ batch: [{ mode: 'start', req: { start } }] }),
       authorizer: authorizerFor(caller),
     })
 
@@ -168,6 +169,27 @@ describe('POST /call/upsert_batch', () => {
 
     // Assess
     expect(result.statusCode).toBe(200)
-    expect(JSON.parse(result.body)).toEqual({ res: [] })
+    expect(JSON.parse(result.body)).toEqual({ res: [{ id: start.id, trace_id: 'lambda-trace' }] })
+  })
+})
+
+describe('POST /call/upsert_batch with a large batch', () => {
+  it('writes 600 calls (1,200 parts) in one request and counts each once', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const starts = Array.from({ length: 600 }, () => startPart(project))
+    const batch = starts.flatMap((start) => [
+      { mode: 'start', req: { start } },
+      { mode: 'end', req: { end: endPart(project, start.id as string) } },
+    ])
+
+    // Act
+    const res = await app.request('/call/upsert_batch', jsonInit({ batch }, caller.basic))
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { res: unknown[] }).res).toHaveLength(1200)
+    expect(await readCallCount(project)).toBe(600)
   })
 })

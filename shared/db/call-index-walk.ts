@@ -1,0 +1,130 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { CALL_INDEX, callIndexPk, LEAN_PROJECTION } from '#shared/db/call-repository'
+import { db, table } from '#shared/db/client'
+
+/**
+ * Index walks over the call indexes (see `call-repository.ts` for the keys): one partition page by page, several
+ * partitions merged in sort-key order, and the trace size sum.
+ */
+
+/** Options of an index walk. */
+export type IndexWalkOptions = { from?: string; to?: string; descending?: boolean; pageSize?: number; lean?: boolean }
+
+/** Walks one index partition page by page (1 MB pages), optionally bounded on its sort key, yielding raw items. */
+export async function* walkIndex(
+  index: string,
+  pk: string,
+  options: IndexWalkOptions = {},
+): AsyncGenerator<Record<string, unknown>[]> {
+  const names: Record<string, string> = { '#pk': `${index}PK` }
+  const values: Record<string, unknown> = { ':pk': pk }
+  let condition = '#pk = :pk'
+  if (options.from !== undefined && options.to !== undefined) {
+    condition += ' AND #sk BETWEEN :from AND :to'
+    values[':from'] = options.from
+    values[':to'] = options.to
+  } else if (options.from !== undefined) {
+    condition += ' AND #sk >= :from'
+    values[':from'] = options.from
+  } else if (options.to !== undefined) {
+    condition += ' AND #sk <= :to'
+    values[':to'] = options.to
+  }
+  if (options.from !== undefined || options.to !== undefined) names['#sk'] = `${index}SK`
+  // A lean walk still returns the index sort key: `walkMerged` orders shards by it.
+  if (options.lean) Object.assign(names, LEAN_PROJECTION.names, { '#isk': `${index}SK` })
+  let startKey: Record<string, unknown> | undefined
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: index,
+        KeyConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: options.descending !== true,
+        ExclusiveStartKey: startKey,
+        ...(options.pageSize === undefined ? {} : { Limit: options.pageSize }),
+        ...(options.lean ? { ProjectionExpression: `${LEAN_PROJECTION.ProjectionExpression}, #isk` } : {}),
+      }),
+    )
+    yield page.Items ?? []
+    startKey = page.LastEvaluatedKey
+  } while (startKey !== undefined)
+}
+
+/**
+ * Walks several index partitions whose sort keys share one order (`<started_at>#<id>`) as one stream in that order:
+ * a k-way merge that reads each partition page by page, so a limited walk stops early across shards too.
+ */
+export async function* walkMerged(
+  index: string,
+  pks: readonly string[],
+  options: IndexWalkOptions = {},
+): AsyncGenerator<Record<string, unknown>[]> {
+  if (pks.length === 1) {
+    yield* walkIndex(index, pks[0] as string, options)
+    return
+  }
+  const sk = `${index}SK`
+  const walkers = pks.map((pk) => walkIndex(index, pk, options))
+  const buffers: Record<string, unknown>[][] = pks.map(() => [])
+  const positions = pks.map(() => 0)
+  const done = pks.map(() => false)
+  const fill = async (i: number) => {
+    while (!done[i] && positions[i] === buffers[i]?.length) {
+      const next = await walkers[i]?.next()
+      if (next === undefined || next.done) done[i] = true
+      else {
+        buffers[i] = next.value
+        positions[i] = 0
+      }
+    }
+  }
+  const chunk = options.pageSize ?? 100
+  let out: Record<string, unknown>[] = []
+  for (;;) {
+    await Promise.all(pks.map((_, i) => fill(i)))
+    let best = -1
+    let bestKey = ''
+    for (let i = 0; i < pks.length; i++) {
+      const head = buffers[i]?.[positions[i] as number]
+      if (head === undefined) continue
+      const key = String(head[sk])
+      if (best < 0 || key < bestKey) {
+        best = i
+        bestKey = key
+      }
+    }
+    if (best < 0) break
+    out.push(buffers[best]?.[positions[best] as number] as Record<string, unknown>)
+    positions[best] = (positions[best] as number) + 1
+    if (out.length >= chunk) {
+      yield out
+      out = []
+    }
+  }
+  if (out.length > 0) yield out
+}
+
+/** Byte size of every stored part of a trace (§7.6 `total_storage_size_bytes`), read from the trace index. */
+export async function traceStorageSize(project: string, traceId: string): Promise<number> {
+  let total = 0
+  let startKey: Record<string, unknown> | undefined
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: CALL_INDEX.trace,
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': callIndexPk.trace(project, traceId) },
+        ProjectionExpression: '#s',
+        ExpressionAttributeNames: { '#s': 'size' },
+        ExclusiveStartKey: startKey,
+      }),
+    )
+    for (const item of page.Items ?? []) total += Number(item.size ?? 0)
+    startKey = page.LastEvaluatedKey
+  } while (startKey !== undefined)
+  return total
+}
