@@ -102,8 +102,10 @@ async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompleti
   const onAbort = () => res.destroy()
   call.signal.addEventListener('abort', onAbort, { once: true })
   let pending = ''
+  let complete = false
   try {
     for await (const piece of res as AsyncIterable<string>) {
+      if (complete) continue
       pending += piece.includes('\r') ? piece.replaceAll('\r\n', '\n') : piece
       let end = pending.indexOf('\n\n')
       while (end >= 0) {
@@ -111,7 +113,12 @@ async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompleti
         pending = pending.slice(end + 2)
         end = pending.indexOf('\n\n')
         if (data === undefined) continue
-        if (data === '[DONE]') return
+        if (data === '[DONE]') {
+          // Leaving a `for await` over a response destroys it; read on to its end so the connection is reused.
+          complete = true
+          continue
+        }
+        if (complete) continue
         yield toChunk(data, call)
       }
     }
@@ -120,9 +127,10 @@ async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompleti
     throw new UpstreamError(500, INTERNAL_ERROR, { cause: error })
   } finally {
     call.signal.removeEventListener('abort', onAbort)
-    // Closing the connection is how vLLM learns the client went away, so it stops generating.
-    res.destroy()
+    // An unfinished stream is closed: that is how vLLM learns the client went away and stops generating.
+    if (!complete) res.destroy()
   }
+  if (complete) return
   throw new UpstreamError(500, INTERNAL_ERROR, { cause: new Error('upstream stream ended without [DONE]') })
 }
 
