@@ -16,12 +16,32 @@ const RATE = Number(process.env.BENCH_RATE ?? 500)
 const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 10)
 const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== '0'
 
-type Target = { name: string; port: number; path: string; headers: Record<string, string>; model: string }
+type Target = {
+  name: string
+  port: number
+  path: string
+  headers: Record<string, string>
+  model: string
+  /** Processes serving the target (their CPU time is what a request costs, whatever else runs on the machine). */
+  pids: number[]
+}
 type Sample = { ttfb: number; total: number }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 })
 const root = process.cwd()
 const children: ChildProcess[] = []
+
+// CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere.
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined)
+  if (stat === undefined) return Number.NaN
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+async function cpuOf(pids: number[]): Promise<number> {
+  return (await Promise.all(pids.map(cpuSeconds))).reduce((a, b) => a + b, 0)
+}
 
 function start(command: string, args: string[], ready: (line: string) => boolean, env: Record<string, string> = {}) {
   const child = spawn(command, args, {
@@ -31,14 +51,14 @@ function start(command: string, args: string[], ready: (line: string) => boolean
   })
   children.push(child)
   let out = ''
-  return new Promise<string>((resolve, reject) => {
+  return new Promise<{ line: string; pid: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${out}`)), 60_000)
     const onData = (piece: Buffer) => {
       out += String(piece)
       const line = out.split('\n').find(ready)
       if (line !== undefined) {
         clearTimeout(timer)
-        resolve(line)
+        resolve({ line, pid: child.pid ?? 0 })
       }
     }
     child.stdout?.on('data', onData)
@@ -85,6 +105,7 @@ function request(target: Target, stream: boolean): Promise<Sample> {
 }
 
 async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_S) {
+  const cpuBefore = await cpuOf(target.pids)
   let done = 0
   let errors = 0
   const end = performance.now() + seconds * 1000
@@ -100,7 +121,8 @@ async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_
   }
   const started = performance.now()
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-  return { rps: done / ((performance.now() - started) / 1000), errors }
+  const cpuMsPerRequest = (((await cpuOf(target.pids)) - cpuBefore) * 1000) / Math.max(done, 1)
+  return { rps: done / ((performance.now() - started) / 1000), errors, cpuMsPerRequest }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -138,19 +160,21 @@ function quantile(values: number[], q: number): number {
 const f = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a')
 
 async function main() {
-  const tsx = join(root, 'node_modules/.bin/tsx')
-  const up = JSON.parse(await start(tsx, ['bench/support/fast-upstream.ts'], (l) => l.startsWith('{'))) as {
-    port: number
-  }
+  // One node process per server (tsx as a loader, not its CLI wrapper), so /proc shows each server's own CPU time.
+  const node = process.execPath
+  const upStart = await start(node, ['--import', 'tsx', 'bench/support/fast-upstream.ts'], (l) => l.startsWith('{'))
+  const up = JSON.parse(upStart.line) as { port: number }
   const upstreamBase = `http://127.0.0.1:${up.port}/v1`
-  const loom = JSON.parse(
-    await start(tsx, ['bench/support/loom-server.ts', upstreamBase], (l) => l.startsWith('{'), {
-      LOOM_INFERENCE_TRACING: process.env.BENCH_TRACING === '1' ? 'on' : 'off',
-    }),
-  ) as { port: number; key: string }
+  const loomStart = await start(
+    node,
+    ['--import', 'tsx', 'bench/support/loom-server.ts', upstreamBase],
+    (l) => l.startsWith('{'),
+    { LOOM_INFERENCE_TRACING: process.env.BENCH_TRACING === '1' ? 'on' : 'off' },
+  )
+  const loom = JSON.parse(loomStart.line) as { port: number; key: string }
   const portkeyPort = 18_000 + Math.floor(Math.random() * 2_000)
-  await start(
-    process.execPath,
+  const portkeyStart = await start(
+    node,
     ['node_modules/@portkey-ai/gateway/build/start-server.js', `--port=${portkeyPort}`, '--headless'],
     (l) => l.includes('Ready for connections'),
   )
@@ -161,6 +185,7 @@ async function main() {
     path: '/v1/chat/completions',
     headers: {},
     model: 'bench/fast',
+    pids: [upStart.pid],
   }
   const targets: Target[] = [
     direct,
@@ -170,6 +195,7 @@ async function main() {
       path: '/v1/chat/completions',
       headers: { authorization: `Bearer ${loom.key}` },
       model: 'bench/fast',
+      pids: [loomStart.pid],
     },
     {
       name: 'Portkey',
@@ -181,6 +207,7 @@ async function main() {
         'x-portkey-custom-host': upstreamBase,
       },
       model: 'bench/fast',
+      pids: [portkeyStart.pid],
     },
   ]
 
@@ -206,7 +233,7 @@ async function main() {
         ttfb99: quantile(ttfbs, 0.99),
         errors: errors + tp.errors,
       }
-      results[`${t.name} ${mode}`] = { rps: tp.rps, ...latencies[t.name] }
+      results[`${t.name} ${mode}`] = { rps: tp.rps, cpu: tp.cpuMsPerRequest, ...latencies[t.name] }
       process.stderr.write(`${t.name} ${mode}: ${f(tp.rps, 0)} req/s, p50 ${f(quantile(totals, 0.5))} ms\n`)
     }
     const base = latencies.direct
@@ -216,7 +243,7 @@ async function main() {
       if (r === undefined || l === undefined || base === undefined) continue
       const added = (a: number, b: number) => (t.name === 'direct' ? '–' : f(a - b))
       rows.push(
-        `| ${mode} | ${t.name} | ${f(r.rps ?? 0, 0)} | ${f(l.p50)} | ${f(l.p99)} | ${added(l.p50, base.p50)} | ${added(l.p99, base.p99)} | ` +
+        `| ${mode} | ${t.name} | ${f(r.rps ?? 0, 0)} | ${f(r.cpu ?? Number.NaN, 3)} | ${f(1000 / (r.cpu ?? Number.NaN), 0)} | ${f(l.p50)} | ${f(l.p99)} | ${added(l.p50, base.p50)} | ${added(l.p99, base.p99)} | ` +
           `${stream ? `${f(l.ttfb50)} / ${f(l.ttfb99)}` : '–'} | ${stream ? added(l.ttfb50, base.ttfb50) : '–'} | ${stream ? added(l.ttfb99, base.ttfb99) : '–'} | ${l.errors} |`,
       )
     }
@@ -226,15 +253,21 @@ async function main() {
   const loomStreamRps = results['Loom streaming']?.rps ?? 0
   const portkeyStreamRps = results['Portkey streaming']?.rps ?? 0
   const table = [
-    `Run ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; ` +
+    `Run ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'} (load average ` +
+      `${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} at the end, the machine is shared), Node ${process.version}; ` +
       `throughput: ${CONCURRENCY} in flight for ${THROUGHPUT_S} s; latency: open loop at ${RATE} req/s for ${LATENCY_S} s; ` +
       `tracing ${process.env.BENCH_TRACING === '1' ? 'on' : 'off'} (Loom's dynalite runs inside the gateway process).`,
     '',
-    '| mode | target | throughput (req/s) | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | first byte p50 / p99 (ms) | added first byte p50 (ms) | added first byte p99 (ms) | errors |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| mode | target | throughput (req/s) | server CPU ms / request | req/s per CPU core | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | first byte p50 / p99 (ms) | added first byte p50 (ms) | added first byte p99 (ms) | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Loom / Portkey throughput: ${f(loomRps / portkeyRps, 1)}× non-streaming, ${f(loomStreamRps / portkeyStreamRps, 1)}× streaming.`,
+    `Loom / Portkey throughput: ${f(loomRps / portkeyRps, 1)}× non-streaming, ${f(loomStreamRps / portkeyStreamRps, 1)}× streaming; ` +
+      `per CPU core (server CPU time per request): ${f((results['Portkey non-streaming']?.cpu ?? Number.NaN) / (results['Loom non-streaming']?.cpu ?? Number.NaN), 1)}× non-streaming, ` +
+      `${f((results['Portkey streaming']?.cpu ?? Number.NaN) / (results['Loom streaming']?.cpu ?? Number.NaN), 1)}× streaming.`,
   ].join('\n')
   process.stdout.write(`${table}\n`)
   if (WRITE_DOCS) await writeSection(table)
