@@ -28,6 +28,7 @@ type Target = {
 type Sample = { ttfb: number; total: number }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 })
+let firstError: string | undefined
 const root = process.cwd()
 const children: ChildProcess[] = []
 
@@ -93,7 +94,9 @@ function request(target: Target, stream: boolean): Promise<Sample> {
           if (ttfb === 0) ttfb = performance.now() - started
         })
         res.on('end', () => {
-          if (res.statusCode !== 200) return reject(new Error(`${target.name}: HTTP ${res.statusCode}`))
+          if (res.statusCode !== 200) {
+            return reject(new Error(`${target.name} ${stream ? 'streaming' : 'non-streaming'}: HTTP ${res.statusCode}`))
+          }
           resolve({ ttfb, total: performance.now() - started })
         })
         res.on('error', reject)
@@ -114,8 +117,9 @@ async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_
       try {
         await request(target, stream)
         done++
-      } catch {
+      } catch (error) {
         errors++
+        firstError ??= (error as Error).message
       }
     }
   }
@@ -268,6 +272,7 @@ async function main() {
     `Loom / Portkey throughput: ${f(loomRps / portkeyRps, 1)}× non-streaming, ${f(loomStreamRps / portkeyStreamRps, 1)}× streaming; ` +
       `per CPU core (server CPU time per request): ${f((results['Portkey non-streaming']?.cpu ?? Number.NaN) / (results['Loom non-streaming']?.cpu ?? Number.NaN), 1)}× non-streaming, ` +
       `${f((results['Portkey streaming']?.cpu ?? Number.NaN) / (results['Loom streaming']?.cpu ?? Number.NaN), 1)}× streaming.`,
+    ...(firstError === undefined ? [] : ['', `First failed request: ${firstError}.`]),
   ].join('\n')
   process.stdout.write(`${table}\n`)
   if (WRITE_DOCS) await writeSection(table)
