@@ -32,6 +32,41 @@ export const FUNCTIONS: readonly FunctionEntry[] = [
     auth: false,
   },
   {
+    id: 'training/create-preview-model',
+    family: 'training',
+    routes: [{ method: 'POST', path: '/v1/preview/models' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'training/list-preview-models',
+    family: 'training',
+    routes: [{ method: 'GET', path: '/v1/preview/models' }],
+    access: 'read',
+    auth: true,
+  },
+  {
+    id: 'training/delete-preview-model',
+    family: 'training',
+    routes: [{ method: 'DELETE', path: '/v1/preview/models/:model_id' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'training/log-trajectories',
+    family: 'training',
+    routes: [{ method: 'POST', path: '/v1/preview/models/:model_id/log' }],
+    access: 'write',
+    auth: true,
+  },
+  {
+    id: 'training/get-model-metrics',
+    family: 'training',
+    routes: [{ method: 'GET', path: '/v1/preview/models/:model_id/metrics' }],
+    access: 'read',
+    auth: true,
+  },
+  {
     id: 'inference/create-chat-completion',
     family: 'inference',
     // The app also serves `/v1/chat/completions/`; API Gateway maps both spellings to this one resource.

@@ -1,4 +1,4 @@
-import type { z } from 'zod/mini'
+import type * as z from 'zod/mini'
 import type { ValidationIssue } from '#shared/errors/http-error'
 
 type ZodIssue = z.core.$ZodIssue

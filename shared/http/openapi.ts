@@ -1,4 +1,4 @@
-import { toJSONSchema, type z } from 'zod/mini'
+import * as z from 'zod/mini'
 
 /** What the OpenAPI document says about one route, beyond its method and path. */
 export type RouteDoc = {
@@ -23,7 +23,7 @@ const SECURITY: Record<string, Record<string, string[]>[]> = {
 }
 
 function jsonSchema(schema: z.core.$ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
     string,
     unknown
   >

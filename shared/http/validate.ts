@@ -1,6 +1,6 @@
 import { zValidator } from '@hono/zod-validator'
 import type { Context, MiddlewareHandler } from 'hono'
-import { safeParse, type z } from 'zod/mini'
+import * as z from 'zod/mini'
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import { RequestValidationError } from '#shared/errors/http-error'
 import { toValidationIssues } from '#shared/errors/validation-issues'
@@ -46,7 +46,7 @@ export function validate<T extends Target, S extends Schema>(
   }
   return async function validateJson(c, next) {
     const body = await readJsonBody(c)
-    const parsed = safeParse(schema, body, { reportInput: true })
+    const parsed = z.safeParse(schema, body, { reportInput: true })
     if (!parsed.success) fail(parsed.error.issues, target)
     checkProject(c, parsed.data)
     c.req.addValidatedData('json', parsed.data as object)

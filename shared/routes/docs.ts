@@ -1,7 +1,8 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 import type { RouteDoc } from '#shared/http/openapi'
 import { INFERENCE_DOCS } from '#shared/routes/inference-docs'
 import { TRACING_CALLS_DOCS } from '#shared/routes/tracing-calls-docs'
+import { TRAINING_ROUTE_DOCS } from '#shared/training/route-docs'
 
 /**
  * The OpenAPI description of every route, keyed by `"<METHOD> <path>"` as in `functions/manifest.ts`, pointing at
@@ -10,6 +11,7 @@ import { TRACING_CALLS_DOCS } from '#shared/routes/tracing-calls-docs'
 export const ROUTE_DOCS: Record<string, RouteDoc> = {
   'GET /health': { summary: 'Liveness probe', response: z.object({ status: z.literal('ok') }) },
   'GET /openapi.json': { summary: 'This OpenAPI 3.1 document' },
+  ...TRAINING_ROUTE_DOCS,
   ...INFERENCE_DOCS,
   ...TRACING_CALLS_DOCS,
 }

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 
 /** Identifiers of users and entities: what W&B accepts in a name, kept safe inside DynamoDB keys. */
 export const NameSchema = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/))

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 
 /** A JSON value as stored in a call item: inline text or a ref to large-value chunks. */
 export const StoredJsonSchema = z.union([

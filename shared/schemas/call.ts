@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 import { QuerySchema } from '#shared/schemas/query'
 import { parseDatetimeMicros } from '#shared/tracing/time'
 

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 
 // Shapes of `POST /v1/chat/completions` (contract: shared/contracts/inference.md). Request fields are validated for
 // type only here; the contract's cross-field rules and exact messages live in shared/inference/validate-request.ts.

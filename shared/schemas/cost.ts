@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 import { DatetimeSchema, SortBySchema } from '#shared/schemas/call'
 import { QuerySchema } from '#shared/schemas/query'
 

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 
 /** Settings of a model served by an upstream OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, hosted). */
 export const OpenAiCompatibleSettingsSchema = z.object({

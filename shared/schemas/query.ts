@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 
 /**
  * Weave's query expression language (contract §6), parsed into a small AST. Validation is hand-written because the

@@ -1,4 +1,4 @@
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 
 /** One stored hourly usage counter (one shard of it) of an entity's project and model. */
 export const UsageCounterSchema = z.object({

@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 import { clearAuthCache } from '#shared/auth/authenticate'
 import { config } from '#shared/config'
 import { revokeApiKey } from '#shared/db/api-key-repository'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod/mini'
+import * as z from 'zod/mini'
 import { config } from '#shared/config'
 import { createInferenceApp, createTracingApp, createTrainingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'

@@ -1,0 +1,19 @@
+import { handle } from 'hono/aws-lambda'
+import { createTrainingApp } from '#shared/http/create-app'
+import { readJsonBody } from '#shared/http/read-json'
+import { parseLogInput } from '#shared/training/log-input'
+import { logTrajectories } from '#shared/training/log-trajectories'
+
+/**
+ * `POST /v1/preview/models/{model_id}/log`: validates trajectory groups, stores them whole, answers the metrics.
+ * The body is validated here rather than through `validate()` because the stored groups must be the JSON as sent.
+ */
+export const app = createTrainingApp().post('/v1/preview/models/:model_id/log', async (c) => {
+  const startedAt = new Date()
+  const body = await readJsonBody(c)
+  const input = parseLogInput(c.req.param('model_id'), body, await c.req.text(), c.req.header('idempotency-key'))
+  const outcome = await logTrajectories(c.get('auth'), input, startedAt)
+  return c.json(outcome.response, 200)
+})
+
+export const handler = handle(app)

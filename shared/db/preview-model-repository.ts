@@ -1,0 +1,124 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { db, table } from '#shared/db/client'
+import { queryAll } from '#shared/db/query'
+import { type PreviewModel, PreviewModelSchema } from '#shared/schemas/preview-model'
+
+// Model: PK=PMODEL#<id> SK=PMODEL, GSI1PK=PMODELS#<entity> GSI1SK=<project>#<name> (list an entity's models).
+// Name claim: PK=PMODELNAME#<entity>/<project>/<name> SK=PMODELNAME, a full copy of the model, written first with a
+// condition so two creates of one name can never yield two ids; the by-id item is re-derived from it on retry.
+const modelKey = (id: string) => ({ PK: `PMODEL#${id}`, SK: 'PMODEL' })
+const nameKey = (m: Pick<PreviewModel, 'entity' | 'project' | 'name'>) => ({
+  PK: `PMODELNAME#${m.entity}/${m.project}/${m.name}`,
+  SK: 'PMODELNAME',
+})
+
+function parse(item: Record<string, unknown>): PreviewModel {
+  return PreviewModelSchema.parse(item)
+}
+
+function fields(model: PreviewModel): PreviewModel {
+  return PreviewModelSchema.parse(model)
+}
+
+async function putModelItem(model: PreviewModel): Promise<void> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          ...modelKey(model.id),
+          GSI1PK: `PMODELS#${model.entity}`,
+          GSI1SK: `${model.project}#${model.name}`,
+          ...fields(model),
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+  } catch (error) {
+    // Already written by an earlier attempt; the claim is the source of truth, so nothing to do.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+  }
+}
+
+/**
+ * Creates a model unless its `(entity, project, name)` is taken; returns the stored model and whether it is new.
+ * Safe to retry: a half-finished earlier create is completed.
+ */
+export async function createPreviewModel(model: PreviewModel): Promise<{ model: PreviewModel; created: boolean }> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...nameKey(model), ...fields(model) },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    const { Item } = await db().send(new GetCommand({ TableName: table(), Key: nameKey(model), ConsistentRead: true }))
+    if (Item === undefined) throw error
+    const existing = parse(Item)
+    await putModelItem(existing)
+    return { model: existing, created: false }
+  }
+  await putModelItem(model)
+  return { model, created: true }
+}
+
+/** Reads a model by id; undefined when unknown or deleted. */
+export async function getPreviewModel(id: string): Promise<PreviewModel | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: modelKey(id), ConsistentRead: true }))
+  return Item === undefined ? undefined : parse(Item)
+}
+
+/** Lists an entity's models (optionally one project's), ordered by project and name. */
+export async function listPreviewModels(entity: string, project?: string): Promise<PreviewModel[]> {
+  const items = await queryAll({
+    IndexName: 'GSI1',
+    KeyConditionExpression: project === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND begins_with(GSI1SK, :project)',
+    ExpressionAttributeValues: {
+      ':pk': `PMODELS#${entity}`,
+      ...(project === undefined ? {} : { ':project': `${project}#` }),
+    },
+  })
+  return items.map(parse)
+}
+
+/** Deletes a model and frees its name (idempotent); its logged trajectories and history stay stored. */
+export async function deletePreviewModel(model: PreviewModel): Promise<void> {
+  // Name first: were the by-id item deleted first, a crash in between would let a `return_existing` create revive it
+  // from the claim. Only free the name if it still points at this model.
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: nameKey(model),
+        ConditionExpression: 'id = :id',
+        ExpressionAttributeValues: { ':id': model.id },
+      }),
+    )
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+  }
+  await db().send(new DeleteCommand({ TableName: table(), Key: modelKey(model.id) }))
+}
+
+/** Sets a model's current training step (written when a checkpoint is recorded); false when the model is unknown. */
+export async function setPreviewModelStep(id: string, step: number): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: modelKey(id),
+        UpdateExpression: 'SET step = :step',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':step': step },
+      }),
+    )
+    return true
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false
+    throw error
+  }
+}

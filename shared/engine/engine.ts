@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto'
+import { beamSearch } from '#shared/engine/beam-search'
+import { NgramModel } from '#shared/engine/ngram'
+import { type EngineParams, engineParams } from '#shared/engine/params'
+import { PrefixCache } from '#shared/engine/prefix-cache'
+import { buildPrompt, type Prompt } from '#shared/engine/prompt'
+import { Rng, rankOf, topTokens } from '#shared/engine/sampler'
+import { Scheduler } from '#shared/engine/scheduler'
+import {
+  clampLogprob,
+  type Job,
+  type LogprobEntry,
+  Sequence,
+  type StepResult,
+  tokenLabel,
+} from '#shared/engine/sequence'
+import { engineSettings, type ResolvedEngineSettings } from '#shared/engine/settings'
+import { constraintFor } from '#shared/engine/structured'
+import { BadRequestError } from '#shared/errors/http-error'
+import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
+import type { CatalogModel } from '#shared/schemas/model'
+
+/** A request ready to run: prompt, parameters, the shared job and the model's engine. */
+export type Prepared = {
+  prompt: Prompt
+  params: EngineParams
+  job: Job
+  engine: ModelEngine
+  priority: number
+  salt: string | undefined
+}
+
+/** One event of a generation: a step of choice `index`, or its end. */
+export type GenerationEvent =
+  | { kind: 'step'; index: number; step: StepResult; sequence: Sequence }
+  | { kind: 'beam'; index: number; sequence: Sequence; logprobs: LogprobEntry[] }
+
+/** Prompt logprobs in vLLM's shape: null for the first token, then `{id: {logprob, rank, decoded_token}}`. */
+export type PromptLogprobs = (Record<string, { logprob: number; rank: number; decoded_token: string }> | null)[]
+
+// Yield to the event loop between tokens so concurrent streams interleave and aborts are seen.
+const tick = () => new Promise<void>((resolve) => setImmediate(resolve))
+// A macrotask per token costs more than the token itself; every few tokens keeps streams interleaved and cheap.
+const TICK_EVERY = 4
+
+/** The engine state of one catalog model: settings, admission queue and prefix cache. */
+export class ModelEngine {
+  readonly scheduler: Scheduler
+  readonly cache: PrefixCache
+
+  constructor(readonly settings: ResolvedEngineSettings) {
+    this.scheduler = new Scheduler(settings.maxConcurrency, settings.scheduling)
+    this.cache = new PrefixCache(settings.prefixCacheBlocks)
+  }
+
+  /** Validates and tokenizes a request; every 400 the engine raises is thrown here, before any output. */
+  prepare(request: ChatCompletionRequest): Prepared {
+    const priority = request.priority ?? 0
+    if (priority !== 0 && this.settings.scheduling !== 'priority') {
+      throw new BadRequestError(`Got priority ${priority} but Priority scheduling is not enabled.`, {
+        param: 'priority',
+      })
+    }
+    const prompt = buildPrompt(request, this.settings)
+    const params = engineParams(request, this.settings, prompt.ids.length)
+    const matcher = constraintFor(request)
+    const model = new NgramModel({
+      context: prompt.ids,
+      contextWeight: this.settings.contextWeight,
+      topic: prompt.lastUserText,
+    })
+    const job: Job = {
+      model,
+      params,
+      prompt: prompt.ids,
+      promptSet: new Set(prompt.ids),
+      matcher,
+      reasoningOpen: prompt.reasoningOpen,
+    }
+    const salt = typeof request.cache_salt === 'string' ? request.cache_salt : undefined
+    return { prompt, params, job, engine: this, priority, salt }
+  }
+}
+
+const engines = new Map<string, ModelEngine>()
+
+/** The engine of a catalog model, created on first use and rebuilt when its settings change. */
+export function engineFor(model: CatalogModel): ModelEngine {
+  const settings = engineSettings(model)
+  const key = JSON.stringify(settings)
+  const existing = engines.get(model.id)
+  if (existing && JSON.stringify(existing.settings) === key) return existing
+  const engine = new ModelEngine(settings)
+  engines.set(model.id, engine)
+  return engine
+}
+
+/** Log-probabilities of each prompt token under the model given the tokens before it. */
+export function promptLogprobs(prepared: Prepared): PromptLogprobs {
+  const { job, params } = prepared
+  const k = params.promptLogprobs ?? 0
+  const out: PromptLogprobs = [null]
+  for (let i = 1; i < job.prompt.length; i++) {
+    const dist = job.model.logits(job.prompt, i)
+    const actual = job.prompt[i] as number
+    const entry: NonNullable<PromptLogprobs[number]> = {}
+    const add = (t: number) => {
+      entry[String(t)] = {
+        logprob: clampLogprob(dist[t] as number),
+        rank: rankOf(dist, t),
+        decoded_token: tokenLabel(t, params.tokensAsIds),
+      }
+    }
+    add(actual)
+    for (const [t] of topTokens(dist, k)) add(t)
+    out.push(entry)
+  }
+  return out
+}
+
+function seedFor(prepared: Prepared, index: number): Rng {
+  const seed = prepared.params.seed
+  return new Rng(seed === undefined ? randomUUID() : `${seed}:${index}`)
+}
+
+/**
+ * Runs a prepared request once it is admitted: sampling choices advance round-robin one token at a time (yielding to
+ * other requests between rounds); beam search yields each finished beam. Stops early when `signal` aborts.
+ */
+export async function* generate(prepared: Prepared, signal: AbortSignal): AsyncGenerator<GenerationEvent> {
+  const { params, job } = prepared
+  if (params.beamSearch) {
+    const beams = await beamSearch(job, params.n, async () => {
+      await tick()
+      return !signal.aborted
+    })
+    for (const [index, beam] of beams.entries())
+      yield { kind: 'beam', index, sequence: beam.sequence, logprobs: beam.logprobs }
+    return
+  }
+  const sequences = Array.from({ length: params.n }, (_, i) => new Sequence(job, seedFor(prepared, i)))
+  for (let round = 1; !signal.aborted && sequences.some((s) => !s.finished); round++) {
+    for (const [index, sequence] of sequences.entries()) {
+      if (!sequence.finished) yield { kind: 'step', index, step: sequence.step(), sequence }
+    }
+    if (round % TICK_EVERY === 0) await tick()
+  }
+}

@@ -1,0 +1,164 @@
+import type { SamplingOptions } from '#shared/engine/sampler'
+import type { ResolvedEngineSettings } from '#shared/engine/settings'
+import { encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
+import { BadRequestError } from '#shared/errors/http-error'
+import { CHAT_DEFAULTS, type ChatCompletionRequest, requestedMaxTokens } from '#shared/schemas/chat-completion'
+
+/** Repetition detection thresholds (contract §8). */
+export type RepetitionRule = { minSize: number; maxSize: number; minCount: number }
+
+/** Everything generation needs from a request, with defaults and the model's generation config applied. */
+export type EngineParams = {
+  sampling: SamplingOptions
+  n: number
+  beamSearch: boolean
+  lengthPenalty: number
+  maxTokens: number
+  minTokens: number
+  ignoreEos: boolean
+  stop: string[]
+  stopTokenIds: number[]
+  includeStopStr: boolean
+  allowedTokenIds: Set<number> | undefined
+  badWords: number[][]
+  logprobs: boolean
+  topLogprobs: number
+  promptLogprobs: number | undefined
+  seed: number | undefined
+  skipSpecialTokens: boolean
+  spacesBetweenSpecialTokens: boolean
+  returnTokenIds: boolean
+  tokensAsIds: boolean
+  repetition: RepetitionRule | undefined
+  /** Reasoning tokens allowed before `</think>` is forced; undefined when the request asked for no effort level. */
+  reasoningBudget: number | undefined
+  includeReasoning: boolean
+  echo: boolean
+}
+
+/** Reasoning length per `reasoning_effort`, in tokens. */
+export const REASONING_BUDGET = { low: 32, medium: 96, high: 256 } as const
+
+function greedyBelow(temperature: number): number {
+  return temperature < 1e-5 ? 0 : temperature
+}
+
+function bad(message: string, param?: string): never {
+  throw new BadRequestError(message, param === undefined ? {} : { param })
+}
+
+function logprobLimit(kind: 'sample' | 'prompt', requested: number, settings: ResolvedEngineSettings): number {
+  const n = requested === -1 ? VOCAB_SIZE : requested
+  const max = settings.maxLogprobs === -1 ? VOCAB_SIZE : settings.maxLogprobs
+  if (n > max) bad(`Requested ${kind} logprobs of ${n}, which is greater than max allowed: ${max}`)
+  return n
+}
+
+function repetitionRule(r: ChatCompletionRequest): RepetitionRule | undefined {
+  const rd = r.repetition_detection
+  if (!rd) return undefined
+  const maxSize = rd.max_pattern_size ?? 0
+  const minSize = rd.min_pattern_size ?? 0
+  const minCount = rd.min_count ?? 0
+  if (maxSize < 0 || minSize < 0 || minCount < 0 || minSize > maxSize) {
+    bad(
+      'max_pattern_size, min_pattern_size must be >=0, with min_pattern_size <= max_pattern_size. Set both to 0 to disable repetitive pattern detection.',
+      'repetition_detection',
+    )
+  }
+  if (maxSize > 0 && minCount < 2) {
+    bad(
+      'min_count must be >= 2 to detect repetitive patterns in engine output. If you do not wish to detect repetitive patterns, set max_pattern_size to 0.',
+      'repetition_detection',
+    )
+  }
+  return maxSize > 0 ? { minSize: Math.max(minSize, 1), maxSize, minCount } : undefined
+}
+
+function logitBias(r: ChatCompletionRequest): Map<number, number> {
+  const bias = new Map<number, number>()
+  const invalid: string[] = []
+  for (const [key, value] of Object.entries(r.logit_bias ?? {})) {
+    const id = Number(key)
+    if (!Number.isInteger(id) || id < 0 || id >= VOCAB_SIZE) invalid.push(key)
+    else bias.set(id, Math.min(100, Math.max(-100, value)))
+  }
+  if (invalid.length > 0) {
+    bad(
+      `token_id(s) [${invalid.join(', ')}] in logit_bias contain out-of-vocab token ids. Vocabulary size: ${VOCAB_SIZE}`,
+      'logit_bias',
+    )
+  }
+  return bias
+}
+
+/** Resolves and checks the request's generation parameters against the model and the prompt length. */
+export function engineParams(
+  r: ChatCompletionRequest,
+  settings: ResolvedEngineSettings,
+  promptLength: number,
+): EngineParams {
+  const L = settings.maxModelLen
+  if (promptLength >= L) {
+    bad(
+      `This model's maximum context length is ${L} tokens. However, your request has ${promptLength} input tokens. Please reduce the length of the input messages.`,
+      'input_tokens',
+    )
+  }
+  const requested = requestedMaxTokens(r)
+  if (requested !== undefined && requested > L - promptLength) {
+    bad(
+      `'max_tokens' or 'max_completion_tokens' is too large: ${requested}. This model's maximum context length is ${L} tokens and your request has ${promptLength} input tokens (${requested} > ${L} - ${promptLength}).`,
+      'max_tokens',
+    )
+  }
+  const gen = settings.generationConfig
+  const maxTokens = Math.min(L - promptLength, requested ?? gen.max_tokens ?? Number.POSITIVE_INFINITY)
+  const allowed = r.allowed_token_ids ?? undefined
+  if (allowed && allowed.length === 0) bad('allowed_token_ids is not None and empty!')
+  if (allowed?.some((t) => t < 0 || t >= VOCAB_SIZE)) bad('allowed_token_ids contains out-of-vocab token id!')
+  const topLogprobs = r.top_logprobs ?? 0
+  // vLLM: with `echo` and no `prompt_logprobs`, prompt logprobs take `top_logprobs` (default 0).
+  const promptLogprobs = r.prompt_logprobs ?? (r.echo ? (r.top_logprobs ?? 0) : undefined)
+  const topK = r.top_k ?? gen.top_k ?? CHAT_DEFAULTS.top_k
+  const beamSearch = r.use_beam_search ?? false
+  return {
+    sampling: {
+      // vLLM samples greedily below this temperature.
+      temperature: greedyBelow(r.temperature ?? gen.temperature ?? CHAT_DEFAULTS.temperature),
+      topK: topK === -1 ? 0 : topK,
+      topP: r.top_p ?? gen.top_p ?? CHAT_DEFAULTS.top_p,
+      minP: r.min_p ?? gen.min_p ?? CHAT_DEFAULTS.min_p,
+      presencePenalty: r.presence_penalty ?? CHAT_DEFAULTS.presence_penalty,
+      frequencyPenalty: r.frequency_penalty ?? CHAT_DEFAULTS.frequency_penalty,
+      repetitionPenalty: r.repetition_penalty ?? gen.repetition_penalty ?? CHAT_DEFAULTS.repetition_penalty,
+      logitBias: logitBias(r),
+    },
+    n: r.n ?? CHAT_DEFAULTS.n,
+    beamSearch,
+    lengthPenalty: r.length_penalty ?? CHAT_DEFAULTS.length_penalty,
+    maxTokens,
+    minTokens: r.min_tokens ?? 0,
+    ignoreEos: r.ignore_eos ?? false,
+    stop: typeof r.stop === 'string' ? [r.stop] : (r.stop ?? []),
+    stopTokenIds: r.stop_token_ids ?? [],
+    includeStopStr: r.include_stop_str_in_output ?? false,
+    allowedTokenIds: allowed ? new Set(allowed) : undefined,
+    badWords: (r.bad_words ?? []).map((w) => encode(w)).filter((ids) => ids.length > 0),
+    logprobs: r.logprobs === true,
+    topLogprobs: r.logprobs === true ? logprobLimit('sample', topLogprobs, settings) : 0,
+    promptLogprobs:
+      promptLogprobs === undefined || promptLogprobs === null
+        ? undefined
+        : logprobLimit('prompt', promptLogprobs, settings),
+    seed: r.seed ?? undefined,
+    skipSpecialTokens: r.skip_special_tokens ?? CHAT_DEFAULTS.skip_special_tokens,
+    spacesBetweenSpecialTokens: r.spaces_between_special_tokens ?? CHAT_DEFAULTS.spaces_between_special_tokens,
+    returnTokenIds: r.return_token_ids === true,
+    tokensAsIds: r.return_tokens_as_token_ids === true,
+    repetition: repetitionRule(r),
+    reasoningBudget: r.reasoning_effort ? REASONING_BUDGET[r.reasoning_effort] : undefined,
+    includeReasoning: r.include_reasoning ?? CHAT_DEFAULTS.include_reasoning,
+    echo: r.echo ?? false,
+  }
+}

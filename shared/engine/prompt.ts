@@ -1,0 +1,85 @@
+import { CHATML_TEMPLATE, ChatTemplateError, renderChat } from '#shared/engine/chat-template'
+import type { ResolvedEngineSettings } from '#shared/engine/settings'
+import { encode, TOKEN } from '#shared/engine/tokenizer'
+import { BadRequestError } from '#shared/errors/http-error'
+import { CHAT_DEFAULTS, type ChatCompletionRequest } from '#shared/schemas/chat-completion'
+
+/** The tokenized prompt of a request and what the response needs to know about it. */
+export type Prompt = {
+  ids: number[]
+  /** The response message role: `assistant`, or the last message's role without a generation prompt. */
+  role: string
+  /** The last message's text, for `echo`. */
+  lastContent: string
+  lastRole: string
+  /** The last user message's text: what the answer is about. */
+  lastUserText: string
+  /** The prompt leaves a `<think>` section open, so the output starts with reasoning. */
+  reasoningOpen: boolean
+}
+
+const NO_TEMPLATE =
+  'As of transformers v4.44, default chat template is no longer allowed, so you must provide a chat template if the tokenizer does not define one.'
+
+function messageText(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content.map((p) => (typeof p?.text === 'string' ? p.text : '')).join('')
+}
+
+/** Renders and tokenizes the conversation (template, kwargs, special tokens, truncation). */
+export function buildPrompt(request: ChatCompletionRequest, settings: ResolvedEngineSettings): Prompt {
+  const kwargs: Record<string, unknown> = { ...(request.chat_template_kwargs ?? {}) }
+  const requestTemplate = request.chat_template ?? kwargs.chat_template
+  delete kwargs.chat_template
+  if (request.reasoning_effort) kwargs.reasoning_effort = request.reasoning_effort
+  const template =
+    typeof requestTemplate === 'string'
+      ? requestTemplate
+      : settings.chatTemplate === undefined
+        ? CHATML_TEMPLATE
+        : settings.chatTemplate
+  if (template === null) throw new BadRequestError(NO_TEMPLATE)
+  // vLLM renames the deprecated `reasoning_content` before templating (contract §3.12).
+  const messages = request.messages.map((m) => {
+    const { reasoning_content, ...rest } = m
+    return reasoning_content !== undefined && rest.reasoning == null ? { ...rest, reasoning: reasoning_content } : rest
+  })
+  const addGenerationPrompt = request.add_generation_prompt ?? CHAT_DEFAULTS.add_generation_prompt
+  let text: string
+  try {
+    text = renderChat({
+      template,
+      messages,
+      tools: request.tools,
+      documents: request.documents,
+      addGenerationPrompt,
+      continueFinalMessage: request.continue_final_message ?? false,
+      kwargs,
+    })
+  } catch (error) {
+    if (error instanceof ChatTemplateError) throw new BadRequestError(error.message, { cause: error })
+    throw error
+  }
+  let ids = encode(text, request.add_special_tokens ?? CHAT_DEFAULTS.add_special_tokens)
+  const truncate = request.truncate_prompt_tokens
+  if (typeof truncate === 'number' && truncate !== 0) {
+    if (truncate > settings.maxModelLen) {
+      throw new BadRequestError(
+        'truncate_prompt_tokens value is greater than max_model_len. Please, select a smaller truncation size.',
+      )
+    }
+    const keep = truncate === -1 ? settings.maxModelLen : truncate
+    if (ids.length > keep) ids = ids.slice(ids.length - keep)
+  }
+  if (ids.length === 0) throw new BadRequestError('The decoder prompt cannot be empty')
+  const last = request.messages[request.messages.length - 1]
+  return {
+    ids,
+    role: addGenerationPrompt ? 'assistant' : (last?.role ?? 'assistant'),
+    lastContent: messageText(last?.content),
+    lastRole: last?.role ?? '',
+    lastUserText: messageText([...request.messages].reverse().find((m) => m.role === 'user')?.content),
+    reasoningOpen: ids.lastIndexOf(TOKEN.thinkStart) > ids.lastIndexOf(TOKEN.thinkEnd),
+  }
+}

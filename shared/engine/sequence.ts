@@ -1,0 +1,280 @@
+import type { Matcher, MatchState } from '#shared/engine/grammar/matcher'
+import type { NgramModel } from '#shared/engine/ngram'
+import { type EngineParams, REASONING_BUDGET } from '#shared/engine/params'
+import { applyBiasAndPenalties, argmax, finalDistribution, type Rng, sample, topTokens } from '#shared/engine/sampler'
+import {
+  Detokenizer,
+  EOS_TOKEN_ID,
+  isSpecial,
+  TOKEN,
+  tokenBytes,
+  tokenText,
+  VOCAB_SIZE,
+} from '#shared/engine/tokenizer'
+
+/** What one request shares between its choices. */
+export type Job = {
+  model: NgramModel
+  params: EngineParams
+  prompt: readonly number[]
+  promptSet: ReadonlySet<number>
+  matcher: Matcher | undefined
+  reasoningOpen: boolean
+}
+
+/** One logprob entry in OpenAI's chat format. */
+export type LogprobEntry = {
+  token: string
+  logprob: number
+  bytes: number[]
+  top_logprobs: { token: string; logprob: number; bytes: number[] }[]
+}
+
+/** What one decoding step produced. */
+export type StepResult = { token: number; content: string; reasoning: string; logprobs: LogprobEntry | undefined }
+
+const NEG_INF = Number.NEGATIVE_INFINITY
+
+/** vLLM clamps -inf to -9999.0 in responses. */
+export function clampLogprob(v: number): number {
+  return v === NEG_INF || Number.isNaN(v) ? -9999 : v
+}
+
+/** The token as logprobs show it (`token_id:<id>` with `return_tokens_as_token_ids`). */
+export function tokenLabel(id: number, asIds: boolean): string {
+  return asIds ? `token_id:${id}` : tokenText(id)
+}
+
+/** Whether the output ends in a pattern repeated `minCount` times (contract §8; output tokens only). */
+export function isRepetitive(
+  tokens: readonly number[],
+  rule: { minSize: number; maxSize: number; minCount: number },
+): boolean {
+  for (let size = rule.minSize; size <= rule.maxSize; size++) {
+    if (size * rule.minCount > tokens.length) return false
+    const end = tokens.length
+    let repeated = true
+    for (let block = 1; block < rule.minCount && repeated; block++) {
+      for (let i = 0; i < size; i++) {
+        if (tokens[end - 1 - i] !== tokens[end - 1 - i - block * size]) {
+          repeated = false
+          break
+        }
+      }
+    }
+    if (repeated) return true
+  }
+  return false
+}
+
+/**
+ * One choice being generated: the token history, the grammar state, the reasoning section, decoded text with stop
+ * strings held back while they might still match, and the finish reason once it ends.
+ */
+export class Sequence {
+  readonly output: number[] = []
+  readonly history: number[]
+  content = ''
+  reasoning = ''
+  cumulativeLogprob = 0
+  finishReason: 'stop' | 'length' | 'repetition' | undefined
+  stopReason: string | number | null = null
+  private released = 0
+  private reasoningTokens = 0
+  private inReasoning: boolean
+  private grammar: MatchState | undefined
+  private readonly counts = new Map<number, number>()
+  private readonly contentText: Detokenizer
+  private readonly reasoningText: Detokenizer
+  private readonly holdBack: number
+
+  constructor(
+    private readonly job: Job,
+    private readonly rng: Rng,
+  ) {
+    this.history = [...job.prompt]
+    this.inReasoning = job.reasoningOpen
+    this.grammar = job.matcher?.initial
+    const options = {
+      skipSpecialTokens: job.params.skipSpecialTokens,
+      spacesBetweenSpecialTokens: job.params.spacesBetweenSpecialTokens,
+    }
+    this.contentText = new Detokenizer(options)
+    this.reasoningText = new Detokenizer(options)
+    const longest = Math.max(0, ...job.params.stop.map((s) => s.length))
+    this.holdBack = job.params.includeStopStr ? 0 : Math.max(0, longest - 1)
+  }
+
+  /** Reasoning tokens generated so far. */
+  get reasoningTokenCount(): number {
+    return this.reasoningTokens
+  }
+
+  get finished(): boolean {
+    return this.finishReason !== undefined
+  }
+
+  /** The tokens the next step may choose (undefined: any), after grammar, reasoning budget and request masks. */
+  private allowed(): Uint8Array | undefined {
+    const { params, matcher } = this.job
+    const remaining = params.maxTokens - this.output.length
+    let mask: Uint8Array | undefined
+    if (this.inReasoning) {
+      // Leave room for `</think>` and, under a constraint, for the shortest valid answer.
+      const reserve = 1 + (matcher ? matcher.initial.dist + 1 : 0)
+      const budget = params.reasoningBudget ?? REASONING_BUDGET.medium
+      if (this.reasoningTokens >= budget || remaining <= reserve) return only(TOKEN.thinkEnd)
+    } else if (matcher && this.grammar) {
+      mask = this.grammarMask(matcher, this.grammar, remaining)
+    }
+    // Request masks narrow the choice only while something stays allowed: an empty mask would leave nothing to sample.
+    const restrict = (keep: (t: number) => boolean) => {
+      const next = mask ? Uint8Array.from(mask) : new Uint8Array(VOCAB_SIZE).fill(1)
+      let any = false
+      for (let t = 0; t < VOCAB_SIZE; t++) {
+        if (next[t] === 1 && !keep(t)) next[t] = 0
+        if (next[t] === 1) any = true
+      }
+      if (any) mask = next
+    }
+    if (params.allowedTokenIds) restrict((t) => params.allowedTokenIds?.has(t) === true)
+    for (const word of params.badWords) {
+      const prefix = word.slice(0, -1)
+      const tail = this.output.slice(this.output.length - prefix.length)
+      if (prefix.length <= this.output.length && prefix.every((t, i) => tail[i] === t)) {
+        restrict((t) => t !== word[word.length - 1])
+      }
+    }
+    if (this.output.length < params.minTokens && !(matcher && !this.inReasoning)) {
+      restrict((t) => t !== EOS_TOKEN_ID && !params.stopTokenIds.includes(t))
+    }
+    return mask
+  }
+
+  // Grammar mask with budget forcing: a byte is allowed only if the grammar can still be completed, and `<|im_end|>`
+  // emitted, within the tokens left; when even that is impossible the shortest completions are preferred.
+  private grammarMask(matcher: Matcher, state: MatchState, remaining: number): Uint8Array {
+    const mask = new Uint8Array(VOCAB_SIZE)
+    const successors = matcher.successors(state)
+    let fits = false
+    for (const [b, next] of successors) {
+      if (next.dist <= remaining - 2) {
+        mask[b] = 1
+        fits = true
+      }
+    }
+    // min_tokens holds EOS back while the grammar can go on; the constraint wins when it cannot.
+    const early = this.output.length < this.job.params.minTokens && fits
+    if (matcher.accepting(state) && !early) mask[EOS_TOKEN_ID] = 1
+    else if (!fits && !matcher.accepting(state)) {
+      const best = Math.min(...successors.map(([, n]) => n.dist))
+      for (const [b, next] of successors) if (next.dist === best) mask[b] = 1
+    }
+    return mask
+  }
+
+  /** The distribution the next token is drawn from (log-probabilities). */
+  distribution(): Float64Array {
+    const logits = this.job.model.logits(this.history)
+    const mask = this.allowed()
+    if (mask) for (let t = 0; t < VOCAB_SIZE; t++) if (mask[t] === 0) logits[t] = NEG_INF
+    applyBiasAndPenalties(logits, this.job.params.sampling, this.job.promptSet, this.counts)
+    return finalDistribution(logits, this.job.params.sampling)
+  }
+
+  /** Samples (or picks greedily) the next token, appends it and applies the stop rules. */
+  step(): StepResult {
+    const { params } = this.job
+    const dist = this.distribution()
+    const token = params.sampling.temperature === 0 ? argmax(dist) : sample(dist, this.rng)
+    if (token < 0) throw new Error('every token was masked')
+    let logprobs: LogprobEntry | undefined
+    if (params.logprobs) {
+      logprobs = {
+        token: tokenLabel(token, params.tokensAsIds),
+        logprob: clampLogprob(dist[token] as number),
+        bytes: tokenBytes(token),
+        top_logprobs: topTokens(dist, params.topLogprobs).map(([t, lp]) => ({
+          token: tokenLabel(t, params.tokensAsIds),
+          logprob: clampLogprob(lp),
+          bytes: tokenBytes(t),
+        })),
+      }
+    }
+    return { ...this.append(token, dist[token] as number), logprobs }
+  }
+
+  /** Appends a chosen token (also used by beam search) and returns the text it releases. */
+  append(token: number, logprob: number): { token: number; content: string; reasoning: string } {
+    const { params } = this.job
+    this.output.push(token)
+    this.history.push(token)
+    this.cumulativeLogprob += logprob
+    this.counts.set(token, (this.counts.get(token) ?? 0) + 1)
+    const count = this.output.length
+    const before = this.content.length
+    const stopToken =
+      count >= params.minTokens &&
+      ((token === EOS_TOKEN_ID && !params.ignoreEos) || params.stopTokenIds.includes(token))
+    const grammarDone = this.grammar !== undefined && !this.inReasoning && token === EOS_TOKEN_ID
+    let reasoning = ''
+    if (this.inReasoning) {
+      if (token === TOKEN.thinkEnd) {
+        this.inReasoning = false
+        reasoning = this.reasoningText.flush()
+      } else {
+        this.reasoningTokens++
+        if (!stopToken || params.includeStopStr) reasoning = this.reasoningText.push(token)
+      }
+    } else {
+      if (this.grammar && !isSpecial(token)) this.grammar = this.job.matcher?.advance(this.grammar, token) ?? undefined
+      if ((!stopToken && !grammarDone) || params.includeStopStr) this.content += this.contentText.push(token)
+    }
+    this.reasoning += reasoning
+    if (stopToken || grammarDone) {
+      this.finishReason = 'stop'
+      // vLLM checks EOS before `stop_token_ids`, so EOS reports no stop reason even when listed.
+      this.stopReason = grammarDone || (token === EOS_TOKEN_ID && !params.ignoreEos) ? null : token
+    } else if (params.stop.length > 0 && count > params.minTokens && this.matchStop(before)) {
+      this.finishReason = 'stop'
+    } else if (count >= params.maxTokens) {
+      this.finishReason = 'length'
+    } else if (params.repetition && isRepetitive(this.output, params.repetition)) {
+      this.finishReason = 'repetition'
+      this.stopReason = 'repetition_detected'
+    }
+    if (this.finished) {
+      this.content += this.contentText.flush()
+      const rest = this.reasoningText.flush()
+      this.reasoning += rest
+      reasoning += rest
+    }
+    return { token, content: this.release(), reasoning }
+  }
+
+  // Only matches that include text added by the latest token count (vLLM searches the same window).
+  private matchStop(before: number): boolean {
+    let best: { at: number; stop: string } | undefined
+    for (const stop of this.job.params.stop) {
+      const at = this.content.indexOf(stop, Math.max(0, before - stop.length + 1))
+      if (at >= 0 && (best === undefined || at < best.at)) best = { at, stop }
+    }
+    if (!best) return false
+    this.content = this.content.slice(0, best.at + (this.job.params.includeStopStr ? best.stop.length : 0))
+    this.stopReason = best.stop
+    return true
+  }
+
+  private release(): string {
+    const upTo = this.finished ? this.content.length : Math.max(this.released, this.content.length - this.holdBack)
+    const text = this.content.slice(this.released, upTo)
+    this.released = upTo
+    return text
+  }
+}
+
+function only(token: number): Uint8Array {
+  const mask = new Uint8Array(VOCAB_SIZE)
+  mask[token] = 1
+  return mask
+}

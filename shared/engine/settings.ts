@@ -1,0 +1,85 @@
+import * as z from 'zod/mini'
+import type { CatalogModel } from '#shared/schemas/model'
+
+/** The engine's own part of a catalog entry (`backend.settings` of a `reference` model). */
+export const EngineSettingsSchema = z.object({
+  /**
+   * Chat template (Jinja). Absent: ChatML. `null`: the model has no template, so requests without one get the
+   * contract's "no chat template" error.
+   */
+  chatTemplate: z.optional(z.nullable(z.string())),
+  /** Requests generating at once; more wait in the model's queue. */
+  maxConcurrency: z.optional(z.int().check(z.minimum(1))),
+  /** Largest `top_logprobs` / `prompt_logprobs` accepted (-1: the vocabulary size), vLLM's `max_logprobs`. */
+  maxLogprobs: z.optional(z.int().check(z.minimum(-1))),
+  /** Weight of the prompt's n-gram counts against the shipped corpus. */
+  contextWeight: z.optional(z.number().check(z.minimum(0))),
+  /** Prefix-cache capacity in 16-token blocks (0 disables caching). */
+  prefixCacheBlocks: z.optional(z.int().check(z.minimum(0))),
+  /** Whether usage reports `prompt_tokens_details` (vLLM's `--enable-prompt-tokens-details`). */
+  promptTokensDetails: z.optional(z.boolean()),
+  /** Sampling defaults used when the request leaves a field unset (the model's generation config). */
+  generationConfig: z.optional(
+    z.object({
+      temperature: z.optional(z.number()),
+      top_p: z.optional(z.number()),
+      top_k: z.optional(z.number()),
+      min_p: z.optional(z.number()),
+      repetition_penalty: z.optional(z.number()),
+      max_tokens: z.optional(z.number()),
+    }),
+  ),
+})
+/** A reference model's engine settings as stored in the catalog. */
+export type EngineSettings = z.infer<typeof EngineSettingsSchema>
+
+/** The reference model's context window when the catalog entry sets none. */
+export const DEFAULT_MAX_MODEL_LEN = 8192
+
+/** Resolved settings of one reference model. */
+export type ResolvedEngineSettings = {
+  id: string
+  maxModelLen: number
+  chatTemplate: string | null | undefined
+  maxConcurrency: number
+  maxLogprobs: number
+  contextWeight: number
+  prefixCacheBlocks: number
+  promptTokensDetails: boolean
+  scheduling: 'fcfs' | 'priority'
+  generationConfig: NonNullable<EngineSettings['generationConfig']>
+}
+
+/** Reads a catalog entry's engine settings, with defaults; invalid settings throw (a catalog error, not a 400). */
+export function engineSettings(model: CatalogModel): ResolvedEngineSettings {
+  const raw = model.backend.kind === 'reference' ? (model.backend.settings ?? {}) : {}
+  const s = EngineSettingsSchema.parse(raw)
+  return {
+    id: model.id,
+    maxModelLen: model.maxModelLen ?? DEFAULT_MAX_MODEL_LEN,
+    chatTemplate: model.hasChatTemplate === false ? null : s.chatTemplate,
+    maxConcurrency: s.maxConcurrency ?? 8,
+    maxLogprobs: s.maxLogprobs ?? 20,
+    contextWeight: s.contextWeight ?? 0.5,
+    prefixCacheBlocks: s.prefixCacheBlocks ?? 4096,
+    promptTokensDetails: s.promptTokensDetails ?? true,
+    scheduling: model.scheduling ?? 'fcfs',
+    generationConfig: s.generationConfig ?? {},
+  }
+}
+
+/** The catalog entry of the default local model, registered at start (`loom/reference-1`). */
+export function referenceCatalogModel(overrides: Partial<CatalogModel> = {}): CatalogModel {
+  return {
+    id: 'loom/reference-1',
+    backend: { kind: 'reference', settings: {} },
+    ownedBy: 'loom',
+    created: 0,
+    root: 'loom/reference-1',
+    maxModelLen: DEFAULT_MAX_MODEL_LEN,
+    hasChatTemplate: true,
+    scheduling: 'fcfs',
+    entities: ['*'],
+    ...overrides,
+  }
+}

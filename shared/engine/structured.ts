@@ -1,0 +1,106 @@
+import { alt, type Grammar, lit, UnsupportedConstraintError } from '#shared/engine/grammar/ast'
+import { parseGbnf } from '#shared/engine/grammar/gbnf'
+import { type JsonLayoutOptions, jsonObjectGrammar, jsonSchemaGrammar } from '#shared/engine/grammar/json-schema'
+import { Matcher } from '#shared/engine/grammar/matcher'
+import { regexToNode } from '#shared/engine/grammar/regex'
+import { BadRequestError } from '#shared/errors/http-error'
+import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
+
+/**
+ * Turns `structured_outputs` and `response_format` into a grammar matcher that constrains decoding. Anything the
+ * engine cannot enforce is a 400: a constraint is never silently dropped.
+ */
+
+const KINDS = ['json', 'regex', 'choice', 'grammar', 'json_object', 'structural_tag'] as const
+
+// Compiled matchers are reused across requests with the same constraint (their state caches stay warm).
+const cache = new Map<string, Matcher>()
+const CACHE_LIMIT = 128
+// Unbounded grammars (nested JSON) keep creating states; past this a fresh matcher replaces the cached one.
+const MAX_CACHED_STATES = 50_000
+
+function set(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== false
+}
+
+function layout(so: Record<string, unknown>): JsonLayoutOptions {
+  const options: JsonLayoutOptions = {}
+  if (so.disable_any_whitespace === true) options.disableAnyWhitespace = true
+  if (typeof so.whitespace_pattern === 'string') options.whitespacePattern = so.whitespace_pattern
+  if (so.disable_additional_properties === true) options.disableAdditionalProperties = true
+  return options
+}
+
+function grammarFor(kind: string, value: unknown, options: JsonLayoutOptions): Grammar {
+  switch (kind) {
+    case 'json': {
+      let schema = value
+      if (typeof value === 'string') {
+        try {
+          schema = JSON.parse(value)
+        } catch {
+          throw new UnsupportedConstraintError('structured_outputs.json is not valid JSON')
+        }
+      }
+      return jsonSchemaGrammar(schema, options)
+    }
+    case 'json_object':
+      return jsonObjectGrammar(options)
+    case 'regex':
+      if (typeof value !== 'string') throw new UnsupportedConstraintError('structured_outputs.regex must be a string')
+      return { rules: new Map([['root', regexToNode(value)]]), root: 'root' }
+    case 'choice': {
+      if (!Array.isArray(value) || value.length === 0)
+        throw new UnsupportedConstraintError(`Choice '${JSON.stringify(value)}' cannot be an empty list`)
+      return { rules: new Map([['root', alt(...value.map((c) => lit(String(c))))]]), root: 'root' }
+    }
+    case 'grammar':
+      if (typeof value !== 'string' || value.trim() === '')
+        throw new UnsupportedConstraintError('structured_outputs.grammar cannot be an empty string')
+      return parseGbnf(value)
+    default:
+      throw new UnsupportedConstraintError(`structured_outputs.${kind} is not supported by the reference engine`)
+  }
+}
+
+/** The constraint of a request, or undefined when its output is free text. */
+export function constraintFor(request: ChatCompletionRequest): Matcher | undefined {
+  const so: Record<string, unknown> = {
+    ...((request.structured_outputs as Record<string, unknown> | null | undefined) ?? {}),
+  }
+  const rf = request.response_format
+  if (rf?.type === 'json_object') so.json_object = true
+  else if (rf?.type === 'json_schema') {
+    const spec = (rf as { json_schema?: { schema?: unknown } | null }).json_schema
+    so.json = spec?.schema ?? {}
+  } else if (rf?.type === 'structural_tag') {
+    throw new BadRequestError('response_format structural_tag is not supported by the reference engine', {
+      param: 'response_format',
+    })
+  }
+  const kinds = KINDS.filter((k) => set(so[k]))
+  if (kinds.length === 0) return undefined
+  if (kinds.length > 1) {
+    throw new BadRequestError(
+      `You can only use one kind of structured outputs constraint but multiple are specified: ${kinds.join(', ')}`,
+      { param: 'structured_outputs' },
+    )
+  }
+  const kind = kinds[0] as string
+  const options = layout(so)
+  const key = JSON.stringify([kind, so[kind], options])
+  const hit = cache.get(key)
+  if (hit && hit.cachedStates < MAX_CACHED_STATES) return hit
+  try {
+    const matcher = new Matcher(grammarFor(kind, so[kind], options))
+    cache.delete(key)
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
+    cache.set(key, matcher)
+    return matcher
+  } catch (error) {
+    if (error instanceof UnsupportedConstraintError) {
+      throw new BadRequestError(error.message, { param: 'structured_outputs', cause: error })
+    }
+    throw error
+  }
+}

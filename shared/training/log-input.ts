@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto'
+import * as z from 'zod/mini'
+import { RequestValidationError, type ValidationIssue } from '#shared/errors/http-error'
+import { toValidationIssues } from '#shared/errors/validation-issues'
+import { type LogRequest, LogRequestSchema, type MetricValues } from '#shared/schemas/training-log'
+import { computeLogMetrics, type LogCounts } from '#shared/training/metrics'
+
+/** Most trajectory groups one call may carry: each is at least one stored item, and the log record lists them all. */
+export const MAX_GROUPS_PER_LOG = 10_000
+
+/** Largest JSON size of a call's computed metrics (kept in the log record, under DynamoDB's 400 KB item limit). */
+export const MAX_METRICS_BYTES = 64 * 1024
+
+/** One validated log call: the parsed request, its metrics and the body as sent (stored whole). */
+export type LogInput = {
+  modelId: string
+  request: LogRequest
+  /** The parsed JSON body before validation, so stored groups keep every key the client sent. */
+  raw: { trajectory_groups: unknown[] }
+  metrics: MetricValues
+  counts: LogCounts
+  /** SHA-256 of the body text, compared across retries that share an `Idempotency-Key`. */
+  bodyHash: string
+  idempotencyKey?: string | undefined
+}
+
+type ZodIssue = z.core.$ZodIssue
+
+// zod reports an unknown `role` as a union with no branches; pydantic names the expected tags. Rewrite it as a
+// literal mismatch so the 422 says which roles are allowed.
+function withRoleTags(issues: readonly ZodIssue[]): ZodIssue[] {
+  return issues.map((issue) => {
+    if (issue.code !== 'invalid_union') return issue
+    const tagged = issue as ZodIssue & { note?: string; options?: unknown[] }
+    if (tagged.note === 'No matching discriminator' && Array.isArray(tagged.options)) {
+      return { ...issue, code: 'invalid_value', values: tagged.options } as unknown as ZodIssue
+    }
+    return { ...issue, errors: issue.errors.map(withRoleTags) } as ZodIssue
+  })
+}
+
+const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/
+
+function invalid(loc: (string | number)[], msg: string, type = 'value_error'): never {
+  const issue: ValidationIssue = { type, loc, msg }
+  throw new RequestValidationError([issue])
+}
+
+/**
+ * Validates a log call's body and `Idempotency-Key` header and computes its metrics, throwing a 422 with
+ * pydantic-style locations (`["body","trajectory_groups",0,"trajectories",1,"reward"]`, `["header","Idempotency-Key"]`)
+ * before anything is read or written.
+ */
+export function parseLogInput(modelId: string, body: unknown, bodyText: string, idempotencyKey?: string): LogInput {
+  const parsed = z.safeParse(LogRequestSchema, body, { reportInput: true })
+  if (!parsed.success) throw new RequestValidationError(toValidationIssues(withRoleTags(parsed.error.issues), ['body']))
+  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_RE.test(idempotencyKey)) {
+    invalid(
+      ['header', 'Idempotency-Key'],
+      'Idempotency-Key must be 1 to 255 visible ASCII characters',
+      'string_pattern_mismatch',
+    )
+  }
+  const request = parsed.data
+  if (request.trajectory_groups.length > MAX_GROUPS_PER_LOG) {
+    invalid(
+      ['body', 'trajectory_groups'],
+      `List should have at most ${MAX_GROUPS_PER_LOG} items after validation, not ${request.trajectory_groups.length}`,
+      'too_long',
+    )
+  }
+  const { metrics, counts } = computeLogMetrics(request.split, request.trajectory_groups)
+  if (Buffer.byteLength(JSON.stringify(metrics)) > MAX_METRICS_BYTES) {
+    invalid(
+      ['body', 'trajectory_groups'],
+      `The computed metrics exceed ${MAX_METRICS_BYTES} bytes: too many distinct metric keys`,
+    )
+  }
+  return {
+    modelId,
+    request,
+    raw: body as { trajectory_groups: unknown[] },
+    metrics,
+    counts,
+    bodyHash: createHash('sha256').update(bodyText, 'utf8').digest('hex'),
+    idempotencyKey,
+  }
+}

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto'
+import { assertProjectAccess } from '#shared/auth/authenticate'
+import {
+  createPreviewModel,
+  deletePreviewModel,
+  getPreviewModel,
+  listPreviewModels,
+} from '#shared/db/preview-model-repository'
+import { ConflictError, ForbiddenError, NotFoundError } from '#shared/errors/http-error'
+import type { Principal } from '#shared/schemas/api-key'
+import type { CreatePreviewModelReq, PreviewModel } from '#shared/schemas/preview-model'
+
+/**
+ * Creates a preview model in one of the caller's entities (the key's own when `entity` is null). An existing
+ * `(entity, project, name)` is returned when `return_existing` is set (ART's `register()`), else it is a 409.
+ */
+export async function registerModel(
+  principal: Principal,
+  req: CreatePreviewModelReq,
+  now = new Date(),
+): Promise<{ model: PreviewModel; created: boolean }> {
+  const entity = req.entity ?? principal.entity
+  assertProjectAccess(principal, `${entity}/${req.project}`)
+  const candidate: PreviewModel = {
+    id: randomUUID(),
+    entity,
+    project: req.project,
+    name: req.name,
+    base_model: req.base_model,
+    run_id: null,
+    created_at: now.toISOString(),
+    step: 0,
+  }
+  const result = await createPreviewModel(candidate)
+  if (!result.created && req.return_existing !== true) {
+    throw new ConflictError(`Model '${entity}/${req.project}/${req.name}' already exists`)
+  }
+  return result
+}
+
+/** The model with this id if the caller may see it; a foreign or unknown model is the same 404. */
+export async function findModel(principal: Principal, modelId: string): Promise<PreviewModel> {
+  const model = await getPreviewModel(modelId)
+  if (model === undefined || !principal.entities.includes(model.entity)) {
+    throw new NotFoundError(`Model '${modelId}' not found`)
+  }
+  return model
+}
+
+/** Lists the models of the caller's entities (or of one of them, optionally one project). */
+export async function listModels(
+  principal: Principal,
+  filter: { entity?: string | undefined; project?: string | undefined },
+): Promise<PreviewModel[]> {
+  if (filter.entity !== undefined && !principal.entities.includes(filter.entity)) {
+    throw new ForbiddenError(`You do not have access to entity '${filter.entity}'`)
+  }
+  const entities = filter.entity === undefined ? principal.entities : [filter.entity]
+  const lists = await Promise.all(entities.map((entity) => listPreviewModels(entity, filter.project)))
+  return lists.flat()
+}
+
+/** Deletes one of the caller's models; 404 when unknown or foreign. */
+export async function removeModel(principal: Principal, modelId: string): Promise<PreviewModel> {
+  const model = await findModel(principal, modelId)
+  await deletePreviewModel(model)
+  return model
+}

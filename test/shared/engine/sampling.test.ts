@@ -1,0 +1,389 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { applyBiasAndPenalties, finalDistribution, type SamplingOptions } from '#shared/engine/sampler'
+import { decode, EOS_TOKEN_ID, encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
+import { ask, complete, logprobsOf, model, streamAll, text } from './support.js'
+
+const neutral: SamplingOptions = {
+  temperature: 1,
+  topK: 0,
+  topP: 1,
+  minP: 0,
+  presencePenalty: 0,
+  frequencyPenalty: 0,
+  repetitionPenalty: 1,
+  logitBias: new Map(),
+}
+
+describe('sampler', () => {
+  it('applies bias, then repetition over prompt and output and frequency/presence over output only', () => {
+    // Prepare
+    const logits = new Float64Array(VOCAB_SIZE).fill(-1)
+    logits[1] = 2
+    const options = {
+      ...neutral,
+      repetitionPenalty: 2,
+      frequencyPenalty: 0.5,
+      presencePenalty: 0.25,
+      logitBias: new Map([[3, 5]]),
+    }
+
+    // Act
+    applyBiasAndPenalties(logits, options, new Set([1, 2]), new Map([[2, 3]]))
+
+    // Assess
+    expect(logits[1]).toBe(1)
+    expect(logits[2]).toBe(-2 - 1.5 - 0.25)
+    expect(logits[3]).toBe(4)
+    expect(logits[4]).toBe(-1)
+  })
+
+  it('keeps exactly top_k tokens, the top_p nucleus and the min_p band', () => {
+    // Prepare
+    const logits = Float64Array.from({ length: VOCAB_SIZE }, (_, i) =>
+      i < 4 ? Math.log([0.5, 0.3, 0.15, 0.05][i] as number) : -Infinity,
+    )
+
+    // Act
+    const topK = finalDistribution(logits, { ...neutral, topK: 2 })
+    const topP = finalDistribution(logits, { ...neutral, topP: 0.7 })
+    const minP = finalDistribution(logits, { ...neutral, minP: 0.5 })
+
+    // Assess
+    const kept = (d: Float64Array) => [...d.keys()].filter((i) => (d[i] as number) > -Infinity)
+    expect(kept(topK)).toEqual([0, 1])
+    expect(Math.exp(topK[0] as number)).toBeCloseTo(0.625)
+    expect(kept(topP)).toEqual([0, 1])
+    expect(kept(minP)).toEqual([0, 1])
+  })
+})
+
+describe('reference engine sampling', () => {
+  it('gives the same output for the same seed', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), fc.double({ min: 0.2, max: 1.5, noNaN: true }), async (seed, temperature) => {
+        // Prepare
+        const request = ask('Tell me a short story.', { seed, temperature, max_completion_tokens: 40, n: 2 })
+
+        // Act
+        const [a, b] = [await complete(request), await complete(request)]
+
+        // Assess
+        expect(a.choices.map((c) => c.message.content)).toEqual(b.choices.map((c) => c.message.content))
+      }),
+      { numRuns: 15 },
+    )
+  })
+
+  it('reports logprobs of the distribution it samples from: greedy takes the top entry', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 30 }), async (question) => {
+        // Act
+        const response = await complete(
+          ask(question, { temperature: 0, logprobs: true, top_logprobs: 3, max_completion_tokens: 20 }),
+        )
+
+        // Assess
+        for (const entry of logprobsOf(response)) {
+          expect(entry.top_logprobs[0]?.token).toBe(entry.token)
+          expect(entry.top_logprobs[0]?.logprob).toBe(entry.logprob)
+        }
+      }),
+      { numRuns: 15 },
+    )
+  })
+
+  it('samples only within top_k, and its reported distribution sums to one over the kept tokens', async () => {
+    // Act
+    const response = await complete(
+      ask('Hello', { seed: 4, top_k: 3, logprobs: true, top_logprobs: 20, max_completion_tokens: 15 }),
+    )
+
+    // Assess
+    const content = logprobsOf(response)
+    for (const entry of content) {
+      const live = entry.top_logprobs.filter((t) => t.logprob > -9999)
+      expect(live.length).toBeLessThanOrEqual(3)
+      expect(live.map((t) => t.token)).toContain(entry.token)
+      expect(live.reduce((s, t) => s + Math.exp(t.logprob), 0)).toBeCloseTo(1, 6)
+    }
+  })
+
+  it('never leaks a stop string unless asked, and cuts exactly where it first appears', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer(),
+        fc.integer({ min: 0, max: 30 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (seed, at, length) => {
+          // Prepare
+          const base = ask('Describe a garden in the morning.', { seed, max_completion_tokens: 50 })
+          const full = text(await complete(base))
+          const stop = full.slice(at, at + length)
+          fc.pre(stop.length === length)
+
+          // Act
+          const cut = await complete({ ...base, stop: [stop] })
+          const kept = await complete({ ...base, stop: stop, include_stop_str_in_output: true })
+          const streamed = (await streamAll({ ...base, stop: [stop] }))
+            .map((c) => c.choices[0]?.delta.content ?? '')
+            .join('')
+
+          // Assess
+          const first = full.indexOf(stop)
+          expect(text(cut)).toBe(full.slice(0, first))
+          expect(cut.choices[0]?.finish_reason).toBe('stop')
+          expect(cut.choices[0]?.stop_reason).toBe(stop)
+          expect(text(kept)).toBe(full.slice(0, first + stop.length))
+          expect(streamed).toBe(full.slice(0, first))
+        },
+      ),
+      { numRuns: 20 },
+    )
+  })
+
+  it('returns n choices with their own indexes and sums their tokens in usage', async () => {
+    // Act
+    const response = await complete(ask('Say hello.', { n: 3, seed: 9, max_completion_tokens: 12 }))
+
+    // Assess
+    expect(response.choices.map((c) => c.index)).toEqual([0, 1, 2])
+    expect(new Set(response.choices.map((c) => c.message.content)).size).toBeGreaterThan(1)
+    const total = response.choices.reduce(
+      (s, c) => s + encode(c.message.content ?? '').length + (c.finish_reason === 'stop' ? 1 : 0),
+      0,
+    )
+    expect(response.usage.completion_tokens).toBe(total)
+  })
+
+  it('returns distinct beams ordered by length-penalised cumulative logprob', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 2, max: 4 }), fc.constantFrom(0, 0.5, 1, 2), async (n, length_penalty) => {
+        // Act
+        const response = await complete(
+          ask('What is the capital of France?', {
+            use_beam_search: true,
+            n,
+            length_penalty,
+            max_completion_tokens: 12,
+            logprobs: true,
+            return_token_ids: true,
+          }),
+        )
+
+        // Assess
+        const scores = response.choices.map((c) => {
+          const ids = c.token_ids ?? []
+          const cum = logprobsOf(response, c.index).reduce((s, e) => s + e.logprob, 0)
+          const length = response.usage.prompt_tokens + ids.length - (ids[ids.length - 1] === EOS_TOKEN_ID ? 1 : 0)
+          return cum / length ** length_penalty
+        })
+        expect(response.choices).toHaveLength(n)
+        expect(new Set(response.choices.map((c) => JSON.stringify(c.token_ids))).size).toBe(n)
+        for (let i = 1; i < scores.length; i++) expect(scores[i]).toBeLessThanOrEqual((scores[i - 1] as number) + 1e-9)
+        for (const c of response.choices)
+          expect(c.finish_reason === 'length' || c.stop_reason === EOS_TOKEN_ID).toBe(true)
+      }),
+      { numRuns: 8 },
+    )
+  })
+
+  it('treats top_k 1, a tiny top_p and min_p 1 like greedy decoding', async () => {
+    // Prepare
+    const base = ask('Why is the sky blue?', { seed: 3, max_completion_tokens: 30 })
+
+    // Act
+    const greedy = text(await complete({ ...base, temperature: 0 }))
+    const variants = await Promise.all(
+      [{ top_k: 1 }, { top_p: 1e-6 }, { min_p: 1 }].map((p) => complete({ ...base, ...p })),
+    )
+
+    // Assess
+    for (const v of variants) expect(text(v)).toBe(greedy)
+  })
+
+  it('applies logit_bias, allowed_token_ids and bad_words', async () => {
+    // Prepare
+    const z = 'Z'.charCodeAt(0)
+    const allowed = [...encode('ab '), EOS_TOKEN_ID]
+
+    // Act
+    const biased = await complete(ask('Hi', { logit_bias: { [z]: 100 }, temperature: 0, max_completion_tokens: 5 }))
+    const restricted = await complete(
+      ask('Hi', { allowed_token_ids: allowed, seed: 1, max_completion_tokens: 20, return_token_ids: true }),
+    )
+    const banned = await Promise.all(
+      [1, 2, 3, 4].map((seed) =>
+        complete(ask('Tell me a short story.', { bad_words: ['the', 'a'], seed, max_completion_tokens: 60 })),
+      ),
+    )
+
+    // Assess
+    expect(text(biased)).toBe('ZZZZZ')
+    expect(restricted.choices[0]?.token_ids?.every((t) => allowed.includes(t))).toBe(true)
+    for (const r of banned) {
+      expect(text(r)).not.toContain('the')
+      expect(text(r)).not.toContain('a')
+    }
+  })
+
+  it('narrows a grammar with allowed_token_ids, and never leaves nothing to sample when masks conflict', async () => {
+    // Prepare
+    const cd = [...encode('cd'), EOS_TOKEN_ID]
+
+    // Act
+    const narrowed = await complete(
+      ask('x', { structured_outputs: { choice: ['ab', 'cd'] }, allowed_token_ids: cd, seed: 1 }),
+    )
+    const conflicting = await complete(
+      ask('x', { allowed_token_ids: [EOS_TOKEN_ID], min_tokens: 5, max_completion_tokens: 8 }),
+    )
+
+    // Assess
+    expect(text(narrowed)).toBe('cd')
+    expect(conflicting.usage.completion_tokens).toBeGreaterThanOrEqual(1)
+  })
+
+  it('rejects out-of-vocabulary logit_bias and allowed_token_ids, and too many logprobs', async () => {
+    // Act
+    const bias = complete(ask('Hi', { logit_bias: { '999': 1 } }))
+    const allowed = complete(ask('Hi', { allowed_token_ids: [5000] }))
+    const logprobs = complete(ask('Hi', { logprobs: true, top_logprobs: 21 }))
+
+    // Assess
+    await expect(bias).rejects.toMatchObject({
+      statusCode: 400,
+      param: 'logit_bias',
+      message: expect.stringContaining('Vocabulary size: 262'),
+    })
+    await expect(allowed).rejects.toThrow('allowed_token_ids contains out-of-vocab token id!')
+    await expect(logprobs).rejects.toThrow('Requested sample logprobs of 21, which is greater than max allowed: 20')
+  })
+
+  it('honours min_tokens, stop_token_ids and ignore_eos', async () => {
+    // Prepare
+    const space = ' '.charCodeAt(0)
+
+    // Act
+    const stopped = await complete(
+      ask('Tell me a short story.', { stop_token_ids: [space], min_tokens: 10, seed: 2, max_completion_tokens: 80 }),
+    )
+    const endless = await complete(ask('Say hello.', { ignore_eos: true, temperature: 0, max_completion_tokens: 60 }))
+
+    // Assess
+    expect(stopped.usage.completion_tokens).toBeGreaterThanOrEqual(10)
+    expect(stopped.choices[0]?.finish_reason).toBe('stop')
+    expect(stopped.choices[0]?.stop_reason).toBe(space)
+    expect(text(stopped).endsWith(' ')).toBe(false)
+    expect(endless.usage.completion_tokens).toBe(60)
+    expect(endless.choices[0]?.finish_reason).toBe('length')
+  })
+
+  it('bounds output by the context window and rejects requests that cannot fit', async () => {
+    // Prepare
+    const small = model({ maxModelLen: 80 })
+
+    // Act
+    const filled = await complete(ask('Hi', { ignore_eos: true }), small)
+    const tooLong = complete(ask('Hi', { max_completion_tokens: 79 }), small)
+    const hugePrompt = complete(ask('x'.repeat(100)), small)
+
+    // Assess
+    expect(filled.usage.total_tokens).toBe(80)
+    expect(filled.choices[0]?.finish_reason).toBe('length')
+    await expect(tooLong).rejects.toMatchObject({
+      param: 'max_tokens',
+      message: expect.stringContaining("This model's maximum context length is 80 tokens"),
+    })
+    await expect(hugePrompt).rejects.toMatchObject({ param: 'input_tokens' })
+  })
+
+  it('returns token ids, ids as token strings, and special tokens when not skipped', async () => {
+    // Act
+    const response = await complete(
+      ask('Say hello.', {
+        temperature: 0,
+        return_token_ids: true,
+        logprobs: true,
+        return_tokens_as_token_ids: true,
+        skip_special_tokens: false,
+        include_stop_str_in_output: true,
+        max_completion_tokens: 60,
+      }),
+    )
+
+    // Assess
+    const choice = response.choices[0]
+    expect(decode(response.prompt_token_ids ?? [])).toContain('Say hello.')
+    expect(choice?.token_ids?.at(-1)).toBe(EOS_TOKEN_ID)
+    expect(choice?.message.content).toBe(decode(choice?.token_ids ?? [], { skipSpecialTokens: false }))
+    expect(choice?.message.content?.endsWith(' <|im_end|>')).toBe(true)
+    expect(logprobsOf(response).map((e) => e.token)).toEqual(choice?.token_ids?.map((t) => `token_id:${t}`))
+  })
+
+  it('echoes the final message and reports prompt logprobs', async () => {
+    // Act
+    const response = await complete({
+      messages: [
+        { role: 'user', content: 'Tell me a story.' },
+        { role: 'assistant', content: 'Once upon a time' },
+      ],
+      add_generation_prompt: false,
+      continue_final_message: true,
+      echo: true,
+      prompt_logprobs: 2,
+      seed: 1,
+      max_completion_tokens: 20,
+    })
+
+    // Assess
+    expect(text(response).startsWith('Once upon a time')).toBe(true)
+    const prompt = response.prompt_logprobs as (Record<string, { rank: number }> | null)[]
+    expect(prompt).toHaveLength(response.usage.prompt_tokens)
+    expect(prompt[0]).toBeNull()
+    expect(Object.keys(prompt[1] ?? {}).length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('finishes with repetition when the output repeats a pattern', async () => {
+    // Act
+    const response = await complete(
+      ask('x', {
+        structured_outputs: { regex: '(ab)+' },
+        repetition_detection: { max_pattern_size: 2, min_count: 3 },
+        // Without a floor the sampler may legally end after one "ab" (the regex accepts it) before repeating.
+        min_tokens: 6,
+        max_completion_tokens: 50,
+      }),
+    )
+
+    // Assess
+    expect(text(response)).toBe('ababab')
+    expect(response.choices[0]?.finish_reason).toBe('repetition')
+    expect(response.choices[0]?.stop_reason).toBe('repetition_detected')
+  })
+
+  it('rejects invalid repetition_detection settings', async () => {
+    // Act
+    const act = complete(ask('x', { repetition_detection: { max_pattern_size: 2, min_count: 1 } }))
+
+    // Assess
+    await expect(act).rejects.toThrow('min_count must be >= 2')
+  })
+
+  it('lowers the probability of repeated tokens under each penalty', async () => {
+    // Prepare
+    const base = ask('Count from one to five.', { temperature: 0, max_completion_tokens: 30, logprobs: true })
+    const logprobs = (r: Awaited<ReturnType<typeof complete>>) => logprobsOf(r).map((e) => e.logprob)
+
+    // Act
+    const plain = logprobs(await complete(base))
+    const penalised = await Promise.all(
+      [{ repetition_penalty: 1.8 }, { frequency_penalty: 1.5 }, { presence_penalty: 2 }].map(async (p) =>
+        logprobs(await complete({ ...base, ...p })),
+      ),
+    )
+
+    // Assess
+    for (const run of penalised) expect(run).not.toEqual(plain)
+  })
+})
