@@ -134,6 +134,36 @@ async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompleti
   throw new UpstreamError(500, INTERNAL_ERROR, { cause: new Error('upstream stream ended without [DONE]') })
 }
 
+const TOP_LEVEL_NULLS = [
+  'service_tier',
+  'system_fingerprint',
+  'prompt_logprobs',
+  'prompt_token_ids',
+  'kv_transfer_params',
+]
+const CHOICE_NULLS = ['logprobs', 'stop_reason', 'token_ids']
+const MESSAGE_NULLS = ['refusal', 'annotations', 'audio', 'function_call', 'reasoning']
+
+function fillNulls(target: Record<string, unknown>, keys: readonly string[]): void {
+  for (const key of keys) if (target[key] === undefined) target[key] = null
+}
+
+/**
+ * Brings an upstream body to the contract's shape (§5): every key present, nulls included (hosted upstreams leave
+ * vLLM's extras out), and no `tool_calls` list, which is always empty with `tool_choice: "none"` (newest vLLM omits it).
+ */
+export function normalizeResponse(body: ChatCompletionResponse): ChatCompletionResponse {
+  fillNulls(body as unknown as Record<string, unknown>, TOP_LEVEL_NULLS)
+  for (const choice of body.choices ?? []) {
+    fillNulls(choice as unknown as Record<string, unknown>, CHOICE_NULLS)
+    const message = choice.message as unknown as Record<string, unknown> | undefined
+    if (message === undefined) continue
+    fillNulls(message, MESSAGE_NULLS)
+    if (Array.isArray(message.tool_calls) && message.tool_calls.length === 0) delete message.tool_calls
+  }
+  return body
+}
+
 /** Forwards completions to an upstream OpenAI-compatible server (vLLM, SGLang, llama.cpp server, Ollama, hosted). */
 export const openAiCompatibleBackend: ChatBackend = {
   async complete(call) {
@@ -147,7 +177,7 @@ export const openAiCompatibleBackend: ChatBackend = {
     }
     body.id = `chatcmpl-${call.requestId}`
     body.model = call.model.id
-    return body
+    return normalizeResponse(body)
   },
   stream: streamChunks,
 }

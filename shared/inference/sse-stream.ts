@@ -119,6 +119,8 @@ export function sseStream(
       return `data: ${JSON.stringify(withoutNulls({ ...chunk, usage: withoutNulls(chunk.usage) }))}\n\n`
     }
     const choice = chunk.choices[0]
+    // The role chunk carries `prompt_token_ids` (null without `return_token_ids`), whatever the upstream sent (§6.2).
+    if (choice?.delta.role !== undefined && chunk.prompt_token_ids === undefined) chunk.prompt_token_ids = null
     if (chunk.usage && choice !== undefined) {
       promptTokens = chunk.usage.prompt_tokens
       perChoice[choice.index] = chunk.usage.completion_tokens

@@ -66,7 +66,6 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
             annotations: null,
             audio: null,
             function_call: null,
-            tool_calls: [],
             reasoning: null,
           },
           logprobs: null,
@@ -87,6 +86,35 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     expect(seen?.body.model).toBe('served-name')
     expect(seen?.headers['x-request-id']).toBe('req-123')
     expect(seen?.body).not.toHaveProperty('stream_options')
+  })
+
+  it('fills the contract keys a hosted upstream leaves out', async () => {
+    // Prepare
+    upstream.behave({ minimal: true })
+
+    // Act
+    const body = (await (await chat({})).json()) as Record<string, unknown> & { choices: Record<string, unknown>[] }
+    const chunks = sseChunks(await (await chat({ stream: true })).text())
+
+    // Assess
+    expect(body).toMatchObject({
+      service_tier: null,
+      system_fingerprint: null,
+      prompt_logprobs: null,
+      prompt_token_ids: null,
+      kv_transfer_params: null,
+    })
+    expect(body.choices[0]).toMatchObject({ logprobs: null, stop_reason: null, token_ids: null })
+    expect(body.choices[0]?.message).toEqual({
+      role: 'assistant',
+      content: 'Hello big world',
+      refusal: null,
+      annotations: null,
+      audio: null,
+      function_call: null,
+      reasoning: null,
+    })
+    expect(chunks[0]).toHaveProperty('prompt_token_ids', null)
   })
 
   it('serves the path with a trailing slash and uses the body request_id without a header', async () => {
