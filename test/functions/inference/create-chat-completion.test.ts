@@ -1,5 +1,5 @@
 import '../../support/lambda-shim.js'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
 import { config } from '#shared/config'
 import { listUsage } from '#shared/db/usage-repository'
@@ -256,11 +256,11 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     const entry = await addUpstreamModel(guarded.baseUrl, [caller.entity], {
       backend: { kind: 'openai-compatible', baseUrl: guarded.baseUrl, apiKeyRef: 'env:LOOM_TEST_UPSTREAM_KEY' },
     })
-    process.env.LOOM_TEST_UPSTREAM_KEY = 'upstream-secret'
+    vi.stubEnv('LOOM_TEST_UPSTREAM_KEY', 'upstream-secret')
 
     // Act
     const ok = await chat({ model: entry.id })
-    delete process.env.LOOM_TEST_UPSTREAM_KEY
+    vi.unstubAllEnvs()
     const unset = await chat({ model: entry.id })
     await guarded.close()
 
