@@ -125,7 +125,7 @@ async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_
   }
   const started = performance.now()
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-  const cpuMsPerRequest = (((await cpuOf(target.pids)) - cpuBefore) * 1000) / Math.max(done, 1)
+  const cpuMsPerRequest = done === 0 ? Number.NaN : (((await cpuOf(target.pids)) - cpuBefore) * 1000) / done
   return { rps: done / ((performance.now() - started) / 1000), errors, cpuMsPerRequest }
 }
 
@@ -282,7 +282,20 @@ async function writeSection(table: string) {
   const file = join(root, 'docs/benchmarks.md')
   const current = await readFile(file, 'utf8').catch(() => '# Benchmarks\n')
   const heading = '## Inference gateway'
-  const section = `${heading}\n\n\`npm run bench:gateway\` (bench/gateway.ts). Direct = the fast upstream without a gateway.\n\n${table}\n`
+  const about = [
+    '`npm run bench:gateway` (bench/gateway.ts). Three servers, each its own Node process on loopback: a fast',
+    "OpenAI/vLLM-compatible upstream with fixed answers (10 tokens; streams send the role chunk, then the rest), Loom's",
+    'chat-completions function served by `@hono/node-server` (with its own in-process dynalite for keys, catalog and',
+    "usage counters), and Portkey's open-source gateway (`@portkey-ai/gateway`, `x-portkey-provider: openai`,",
+    '`x-portkey-custom-host` = the same upstream). "direct" is the upstream without a gateway; "added" = gateway minus',
+    'direct at the same percentile. "server CPU ms / request" is the gateway process\'s own CPU time (from /proc) over',
+    'the throughput run divided by the requests served: unlike req/s and tail latencies it barely depends on what else',
+    'the machine runs, so "req/s per CPU core" is the capacity comparison to trust on a shared machine.',
+    'Portkey 1.15.2 answers every streamed request through a custom host with HTTP 500 here (Node 20; its log shows',
+    '`tryTargetsRecursively error: immutable TypeError: immutable` from `updateHeaders` appending to a fetch',
+    "response's headers), so it has no streaming figures.",
+  ].join('\n')
+  const section = `${heading}\n\n${about}\n\n${table}\n`
   const start = current.indexOf(heading)
   let next = start < 0 ? -1 : current.indexOf('\n## ', start + heading.length)
   if (next < 0) next = current.length
