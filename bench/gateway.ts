@@ -16,12 +16,33 @@ const RATE = Number(process.env.BENCH_RATE ?? 500)
 const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 10)
 const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== '0'
 
-type Target = { name: string; port: number; path: string; headers: Record<string, string>; model: string }
+type Target = {
+  name: string
+  port: number
+  path: string
+  headers: Record<string, string>
+  model: string
+  /** Processes serving the target (their CPU time is what a request costs, whatever else runs on the machine). */
+  pids: number[]
+}
 type Sample = { ttfb: number; total: number }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 })
+let firstError: string | undefined
 const root = process.cwd()
 const children: ChildProcess[] = []
+
+// CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere.
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined)
+  if (stat === undefined) return Number.NaN
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+async function cpuOf(pids: number[]): Promise<number> {
+  return (await Promise.all(pids.map(cpuSeconds))).reduce((a, b) => a + b, 0)
+}
 
 function start(command: string, args: string[], ready: (line: string) => boolean, env: Record<string, string> = {}) {
   const child = spawn(command, args, {
@@ -31,14 +52,14 @@ function start(command: string, args: string[], ready: (line: string) => boolean
   })
   children.push(child)
   let out = ''
-  return new Promise<string>((resolve, reject) => {
+  return new Promise<{ line: string; pid: number }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${out}`)), 60_000)
     const onData = (piece: Buffer) => {
       out += String(piece)
       const line = out.split('\n').find(ready)
       if (line !== undefined) {
         clearTimeout(timer)
-        resolve(line)
+        resolve({ line, pid: child.pid ?? 0 })
       }
     }
     child.stdout?.on('data', onData)
@@ -73,7 +94,9 @@ function request(target: Target, stream: boolean): Promise<Sample> {
           if (ttfb === 0) ttfb = performance.now() - started
         })
         res.on('end', () => {
-          if (res.statusCode !== 200) return reject(new Error(`${target.name}: HTTP ${res.statusCode}`))
+          if (res.statusCode !== 200) {
+            return reject(new Error(`${target.name} ${stream ? 'streaming' : 'non-streaming'}: HTTP ${res.statusCode}`))
+          }
           resolve({ ttfb, total: performance.now() - started })
         })
         res.on('error', reject)
@@ -85,6 +108,7 @@ function request(target: Target, stream: boolean): Promise<Sample> {
 }
 
 async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_S) {
+  const cpuBefore = await cpuOf(target.pids)
   let done = 0
   let errors = 0
   const end = performance.now() + seconds * 1000
@@ -93,14 +117,16 @@ async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_
       try {
         await request(target, stream)
         done++
-      } catch {
+      } catch (error) {
         errors++
+        firstError ??= (error as Error).message
       }
     }
   }
   const started = performance.now()
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-  return { rps: done / ((performance.now() - started) / 1000), errors }
+  const cpuMsPerRequest = done === 0 ? Number.NaN : (((await cpuOf(target.pids)) - cpuBefore) * 1000) / done
+  return { rps: done / ((performance.now() - started) / 1000), errors, cpuMsPerRequest }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -138,19 +164,21 @@ function quantile(values: number[], q: number): number {
 const f = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a')
 
 async function main() {
-  const tsx = join(root, 'node_modules/.bin/tsx')
-  const up = JSON.parse(await start(tsx, ['bench/support/fast-upstream.ts'], (l) => l.startsWith('{'))) as {
-    port: number
-  }
+  // One node process per server (tsx as a loader, not its CLI wrapper), so /proc shows each server's own CPU time.
+  const node = process.execPath
+  const upStart = await start(node, ['--import', 'tsx', 'bench/support/fast-upstream.ts'], (l) => l.startsWith('{'))
+  const up = JSON.parse(upStart.line) as { port: number }
   const upstreamBase = `http://127.0.0.1:${up.port}/v1`
-  const loom = JSON.parse(
-    await start(tsx, ['bench/support/loom-server.ts', upstreamBase], (l) => l.startsWith('{'), {
-      LOOM_INFERENCE_TRACING: process.env.BENCH_TRACING === '1' ? 'on' : 'off',
-    }),
-  ) as { port: number; key: string }
+  const loomStart = await start(
+    node,
+    ['--import', 'tsx', 'bench/support/loom-server.ts', upstreamBase],
+    (l) => l.startsWith('{'),
+    { LOOM_INFERENCE_TRACING: process.env.BENCH_TRACING === '1' ? 'on' : 'off' },
+  )
+  const loom = JSON.parse(loomStart.line) as { port: number; key: string }
   const portkeyPort = 18_000 + Math.floor(Math.random() * 2_000)
-  await start(
-    process.execPath,
+  const portkeyStart = await start(
+    node,
     ['node_modules/@portkey-ai/gateway/build/start-server.js', `--port=${portkeyPort}`, '--headless'],
     (l) => l.includes('Ready for connections'),
   )
@@ -161,6 +189,7 @@ async function main() {
     path: '/v1/chat/completions',
     headers: {},
     model: 'bench/fast',
+    pids: [upStart.pid],
   }
   const targets: Target[] = [
     direct,
@@ -170,6 +199,7 @@ async function main() {
       path: '/v1/chat/completions',
       headers: { authorization: `Bearer ${loom.key}` },
       model: 'bench/fast',
+      pids: [loomStart.pid],
     },
     {
       name: 'Portkey',
@@ -181,6 +211,7 @@ async function main() {
         'x-portkey-custom-host': upstreamBase,
       },
       model: 'bench/fast',
+      pids: [portkeyStart.pid],
     },
   ]
 
@@ -206,7 +237,7 @@ async function main() {
         ttfb99: quantile(ttfbs, 0.99),
         errors: errors + tp.errors,
       }
-      results[`${t.name} ${mode}`] = { rps: tp.rps, ...latencies[t.name] }
+      results[`${t.name} ${mode}`] = { rps: tp.rps, cpu: tp.cpuMsPerRequest, ...latencies[t.name] }
       process.stderr.write(`${t.name} ${mode}: ${f(tp.rps, 0)} req/s, p50 ${f(quantile(totals, 0.5))} ms\n`)
     }
     const base = latencies.direct
@@ -216,7 +247,7 @@ async function main() {
       if (r === undefined || l === undefined || base === undefined) continue
       const added = (a: number, b: number) => (t.name === 'direct' ? '–' : f(a - b))
       rows.push(
-        `| ${mode} | ${t.name} | ${f(r.rps ?? 0, 0)} | ${f(l.p50)} | ${f(l.p99)} | ${added(l.p50, base.p50)} | ${added(l.p99, base.p99)} | ` +
+        `| ${mode} | ${t.name} | ${f(r.rps ?? 0, 0)} | ${f(r.cpu ?? Number.NaN, 3)} | ${f(1000 / (r.cpu ?? Number.NaN), 0)} | ${f(l.p50)} | ${f(l.p99)} | ${added(l.p50, base.p50)} | ${added(l.p99, base.p99)} | ` +
           `${stream ? `${f(l.ttfb50)} / ${f(l.ttfb99)}` : '–'} | ${stream ? added(l.ttfb50, base.ttfb50) : '–'} | ${stream ? added(l.ttfb99, base.ttfb99) : '–'} | ${l.errors} |`,
       )
     }
@@ -226,15 +257,22 @@ async function main() {
   const loomStreamRps = results['Loom streaming']?.rps ?? 0
   const portkeyStreamRps = results['Portkey streaming']?.rps ?? 0
   const table = [
-    `Run ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, Node ${process.version}; ` +
+    `Run ${new Date().toISOString()} on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'} (load average ` +
+      `${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} at the end, the machine is shared), Node ${process.version}; ` +
       `throughput: ${CONCURRENCY} in flight for ${THROUGHPUT_S} s; latency: open loop at ${RATE} req/s for ${LATENCY_S} s; ` +
       `tracing ${process.env.BENCH_TRACING === '1' ? 'on' : 'off'} (Loom's dynalite runs inside the gateway process).`,
     '',
-    '| mode | target | throughput (req/s) | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | first byte p50 / p99 (ms) | added first byte p50 (ms) | added first byte p99 (ms) | errors |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| mode | target | throughput (req/s) | server CPU ms / request | req/s per CPU core | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | first byte p50 / p99 (ms) | added first byte p50 (ms) | added first byte p99 (ms) | errors |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `Loom / Portkey throughput: ${f(loomRps / portkeyRps, 1)}× non-streaming, ${f(loomStreamRps / portkeyStreamRps, 1)}× streaming.`,
+    `Loom / Portkey throughput: ${f(loomRps / portkeyRps, 1)}× non-streaming, ${f(loomStreamRps / portkeyStreamRps, 1)}× streaming; ` +
+      `per CPU core (server CPU time per request): ${f((results['Portkey non-streaming']?.cpu ?? Number.NaN) / (results['Loom non-streaming']?.cpu ?? Number.NaN), 1)}× non-streaming, ` +
+      `${f((results['Portkey streaming']?.cpu ?? Number.NaN) / (results['Loom streaming']?.cpu ?? Number.NaN), 1)}× streaming.`,
+    ...(firstError === undefined ? [] : ['', `First failed request: ${firstError}.`]),
   ].join('\n')
   process.stdout.write(`${table}\n`)
   if (WRITE_DOCS) await writeSection(table)
@@ -244,7 +282,20 @@ async function writeSection(table: string) {
   const file = join(root, 'docs/benchmarks.md')
   const current = await readFile(file, 'utf8').catch(() => '# Benchmarks\n')
   const heading = '## Inference gateway'
-  const section = `${heading}\n\n\`npm run bench:gateway\` (bench/gateway.ts). Direct = the fast upstream without a gateway.\n\n${table}\n`
+  const about = [
+    '`npm run bench:gateway` (bench/gateway.ts). Three servers, each its own Node process on loopback: a fast',
+    "OpenAI/vLLM-compatible upstream with fixed answers (10 tokens; streams send the role chunk, then the rest), Loom's",
+    'chat-completions function served by `@hono/node-server` (with its own in-process dynalite for keys, catalog and',
+    "usage counters), and Portkey's open-source gateway (`@portkey-ai/gateway`, `x-portkey-provider: openai`,",
+    '`x-portkey-custom-host` = the same upstream). "direct" is the upstream without a gateway; "added" = gateway minus',
+    'direct at the same percentile. "server CPU ms / request" is the gateway process\'s own CPU time (from /proc) over',
+    'the throughput run divided by the requests served: unlike req/s and tail latencies it barely depends on what else',
+    'the machine runs, so "req/s per CPU core" is the capacity comparison to trust on a shared machine.',
+    'Portkey 1.15.2 answers every streamed request through a custom host with HTTP 500 here (Node 20; its log shows',
+    '`tryTargetsRecursively error: immutable TypeError: immutable` from `updateHeaders` appending to a fetch',
+    "response's headers), so it has no streaming figures.",
+  ].join('\n')
+  const section = `${heading}\n\n${about}\n\n${table}\n`
   const start = current.indexOf(heading)
   let next = start < 0 ? -1 : current.indexOf('\n## ', start + heading.length)
   if (next < 0) next = current.length

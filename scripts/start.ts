@@ -2,6 +2,8 @@ import { serve } from '@hono/node-server'
 import { bootstrapKey } from '#shared/auth/bootstrap'
 import { config, localConfig } from '#shared/config'
 import { ensureTable } from '#shared/db/ensure-table'
+import { putModel } from '#shared/db/model-repository'
+import { referenceCatalogModel } from '#shared/engine/settings'
 import { createLocalApp } from './local/app.js'
 import { type EmbeddedDynamo, startEmbeddedDynamo } from './local/embedded-dynamo.js'
 
@@ -14,6 +16,8 @@ if (config.dynamoEndpoint === undefined) {
 }
 config.tableName ??= 'loom'
 await ensureTable(config.tableName)
+// The built-in CPU model, so a fresh clone can serve completions with nothing else installed.
+await putModel(referenceCatalogModel())
 
 const boot = await bootstrapKey({
   key: localConfig.bootstrapKey,
@@ -28,7 +32,7 @@ const server = serve({ fetch: app.fetch, port: localConfig.port, hostname: local
   const lines = [
     'Loom is running.',
     `  Tracing (Weave):  ${base}            WF_TRACE_SERVER_URL=${base}`,
-    `  Inference:        ${base}/v1         OPENAI_BASE_URL=${base}/v1`,
+    `  Inference:        ${base}/v1         OPENAI_BASE_URL=${base}/v1   (model loom/reference-1)`,
     `  Health:           ${base}/health`,
     `  OpenAPI:          ${base}/openapi.json`,
     `  DynamoDB:         ${storage} (table ${config.tableName})`,

@@ -15,8 +15,13 @@ export function principalToAuthorizerContext(principal: Principal): Record<strin
 }
 
 /** Reads the principal back from an authorizer context; undefined when the request did not pass our authorizer. */
-export function principalFromAuthorizer(context: Record<string, unknown> | undefined): Principal | undefined {
-  if (context === undefined || typeof context.userId !== 'string' || typeof context.entities !== 'string') {
+export function principalFromAuthorizer(context: Record<string, unknown> | null | undefined): Principal | undefined {
+  if (
+    context === undefined ||
+    context === null ||
+    typeof context.userId !== 'string' ||
+    typeof context.entities !== 'string'
+  ) {
     return undefined
   }
   let entities: unknown

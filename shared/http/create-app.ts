@@ -21,8 +21,10 @@ function requestContext(family: Family): MiddlewareHandler<AppEnv> {
       c.req.header('x-request-id') ?? c.env?.lambdaContext?.awsRequestId ?? globalThis.crypto.randomUUID()
     c.set('requestId', requestId)
     c.set('family', family)
-    await next()
+    // Set before the handler so it is part of the response the handler builds: adding a header afterwards makes the
+    // Node server re-read the finished body as a stream (a second write per response).
     c.header('X-Request-Id', requestId)
+    await next()
     logger.info('request', {
       requestId,
       family,

@@ -1,19 +1,12 @@
-import { NotImplementedError } from '#shared/errors/http-error'
 import type { ChatBackend } from '#shared/inference/backend'
 import type { BackendKind } from '#shared/schemas/model'
 
 type BackendLoader = () => Promise<ChatBackend>
 
-function notInstalled(kind: BackendKind): BackendLoader {
-  return async () => {
-    throw new NotImplementedError(`The ${kind} backend is not available in this deployment`)
-  }
-}
-
 // Loaded lazily so a function bundles and initialises only the backend its models use.
 const LOADERS: Record<BackendKind, BackendLoader> = {
   'openai-compatible': async () => (await import('#shared/inference/openai-compatible')).openAiCompatibleBackend,
-  reference: notInstalled('reference'),
+  reference: async () => (await import('#shared/engine/reference-backend')).referenceBackend,
 }
 
 const loaded = new Map<BackendKind, Promise<ChatBackend>>()

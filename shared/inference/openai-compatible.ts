@@ -102,8 +102,10 @@ async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompleti
   const onAbort = () => res.destroy()
   call.signal.addEventListener('abort', onAbort, { once: true })
   let pending = ''
+  let complete = false
   try {
     for await (const piece of res as AsyncIterable<string>) {
+      if (complete) continue
       pending += piece.includes('\r') ? piece.replaceAll('\r\n', '\n') : piece
       let end = pending.indexOf('\n\n')
       while (end >= 0) {
@@ -111,7 +113,12 @@ async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompleti
         pending = pending.slice(end + 2)
         end = pending.indexOf('\n\n')
         if (data === undefined) continue
-        if (data === '[DONE]') return
+        if (data === '[DONE]') {
+          // Leaving a `for await` over a response destroys it; read on to its end so the connection is reused.
+          complete = true
+          continue
+        }
+        if (complete) continue
         yield toChunk(data, call)
       }
     }
@@ -120,10 +127,41 @@ async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompleti
     throw new UpstreamError(500, INTERNAL_ERROR, { cause: error })
   } finally {
     call.signal.removeEventListener('abort', onAbort)
-    // Closing the connection is how vLLM learns the client went away, so it stops generating.
-    res.destroy()
+    // An unfinished stream is closed: that is how vLLM learns the client went away and stops generating.
+    if (!complete) res.destroy()
   }
+  if (complete) return
   throw new UpstreamError(500, INTERNAL_ERROR, { cause: new Error('upstream stream ended without [DONE]') })
+}
+
+const TOP_LEVEL_NULLS = [
+  'service_tier',
+  'system_fingerprint',
+  'prompt_logprobs',
+  'prompt_token_ids',
+  'kv_transfer_params',
+]
+const CHOICE_NULLS = ['logprobs', 'stop_reason', 'token_ids']
+const MESSAGE_NULLS = ['refusal', 'annotations', 'audio', 'function_call', 'reasoning']
+
+function fillNulls(target: Record<string, unknown>, keys: readonly string[]): void {
+  for (const key of keys) if (target[key] === undefined) target[key] = null
+}
+
+/**
+ * Brings an upstream body to the contract's shape (§5): every key present, nulls included (hosted upstreams leave
+ * vLLM's extras out), and no `tool_calls` list, which is always empty with `tool_choice: "none"` (newest vLLM omits it).
+ */
+export function normalizeResponse(body: ChatCompletionResponse): ChatCompletionResponse {
+  fillNulls(body as unknown as Record<string, unknown>, TOP_LEVEL_NULLS)
+  for (const choice of body.choices ?? []) {
+    fillNulls(choice as unknown as Record<string, unknown>, CHOICE_NULLS)
+    const message = choice.message as unknown as Record<string, unknown> | undefined
+    if (message === undefined) continue
+    fillNulls(message, MESSAGE_NULLS)
+    if (Array.isArray(message.tool_calls) && message.tool_calls.length === 0) delete message.tool_calls
+  }
+  return body
 }
 
 /** Forwards completions to an upstream OpenAI-compatible server (vLLM, SGLang, llama.cpp server, Ollama, hosted). */
@@ -139,7 +177,7 @@ export const openAiCompatibleBackend: ChatBackend = {
     }
     body.id = `chatcmpl-${call.requestId}`
     body.model = call.model.id
-    return body
+    return normalizeResponse(body)
   },
   stream: streamChunks,
 }

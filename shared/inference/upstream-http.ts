@@ -74,7 +74,9 @@ function attempt(options: UpstreamRequestOptions): Promise<IncomingMessage> {
       // Refused, reset or timed-out connections never reached the engine's generation: safe to retry.
       reject(new RetryableError(error.message, { cause: error }))
     })
-    req.end(body)
+    // Writing once the socket is assigned lets Node send headers and body in one write (before, they are queued
+    // and flushed as a writev, a second syscall on every request).
+    req.once('socket', () => req.end(body))
   })
 }
 

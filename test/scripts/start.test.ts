@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import OpenAI from 'openai'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startLocalStack } from '../support/local-stack.js'
 
@@ -75,6 +76,56 @@ describe('npm start', () => {
     expect(await tracingWrongKey.json()).toEqual({ reason: 'Authentication failed' })
     expect(tracingForeign.status).toBe(403)
     expect(await tracingForeign.json()).toEqual({ reason: "You do not have access to entity 'someone-else'" })
+  }, 120_000)
+
+  it('serves the built-in reference model to the openai SDK, structured output included', async () => {
+    // Prepare
+    const dir = await tempDir()
+    const stack = await startLocalStack({ LOOM_MEMORY: '1', LOOM_BOOTSTRAP_KEY: 'k' }, dir)
+    const client = new OpenAI({ apiKey: 'k', baseURL: `${stack.url}/v1`, maxRetries: 0 })
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string', maxLength: 12 }, visits: { type: 'integer', minimum: 0, maximum: 9 } },
+      required: ['city', 'visits'],
+      additionalProperties: false,
+    }
+
+    try {
+      // Act
+      const models = await client.models.list()
+      const completion = await client.chat.completions.create({
+        model: 'loom/reference-1',
+        messages: [{ role: 'user', content: 'Where did you go?' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'trip', schema } },
+        max_completion_tokens: 64,
+        seed: 7,
+      })
+      const stream = await client.chat.completions.create({
+        model: 'loom/reference-1',
+        messages: [{ role: 'user', content: 'Say hello.' }],
+        max_completion_tokens: 16,
+        stream: true,
+        stream_options: { include_usage: true },
+      })
+      let streamed = ''
+      let usage: { completion_tokens: number } | undefined
+      for await (const chunk of stream) {
+        streamed += chunk.choices[0]?.delta.content ?? ''
+        if (chunk.usage) usage = chunk.usage
+      }
+
+      // Assess
+      expect(models.data.map((m) => m.id)).toContain('loom/reference-1')
+      const parsed = JSON.parse(completion.choices[0]?.message.content ?? '') as { city: string; visits: number }
+      expect(typeof parsed.city).toBe('string')
+      expect(parsed.city.length).toBeLessThanOrEqual(12)
+      expect(Number.isInteger(parsed.visits) && parsed.visits >= 0 && parsed.visits <= 9).toBe(true)
+      expect(Object.keys(parsed).sort()).toEqual(['city', 'visits'])
+      expect(streamed.length).toBeGreaterThan(0)
+      expect(usage?.completion_tokens).toBeGreaterThan(0)
+    } finally {
+      await stack.stop()
+    }
   }, 120_000)
 
   it('writes nothing to disk with LOOM_MEMORY=1', async () => {

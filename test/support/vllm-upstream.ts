@@ -27,6 +27,8 @@ export type UpstreamBehaviour = {
   dropAfterChunks?: number
   /** Reply text instead of the echo. */
   reply?: string
+  /** Answer like a hosted OpenAI-style API: none of vLLM's extra keys. */
+  minimal?: boolean
 }
 
 /** What the upstream saw of one request. */
@@ -145,6 +147,12 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
         kv_transfer_params: null,
       }
       res.writeHead(200, { 'content-type': 'application/json' })
+      if (b.minimal) {
+        const plain = { index: 0, message: { role: 'assistant', content: message.content }, finish_reason: finish }
+        const counts = { prompt_tokens: prompt, completion_tokens: tokens.length, total_tokens: prompt + tokens.length }
+        res.end(JSON.stringify({ id, object: 'chat.completion', created, model, choices: [plain], usage: counts }))
+        return
+      }
       res.end(JSON.stringify(response))
       return
     }
@@ -160,13 +168,10 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
       res.write(`data: ${JSON.stringify(full)}\n\n`)
     }
     if (b.firstChunkDelayMs) await sleep(b.firstChunkDelayMs)
-    send(
-      {
-        choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
-        prompt_token_ids: null,
-      },
-      0,
-    )
+    const role = {
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+    }
+    send(b.minimal ? role : { ...role, prompt_token_ids: null }, 0)
     for (let i = 0; i < tokens.length; i++) {
       if (res.destroyed) return
       if (b.chunkDelayMs) await sleep(b.chunkDelayMs)

@@ -1,5 +1,5 @@
 import '../../support/lambda-shim.js'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
 import { config } from '#shared/config'
 import { listUsage } from '#shared/db/usage-repository'
@@ -66,7 +66,6 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
             annotations: null,
             audio: null,
             function_call: null,
-            tool_calls: [],
             reasoning: null,
           },
           logprobs: null,
@@ -87,6 +86,35 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     expect(seen?.body.model).toBe('served-name')
     expect(seen?.headers['x-request-id']).toBe('req-123')
     expect(seen?.body).not.toHaveProperty('stream_options')
+  })
+
+  it('fills the contract keys a hosted upstream leaves out', async () => {
+    // Prepare
+    upstream.behave({ minimal: true })
+
+    // Act
+    const body = (await (await chat({})).json()) as Record<string, unknown> & { choices: Record<string, unknown>[] }
+    const chunks = sseChunks(await (await chat({ stream: true })).text())
+
+    // Assess
+    expect(body).toMatchObject({
+      service_tier: null,
+      system_fingerprint: null,
+      prompt_logprobs: null,
+      prompt_token_ids: null,
+      kv_transfer_params: null,
+    })
+    expect(body.choices[0]).toMatchObject({ logprobs: null, stop_reason: null, token_ids: null })
+    expect(body.choices[0]?.message).toEqual({
+      role: 'assistant',
+      content: 'Hello big world',
+      refusal: null,
+      annotations: null,
+      audio: null,
+      function_call: null,
+      reasoning: null,
+    })
+    expect(chunks[0]).toHaveProperty('prompt_token_ids', null)
   })
 
   it('serves the path with a trailing slash and uses the body request_id without a header', async () => {
@@ -228,11 +256,11 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     const entry = await addUpstreamModel(guarded.baseUrl, [caller.entity], {
       backend: { kind: 'openai-compatible', baseUrl: guarded.baseUrl, apiKeyRef: 'env:LOOM_TEST_UPSTREAM_KEY' },
     })
-    process.env.LOOM_TEST_UPSTREAM_KEY = 'upstream-secret'
+    vi.stubEnv('LOOM_TEST_UPSTREAM_KEY', 'upstream-secret')
 
     // Act
     const ok = await chat({ model: entry.id })
-    delete process.env.LOOM_TEST_UPSTREAM_KEY
+    vi.unstubAllEnvs()
     const unset = await chat({ model: entry.id })
     await guarded.close()
 

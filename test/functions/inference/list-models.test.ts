@@ -68,8 +68,9 @@ describe('GET /v1/models', () => {
   })
 
   it('answers 401 without credentials', async () => {
-    const res = await app.request('/v1/models')
+    const res = await app.request('/v1/models', { headers: { 'x-request-id': 'rid-401' } })
     expect(res.status).toBe(401)
+    expect(res.headers.get('x-request-id')).toBe('rid-401')
     expect(await res.json()).toEqual({
       error: { message: 'Authentication failed', type: 'AuthenticationError', param: null, code: 401 },
     })

@@ -1,0 +1,79 @@
+import '../../support/lambda-shim.js'
+import { PassThrough } from 'node:stream'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { handler as chatHandler } from '#functions/inference/create-chat-completion/handler'
+import { handler as usageHandler } from '#functions/inference/get-usage/handler'
+import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
+import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
+import { addUpstreamModel } from '../../support/models.js'
+import { sseChunks } from '../../support/sse.js'
+import { startVllmUpstream, type VllmUpstream } from '../../support/vllm-upstream.js'
+
+let upstream: VllmUpstream
+let caller: TestCaller
+let model: string
+
+beforeAll(async () => {
+  upstream = await startVllmUpstream()
+  caller = await newCaller()
+  model = (await addUpstreamModel(upstream.baseUrl, [caller.entity])).id
+})
+
+afterAll(async () => {
+  await upstream.close()
+})
+
+// Behind API Gateway the REQUEST authorizer has resolved the key and passes the principal in the context.
+const authorizer = () =>
+  principalToAuthorizerContext({
+    userId: caller.userId,
+    keyId: caller.keyId,
+    entity: caller.entity,
+    entities: [caller.entity],
+  })
+
+type StreamingHandler = (event: unknown, stream: PassThrough, context: unknown) => Promise<void>
+
+describe('inference Lambda handlers', () => {
+  it('streams a chat completion through the response-streaming handler', async () => {
+    // Prepare
+    const init = jsonInit({ model, messages: [{ role: 'user', content: 'from lambda' }], stream: true }, caller.bearer)
+    const event = restEvent({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: init.headers as Record<string, string>,
+      body: init.body as string,
+      authorizer: authorizer(),
+    })
+    const stream = new PassThrough()
+    let text = ''
+    stream.on('data', (piece: Buffer) => {
+      text += String(piece)
+    })
+
+    // Act
+    await (chatHandler as unknown as StreamingHandler)(event, stream, lambdaContext())
+
+    // Assess
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true)
+    expect(
+      sseChunks(text)
+        .map((c) => (c.choices as { delta: { content?: string } }[])[0]?.delta.content ?? '')
+        .join(''),
+    ).toBe('from lambda')
+  })
+
+  it('answers GET /v1/usage through the buffered handler', async () => {
+    const event = restEvent({
+      method: 'GET',
+      path: '/v1/usage',
+      headers: caller.bearer,
+      query: { project: 'inference' },
+      authorizer: authorizer(),
+    })
+    const result = (await usageHandler(event, lambdaContext())) as { statusCode: number; body: string }
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toMatchObject({ object: 'usage', project: `${caller.entity}/inference` })
+  })
+})

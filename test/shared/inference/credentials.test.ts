@@ -1,0 +1,55 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { resolveCredential } from '#shared/inference/credentials'
+
+afterEach(() => {
+  vi.unstubAllEnvs()
+})
+
+// The AWS Parameters and Secrets Lambda extension's documented local HTTP interface, served on loopback.
+async function secretsExtension(secrets: Record<string, string>) {
+  const seen: { url: string; headers: IncomingHttpHeaders }[] = []
+  const server = createServer((req, res) => {
+    seen.push({ url: req.url ?? '', headers: req.headers })
+    const id = new URL(req.url ?? '/', 'http://x').searchParams.get('secretId') ?? ''
+    const value = secrets[id]
+    if (value === undefined) {
+      res.writeHead(400).end('{"message":"not found"}')
+      return
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ Name: id, SecretString: value }))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  const port = (server.address() as AddressInfo).port
+  return { port, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+describe('upstream credentials', () => {
+  it('reads env: references from the environment and refuses unset ones with a 500', async () => {
+    vi.stubEnv('LOOM_TEST_CREDENTIAL', 'sk-from-env')
+    await expect(resolveCredential('env:LOOM_TEST_CREDENTIAL')).resolves.toBe('sk-from-env')
+    await expect(resolveCredential('env:LOOM_TEST_UNSET_CREDENTIAL')).rejects.toMatchObject({ statusCode: 500 })
+    await expect(resolveCredential(undefined)).resolves.toBeUndefined()
+  })
+
+  it('fetches secret: references through the Lambda extension with the session token, and caches them', async () => {
+    // Prepare
+    const extension = await secretsExtension({ 'prod/upstream-key': 'sk-from-secrets-manager' })
+    vi.stubEnv('PARAMETERS_SECRETS_EXTENSION_HTTP_PORT', String(extension.port))
+    vi.stubEnv('AWS_SESSION_TOKEN', 'session-token')
+
+    // Act
+    const first = await resolveCredential('secret:prod/upstream-key')
+    const second = await resolveCredential('secret:prod/upstream-key')
+    const missing = await resolveCredential('secret:prod/none').catch((e: unknown) => e)
+    await extension.close()
+
+    // Assess
+    expect(first).toBe('sk-from-secrets-manager')
+    expect(second).toBe(first)
+    expect(extension.seen.filter((r) => r.url.includes('upstream-key'))).toHaveLength(1)
+    expect(extension.seen[0]?.headers['x-aws-parameters-secrets-token']).toBe('session-token')
+    expect(missing).toMatchObject({ statusCode: 500, message: 'The server had an error while processing your request' })
+  })
+})
