@@ -2,6 +2,7 @@ import { handle } from 'hono/aws-lambda'
 import { createTrainingApp } from '#shared/http/create-app'
 import { readJsonBody } from '#shared/http/read-json'
 import { parseLogInput } from '#shared/training/log-input'
+import { traceTrainingLog } from '#shared/training/log-trace'
 import { logTrajectories } from '#shared/training/log-trajectories'
 
 /**
@@ -13,6 +14,7 @@ export const app = createTrainingApp().post('/v1/preview/models/:model_id/log', 
   const body = await readJsonBody(c)
   const input = parseLogInput(c.req.param('model_id'), body, await c.req.text(), c.req.header('idempotency-key'))
   const outcome = await logTrajectories(c.get('auth'), input, startedAt)
+  await traceTrainingLog(outcome, c.get('auth'))
   return c.json(outcome.response, 200)
 })
 

@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
+import { app as readCallApp } from '#functions/tracing/read-call/handler'
 import { app as deleteApp } from '#functions/training/delete-preview-model/handler'
 import { app } from '#functions/training/log-trajectories/handler'
 import { config } from '#shared/config'
@@ -424,6 +426,42 @@ describe('POST /v1/preview/models/{model_id}/log', () => {
       // Assess
       expect(status).toBe(422)
       expect(json.detail[0]?.loc).toEqual(['header', 'Idempotency-Key'])
+    })
+  })
+
+  describe('traces', () => {
+    it("records each log call once as a loom.training.log call in the model's project", async () => {
+      // Prepare
+      const caller = await newCaller()
+      const model = await newModel(caller)
+      const body = { split: 'val', trajectory_groups: [{ trajectories: [trajectory(1), trajectory(0)] }] }
+      const key = { 'idempotency-key': 'trace-1' }
+
+      // Act: a retry with the same key is a replay and must not trace twice.
+      const first = await log(caller, model.id, body, key)
+      await log(caller, model.id, body, key)
+      const projectId = `${caller.entity}/${model.project}`
+      const read = await readCallApp.request(
+        '/call/read',
+        jsonInit({ project_id: projectId, id: first.json.log_id }, caller.basic),
+      )
+      const stats = await statsApp.request('/calls/query_stats', jsonInit({ project_id: projectId }, caller.basic))
+
+      // Assess
+      const call = ((await read.json()) as { call: Record<string, unknown> }).call
+      expect(call).toMatchObject({
+        id: first.json.log_id,
+        trace_id: first.json.log_id,
+        op_name: 'loom.training.log',
+        wb_user_id: caller.userId,
+        output: first.json,
+        summary: expect.objectContaining({
+          training: { split: 'val', step: 0, metrics: first.json.metrics },
+          weave: expect.objectContaining({ status: 'success' }),
+        }),
+      })
+      expect(first.json.metrics).toMatchObject({ 'val/reward': 0.5, 'val/reward_std_dev': 0.5 })
+      expect(await stats.json()).toMatchObject({ count: 1 })
     })
   })
 

@@ -33,21 +33,22 @@ describe('trainingLogCall', () => {
     }
 
     // Act
-    const call = trainingLogCall(outcome)
-    const retimed = trainingLogCall(outcome, { startedAt: new Date(0), endedAt: new Date(1) })
+    const call = trainingLogCall(outcome, 'user-1')
+    const retimed = trainingLogCall(outcome, 'user-1', { startedAt: new Date(0), endedAt: new Date(1) })
 
     // Assess
     expect(call).toMatchObject({
-      project_id: 'acme/rl',
+      projectId: 'acme/rl',
       id: outcome.response.log_id,
-      op_name: TRAINING_LOG_OP,
-      started_at: '2025-01-01T00:00:00.900Z',
-      ended_at: '2025-01-01T00:00:01.100Z',
+      opName: TRAINING_LOG_OP,
+      userId: 'user-1',
+      startedAt: new Date('2025-01-01T00:00:00.900Z'),
+      endedAt: new Date('2025-01-01T00:00:01.100Z'),
       inputs: { model_id: 'm1', split: 'val', group_count: 1, trajectory_count: 2, exception_count: 0 },
       output: outcome.response,
       summary: { training: { split: 'val', step: 3, metrics: { 'val/reward': 0.5, 'val/reward_std_dev': 0 } } },
     })
     expect(TRAINING_LOG_OP).toBe('loom.training.log')
-    expect([retimed.started_at, retimed.ended_at]).toEqual(['1970-01-01T00:00:00.000Z', '1970-01-01T00:00:00.001Z'])
+    expect([retimed.startedAt, retimed.endedAt]).toEqual([new Date(0), new Date(1)])
   })
 })

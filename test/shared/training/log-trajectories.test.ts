@@ -24,11 +24,11 @@ describe('logTrajectories', () => {
     expect([first.replayed, second.replayed]).toEqual([false, true])
     expect(second.response).toEqual(first.response)
     expect(first.response.recorded_at).toBe('2025-03-03T03:03:03.000Z')
-    expect(trainingLogCall(second).id).toBe(trainingLogCall(first).id)
-    expect(trainingLogCall(first)).toMatchObject({
-      project_id: `${caller.entity}/rl`,
-      op_name: 'loom.training.log',
-      started_at: '2025-03-03T03:03:03.000Z',
+    expect(trainingLogCall(second, caller.userId).id).toBe(trainingLogCall(first, caller.userId).id)
+    expect(trainingLogCall(first, caller.userId)).toMatchObject({
+      projectId: `${caller.entity}/rl`,
+      opName: 'loom.training.log',
+      startedAt: new Date('2025-03-03T03:03:03.000Z'),
       summary: { training: { split: 'val', step: 0, metrics: { 'val/reward': 0.5, 'val/reward_std_dev': 0.5 } } },
     })
   })
