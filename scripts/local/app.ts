@@ -3,18 +3,8 @@ import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
 
 type FunctionModule = { app: { fetch: (request: Request) => Response | Promise<Response> } }
 
-// Streaming handlers call `awslambda.streamifyResponse` when their module loads; outside Lambda the global is missing
-// (or only partly set by the AWS SDK), and the local server serves their `app` directly anyway.
-function shimLambdaGlobal(): void {
-  const g = globalThis as { awslambda?: { streamifyResponse?: unknown; HttpResponseStream?: unknown } }
-  g.awslambda ??= {}
-  g.awslambda.streamifyResponse ??= (f: unknown) => f
-  g.awslambda.HttpResponseStream ??= { from: (s: unknown) => s }
-}
-
 /** Loads one function's module by its manifest id. */
 export async function loadFunction(entry: FunctionEntry): Promise<FunctionModule> {
-  if (entry.stream) shimLambdaGlobal()
   const specifier = `#functions/${entry.id}/handler`
   return (await import(/* @vite-ignore */ specifier)) as FunctionModule
 }
@@ -28,7 +18,10 @@ export async function createLocalApp(functions: readonly FunctionEntry[] = FUNCT
   for (const entry of functions) {
     const { app } = await loadFunction(entry)
     for (const route of entry.routes) {
-      root.on(route.method, route.path, (c) => app.fetch(c.req.raw))
+      // API Gateway's REST API matches a resource with or without a trailing slash; so does the local server.
+      for (const path of route.path.endsWith('/') ? [route.path] : [route.path, `${route.path}/`]) {
+        root.on(route.method, path, (c) => app.fetch(c.req.raw))
+      }
     }
   }
   root.notFound((c) => c.json({ reason: `No route for ${c.req.method} ${c.req.path}` }, 404))

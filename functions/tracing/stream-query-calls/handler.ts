@@ -1,5 +1,5 @@
-import { streamHandle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
+import { lambdaStreamHandler } from '#shared/http/lambda-stream'
 import { validate } from '#shared/http/validate'
 import { CallsQueryReqSchema } from '#shared/schemas/call'
 import { renderCalls } from '#shared/tracing/call-ops'
@@ -43,4 +43,4 @@ export const app = createTracingApp().post('/calls/stream_query', validate('json
   return c.body(body, 200, { 'content-type': mediaType(c.req.header('accept')) })
 })
 
-export const handler = streamHandle(app)
+export const handler = lambdaStreamHandler(app)
