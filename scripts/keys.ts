@@ -3,7 +3,7 @@ import { createApiKey } from '#shared/auth/key-admin'
 import { listApiKeys, revokeApiKey } from '#shared/db/api-key-repository'
 import { addMembership } from '#shared/db/membership-repository'
 import { NameSchema } from '#shared/schemas/api-key'
-import { connectLocalTable } from './local/connect.js'
+import { runCli, usageError } from './local/cli.js'
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
@@ -16,8 +16,7 @@ Targets DYNAMODB_ENDPOINT / LOOM_TABLE_NAME when set (AWS when only LOOM_TABLE_N
 embedded DynamoDB under LOOM_DATA_DIR (default .loom-data), running or not.`
 
 function fail(message: string): never {
-  process.stderr.write(`${message}\n\n${USAGE}\n`)
-  process.exit(2)
+  return usageError({ usage: USAGE }, message)
 }
 
 function name(value: string | undefined, flag: string): string {
@@ -35,48 +34,38 @@ const { positionals, values } = parseArgs({
     help: { type: 'boolean' },
   },
 })
-const [command, ...rest] = positionals
-if (values.help || command === undefined) {
-  process.stdout.write(`${USAGE}\n`)
-  process.exit(command === undefined && !values.help ? 2 : 0)
-}
-
-const connection = await connectLocalTable()
-try {
-  switch (command) {
-    case 'create': {
-      const userId = name(values.user, 'user')
-      const entity = name(values.entity, 'entity')
-      const { key, record } = await createApiKey({ userId, entity, ...(values.name ? { name: values.name } : {}) })
-      process.stdout.write(`Created key ${record.keyId} for user '${userId}' in entity '${entity}'.\n`)
-      process.stdout.write(`API key (shown once, store it now): ${key}\n`)
-      break
-    }
-    case 'list': {
-      const keys = await listApiKeys(values.user)
-      for (const k of keys) {
-        const state = k.revokedAt === undefined ? 'active' : `revoked ${k.revokedAt}`
-        process.stdout.write(`${k.keyId}  user=${k.userId}  entity=${k.entity}  created=${k.createdAt}  ${state}\n`)
-      }
-      if (keys.length === 0) process.stdout.write('No keys.\n')
-      break
-    }
-    case 'revoke': {
-      const keyId = rest[0] ?? fail('revoke needs a key id (see `list`)')
-      if (!(await revokeApiKey(keyId, new Date().toISOString()))) fail(`No key with id ${keyId}`)
-      process.stdout.write(`Revoked ${keyId}.\n`)
-      break
-    }
-    case 'add-member': {
-      const userId = name(values.user, 'user')
-      const entity = name(values.entity, 'entity')
-      await addMembership({ userId, entity, role: 'member', addedAt: new Date().toISOString() })
-      process.stdout.write(`User '${userId}' is a member of '${entity}'.\n`)
-      break
-    }
-    default:
-      fail(`Unknown command '${command}'`)
-  }
-} finally {
-  await connection.close()
-}
+await runCli(
+  {
+    usage: USAGE,
+    commands: {
+      create: async () => {
+        const userId = name(values.user, 'user')
+        const entity = name(values.entity, 'entity')
+        const { key, record } = await createApiKey({ userId, entity, ...(values.name ? { name: values.name } : {}) })
+        process.stdout.write(`Created key ${record.keyId} for user '${userId}' in entity '${entity}'.\n`)
+        process.stdout.write(`API key (shown once, store it now): ${key}\n`)
+      },
+      list: async () => {
+        const keys = await listApiKeys(values.user)
+        for (const k of keys) {
+          const state = k.revokedAt === undefined ? 'active' : `revoked ${k.revokedAt}`
+          process.stdout.write(`${k.keyId}  user=${k.userId}  entity=${k.entity}  created=${k.createdAt}  ${state}\n`)
+        }
+        if (keys.length === 0) process.stdout.write('No keys.\n')
+      },
+      revoke: async (rest) => {
+        const keyId = rest[0] ?? fail('revoke needs a key id (see `list`)')
+        if (!(await revokeApiKey(keyId, new Date().toISOString()))) fail(`No key with id ${keyId}`)
+        process.stdout.write(`Revoked ${keyId}.\n`)
+      },
+      'add-member': async () => {
+        const userId = name(values.user, 'user')
+        const entity = name(values.entity, 'entity')
+        await addMembership({ userId, entity, role: 'member', addedAt: new Date().toISOString() })
+        process.stdout.write(`User '${userId}' is a member of '${entity}'.\n`)
+      },
+    },
+  },
+  positionals,
+  values.help,
+)

@@ -4,7 +4,7 @@ import { safeParse } from 'zod/mini'
 import { deleteModel, listModels, putModel } from '#shared/db/model-repository'
 import { parseCatalogFile } from '#shared/inference/catalog'
 import { type BackendSettings, type CatalogModel, CatalogModelSchema } from '#shared/schemas/model'
-import { connectLocalTable } from './local/connect.js'
+import { runCli, usageError } from './local/cli.js'
 
 const USAGE = `Usage: npm run models -- <command> [options]
 
@@ -24,8 +24,7 @@ Targets DYNAMODB_ENDPOINT / LOOM_TABLE_NAME when set (AWS when only LOOM_TABLE_N
 embedded DynamoDB under LOOM_DATA_DIR (default .loom-data), running or not. Adding an existing id replaces it.`
 
 function fail(message: string): never {
-  process.stderr.write(`${message}\n\n${USAGE}\n`)
-  process.exit(2)
+  return usageError({ usage: USAGE }, message)
 }
 
 const { positionals, values } = parseArgs({
@@ -133,49 +132,39 @@ function describe(m: CatalogModel): string {
   return `${m.id}  ${m.backend.kind} ${where}  entities=${m.entities.join(',')}${prices}`
 }
 
-const [command, ...rest] = positionals
-if (values.help || command === undefined) {
-  process.stdout.write(`${USAGE}\n`)
-  process.exit(command === undefined && !values.help ? 2 : 0)
-}
-
-const connection = await connectLocalTable()
-try {
-  switch (command) {
-    case 'add': {
-      const model = modelFromFlags(rest[0] ?? fail('add needs a model id'))
-      await putModel(model)
-      process.stdout.write(`Added ${describe(model)}\n`)
-      break
-    }
-    case 'import': {
-      const file = rest[0] ?? fail('import needs a file')
-      let models: CatalogModel[]
-      try {
-        models = parseCatalogFile(await readFile(file, 'utf8'), file)
-      } catch (error) {
-        fail((error as Error).message)
-      }
-      for (const model of models) await putModel(model)
-      process.stdout.write(`Imported ${models.length} model(s) from ${file}\n`)
-      break
-    }
-    case 'list': {
-      const models = await listModels()
-      if (values.json) process.stdout.write(`${JSON.stringify(models, null, 2)}\n`)
-      else for (const m of models) process.stdout.write(`${describe(m)}\n`)
-      if (models.length === 0 && !values.json) process.stdout.write('No models.\n')
-      break
-    }
-    case 'remove': {
-      const id = rest[0] ?? fail('remove needs a model id')
-      if (!(await deleteModel(id))) fail(`No model with id ${id}`)
-      process.stdout.write(`Removed ${id}\n`)
-      break
-    }
-    default:
-      fail(`Unknown command '${command}'`)
-  }
-} finally {
-  await connection.close()
-}
+await runCli(
+  {
+    usage: USAGE,
+    commands: {
+      add: async (rest) => {
+        const model = modelFromFlags(rest[0] ?? fail('add needs a model id'))
+        await putModel(model)
+        process.stdout.write(`Added ${describe(model)}\n`)
+      },
+      import: async (rest) => {
+        const file = rest[0] ?? fail('import needs a file')
+        let models: CatalogModel[]
+        try {
+          models = parseCatalogFile(await readFile(file, 'utf8'), file)
+        } catch (error) {
+          fail((error as Error).message)
+        }
+        for (const model of models) await putModel(model)
+        process.stdout.write(`Imported ${models.length} model(s) from ${file}\n`)
+      },
+      list: async () => {
+        const models = await listModels()
+        if (values.json) process.stdout.write(`${JSON.stringify(models, null, 2)}\n`)
+        else for (const m of models) process.stdout.write(`${describe(m)}\n`)
+        if (models.length === 0 && !values.json) process.stdout.write('No models.\n')
+      },
+      remove: async (rest) => {
+        const id = rest[0] ?? fail('remove needs a model id')
+        if (!(await deleteModel(id))) fail(`No model with id ${id}`)
+        process.stdout.write(`Removed ${id}\n`)
+      },
+    },
+  },
+  positionals,
+  values.help,
+)
