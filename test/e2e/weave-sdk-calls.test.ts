@@ -52,16 +52,26 @@ const here = () => weave.requireCurrentCallStackEntry()
   const scorerRef = await client.publish(exact)
   const feedbackId = await client.addScore(ids.outer, ids.scorer, scorerRef.uri(), score)
   const objRef = await client.publish({ name: 'cfg', temperature: 0.25 }, 'settings')
-  const datasetRef = await new weave.Dataset({ id: 'grammar', rows: [{ q: 'a' }, { q: 'b' }] }).save()
+  const dataset = new weave.Dataset({ id: 'grammar', rows: [{ q: 'a' }, { q: 'b' }] })
+  const datasetRef = await dataset.save()
+  const describe = weave.op(async function describe(ds) {
+    ids.describe = here().callId
+    return { rows: ds.length }
+  }, { name: 'describe' })
+  await describe(dataset)
   await client.waitForBatchProcessing()
+  await client.updateCall(ids.inner, 'doubler')
+  const sdkCalls = (await client.getCalls({ trace_ids: [ids.trace] })).map((c) => ({ id: c.id, op: c.op_name, parent: c.parent_id }))
+  const sdkFailed = await client.getCall(ids.fails)
   process.stdout.write(JSON.stringify({ ids, result, thrown, score, scorerRef: scorerRef.uri(), feedbackId,
-    objRef: objRef.uri(), objDigest: objRef.digest, datasetRef: datasetRef.uri(), datasetDigest: datasetRef.digest }) + '\\n')
+    objRef: objRef.uri(), objDigest: objRef.digest, datasetRef: datasetRef.uri(), datasetDigest: datasetRef.digest,
+    sdkCalls, sdkFailed: { id: sdkFailed.id, exception: sdkFailed.exception } }) + '\\n')
   process.exit(0)
 })().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1) })
 `
 
 type SdkRun = {
-  ids: { outer: string; inner: string; llm: string; fails: string; scorer: string; trace: string }
+  ids: { outer: string; inner: string; llm: string; fails: string; scorer: string; describe: string; trace: string }
   result: { doubled: number; text: string }
   thrown: string
   score: { correct: boolean }
@@ -71,6 +81,8 @@ type SdkRun = {
   objDigest: string
   datasetRef: string
   datasetDigest: string
+  sdkCalls: { id: string; op: string; parent: string | null }[]
+  sdkFailed: { id: string; exception: string }
 }
 
 let app: Hono
@@ -223,8 +235,8 @@ describe('weave npm SDK tracing calls against the call, object and feedback func
     })
 
     // Assess
-    expect(await all.json()).toMatchObject({ count: 5 })
-    expect(await roots.json()).toMatchObject({ count: 3 })
+    expect(await all.json()).toMatchObject({ count: 6 })
+    expect(await roots.json()).toMatchObject({ count: 4 })
     expect(await failed.json()).toMatchObject({ count: 1 })
   })
 
@@ -271,5 +283,33 @@ describe('weave npm SDK tracing calls against the call, object and feedback func
       call_ref: `weave:///${project}/call/${run.ids.scorer}`,
       wb_user_id: caller.userId,
     })
+  })
+
+  it('serves the SDK its own calls back through calls/stream_query', () => {
+    // Assess
+    expect(run.sdkCalls).toEqual([
+      { id: run.ids.outer, op: expect.stringMatching(opRef('outer')), parent: null },
+      { id: run.ids.inner, op: expect.stringMatching(opRef('inner')), parent: run.ids.outer },
+      { id: run.ids.llm, op: expect.stringMatching(opRef('llm')), parent: run.ids.outer },
+    ])
+    expect(run.sdkFailed).toEqual({ id: run.ids.fails, exception: 'boom: no luck' })
+  })
+
+  it('records a dataset argument as its ref and finds the call by that input ref', async () => {
+    // Act
+    const calls = await streamQuery({ filter: { input_refs: [run.datasetRef] } })
+
+    // Assess
+    expect(calls.map((c) => c.id)).toEqual([run.ids.describe])
+    expect(calls[0]).toMatchObject({ inputs: { arg0: run.datasetRef }, output: { rows: 2 } })
+  })
+
+  it('keeps the display name the SDK set after the call ended', async () => {
+    // Act
+    const res = await post('/call/read', { id: run.ids.inner })
+
+    // Assess
+    const { call } = (await res.json()) as { call: Record<string, unknown> }
+    expect(call).toMatchObject({ display_name: 'doubler', summary: { weave: { display_name: 'doubler' } } })
   })
 })
