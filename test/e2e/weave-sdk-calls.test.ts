@@ -312,4 +312,32 @@ describe('weave npm SDK tracing calls against the call, object and feedback func
     const { call } = (await res.json()) as { call: Record<string, unknown> }
     expect(call).toMatchObject({ display_name: 'doubler', summary: { weave: { display_name: 'doubler' } } })
   })
+
+  it('returns the score with the call (include_feedback) and the dataset behind its input ref (expand_columns)', async () => {
+    // Act
+    const scored = await streamQuery({ filter: { call_ids: [run.ids.outer] }, include_feedback: true })
+    const described = await streamQuery({ filter: { call_ids: [run.ids.describe] }, expand_columns: ['inputs.arg0'] })
+
+    // Assess
+    expect(scored.map((c) => (c.summary as { weave: { feedback: unknown } }).weave.feedback)).toEqual([
+      [
+        {
+          id: run.feedbackId,
+          feedback_type: 'wandb.runnable.exact',
+          weave_ref: `weave:///${project}/call/${run.ids.outer}`,
+          payload: { output: { correct: true } },
+          creator: null,
+          created_at: expect.any(String),
+          wb_user_id: caller.userId,
+        },
+      ],
+    ])
+    expect(described.map((c) => (c.inputs as { arg0: unknown }).arg0)).toEqual([
+      expect.objectContaining({
+        _type: 'Dataset',
+        _ref: run.datasetRef,
+        rows: expect.stringMatching(`^weave:///${project}/table/`),
+      }),
+    ])
+  })
 })
