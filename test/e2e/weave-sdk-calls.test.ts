@@ -1,15 +1,7 @@
-import { spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { serve } from '@hono/node-server'
 import type { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FUNCTIONS } from '#functions/manifest'
-import { createLocalApp } from '../../scripts/local/app.js'
 import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
+import { runWeaveScript, serveTracing, type TracingServer } from '../support/weave-sdk.js'
 
 // The weave npm SDK keeps a global client and batch timers, so it runs in a child process (contract §16.4) against
 // this process's functions served over loopback HTTP. The script traces nested ops, a failing op and an LLM-style op,
@@ -86,68 +78,21 @@ type SdkRun = {
 }
 
 let app: Hono
-let server: ReturnType<typeof serve>
+let server: TracingServer
 let caller: TestCaller
 let project: string
 let run: SdkRun
-// Every non-2xx answer the server gave the SDK: the SDK retries 5xx for hours, so they are collected and shown.
-const failures: string[] = []
-
-function runSdk(url: string): Promise<{ code: number | null; out: string; err: string }> {
-  const weavePath = createRequire(import.meta.url).resolve('weave')
-  const child = spawn(process.execPath, ['-e', SCRIPT], {
-    cwd: mkdtempSync(join(tmpdir(), 'loom-weave-')),
-    env: {
-      PATH: process.env.PATH ?? '',
-      WEAVE_PATH: weavePath,
-      PROJECT: project,
-      WANDB_API_KEY: caller.key,
-      WF_TRACE_SERVER_URL: url,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let out = ''
-  let err = ''
-  child.stdout.on('data', (d) => {
-    out += String(d)
-  })
-  child.stderr.on('data', (d) => {
-    err += String(d)
-  })
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      resolve({ code, out, err })
-    })
-  })
-}
 
 beforeAll(async () => {
-  app = await createLocalApp(FUNCTIONS.filter((f) => f.family === 'tracing'))
-  server = serve({
-    fetch: async (request) => {
-      const res = await app.fetch(request)
-      if (res.status >= 300) {
-        failures.push(`${request.method} ${new URL(request.url).pathname} ${res.status} ${await res.clone().text()}`)
-      }
-      return res
-    },
-    port: 0,
-    hostname: '127.0.0.1',
-  })
-  await new Promise((resolve) => server.once('listening', resolve))
+  server = await serveTracing()
+  app = server.app
   caller = await newCaller()
   project = `${caller.entity}/sdk-calls`
-  const res = await runSdk(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)
-  if (res.code !== 0 || failures.length > 0) {
-    throw new Error(`weave SDK run failed (exit ${res.code}):\n${failures.join('\n')}\n${res.err}`)
-  }
-  run = JSON.parse(res.out.split('\n').find((l) => l.startsWith('{')) ?? '{}') as SdkRun
+  run = await runWeaveScript<SdkRun>(SCRIPT, server, { PROJECT: project, WANDB_API_KEY: caller.key })
 }, 90_000)
 
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve))
+  await server.close()
 })
 
 async function post(path: string, body: Record<string, unknown>): Promise<Response> {
