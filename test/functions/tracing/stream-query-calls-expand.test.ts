@@ -2,6 +2,7 @@ import '../../support/lambda-shim.js'
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { app as createFeedbackApp } from '#functions/tracing/create-feedback/handler'
+import { app as createTableApp } from '#functions/tracing/create-table/handler'
 import { app as deleteObjApp } from '#functions/tracing/delete-obj/handler'
 import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
 import { app } from '#functions/tracing/stream-query-calls/handler'
@@ -128,6 +129,35 @@ describe('POST /calls/stream_query expand_columns', () => {
 
     // Assess
     expect(calls.map((c) => c.inputs)).toEqual([{ t: 0.9, p: `${hotRef}/key/x` }])
+  })
+
+  it('expands dataset-row refs through the dataset object and bare table-row refs into the rows', async () => {
+    // Prepare
+    const table = await send(
+      createTableApp,
+      '/table/create',
+      { table: { project_id: project, rows: [{ q: 'one' }, { q: 'two' }] } },
+      caller,
+    )
+    const tableRef = `weave:///${project}/table/${table.body.digest}`
+    const datasetRef = `weave:///${project}/object/ds:${await publish(caller, 'ds', { _type: 'Dataset', rows: tableRef })}`
+    const [first, second] = table.body.row_digests as string[]
+    const viaDataset = `${datasetRef}/attr/rows/id/${second}`
+    const direct = `${tableRef}/id/${first}`
+    const id = randomUUID()
+    const inputs = { a: viaDataset, b: direct, c: tableRef, d: `${tableRef}/id/unknown` }
+    await writeCalls(caller, [{ start: startPart(project, { id, started_at: '2025-01-03T00:00:00Z', inputs }) }])
+
+    // Act
+    const calls = await query({
+      filter: { call_ids: [id] },
+      expand_columns: ['inputs.a', 'inputs.b', 'inputs.c', 'inputs.d'],
+    })
+
+    // Assess
+    expect(calls.map((c) => c.inputs)).toEqual([
+      { a: { q: 'two', _ref: viaDataset }, b: { q: 'one', _ref: direct }, c: tableRef, d: `${tableRef}/id/unknown` },
+    ])
   })
 
   it('filters and sorts through expanded refs without returning the values when asked', async () => {
