@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto'
+import * as z from 'zod/mini'
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import { countCalls } from '#shared/db/call-counter'
 import { callPk, endRecord, getCallParts, putCallItems, startRecord } from '#shared/db/call-repository'
 import { storeJson } from '#shared/db/large-value'
+import { claimRetryValue } from '#shared/db/retry-key-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { EndedCall, StartedCall } from '#shared/schemas/call'
@@ -88,30 +90,56 @@ async function buildEnd(e: EndedCall, traceId: string | undefined): Promise<Call
   }
 }
 
+const GeneratedIdsSchema = z.array(z.nullable(z.tuple([z.string(), z.string()])))
+
+/**
+ * Ids (UUIDv7) for starts sent without `id` or `trace_id`, one `[id, trace_id]` per item (null for other items). With
+ * the client's retry id (`X-Weave-Retry-Id`) the first attempt's ids are recorded and reused by its retries, so a
+ * retried start without a client id does not create a second call; without it such a retry does.
+ */
+async function generatedIds(
+  principal: Principal,
+  items: readonly IngestItem[],
+  retryKey: string | undefined,
+): Promise<([string, string] | null)[]> {
+  const ids = items.map((item): [string, string] | null =>
+    item.mode === 'start' && (!item.start.id || !item.start.trace_id) ? [uuidv7(), uuidv7()] : null,
+  )
+  if (retryKey === undefined || ids.every((g) => g === null)) return ids
+  return claimRetryValue('call', principal.userId, retryKey, ids, GeneratedIdsSchema)
+}
+
 /**
  * Stores start and end parts in order (later parts for the same call win), two item writes per call through
  * `BatchWriteItem`. A start whose call already has a stored start is a retry and is left as stored (so a retried
  * start never resets a later display-name update or deletion) and is not counted again.
  */
-export async function ingestCalls(principal: Principal, items: readonly IngestItem[]): Promise<IngestResult[]> {
+export async function ingestCalls(
+  principal: Principal,
+  items: readonly IngestItem[],
+  retryKey?: string,
+): Promise<IngestResult[]> {
+  for (const item of items) {
+    assertProjectAccess(principal, item.mode === 'start' ? item.start.project_id : item.end.project_id)
+    if (item.mode === 'start') storedTime(item.start.started_at, 'started_at')
+    else storedTime(item.end.ended_at, 'ended_at')
+  }
+  const generated = await generatedIds(principal, items, retryKey)
   const starts = new Map<string, StartedCall & { id: string; trace_id: string }>()
   const ends = new Map<string, EndedCall>()
   const results: IngestResult[] = []
-  for (const item of items) {
-    const projectId = item.mode === 'start' ? item.start.project_id : item.end.project_id
-    assertProjectAccess(principal, projectId)
+  items.forEach((item, i) => {
     if (item.mode === 'start') {
-      storedTime(item.start.started_at, 'started_at')
-      const id = item.start.id || uuidv7()
-      const traceId = item.start.trace_id || uuidv7()
-      starts.set(`${projectId}\n${id}`, { ...item.start, id, trace_id: traceId })
+      const [genId, genTrace] = generated[i] ?? []
+      const id = item.start.id || (genId as string)
+      const traceId = item.start.trace_id || (genTrace as string)
+      starts.set(`${item.start.project_id}\n${id}`, { ...item.start, id, trace_id: traceId })
       results.push({ id, trace_id: traceId })
     } else {
-      storedTime(item.end.ended_at, 'ended_at')
-      ends.set(`${projectId}\n${item.end.id}`, item.end)
+      ends.set(`${item.end.project_id}\n${item.end.id}`, item.end)
       results.push({})
     }
-  }
+  })
   const projects = new Set([...starts.values(), ...ends.values()].map((c) => c.project_id))
   await Promise.all([...projects].map((p) => ingestProject(principal.userId, p, starts, ends)))
   return results

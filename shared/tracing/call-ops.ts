@@ -9,8 +9,10 @@ import {
   markCallDeleted,
   setCallDisplayName,
 } from '#shared/db/call-repository'
+import { listFeedback } from '#shared/db/feedback-repository'
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
 import type { CallParts } from '#shared/schemas/call-item'
+import { expandRefs, objectRefReader, type RefReader } from '#shared/tracing/call-expand'
 import { type LoadedCall, loadCall, renderCall } from '#shared/tracing/call-view'
 import { callCosts, loadPrices } from '#shared/tracing/costs'
 import { microsToStored } from '#shared/tracing/time'
@@ -23,7 +25,24 @@ export type CallOutputOptions = {
   include_costs?: boolean
   include_storage_size?: boolean
   include_total_storage_size?: boolean
+  include_feedback?: boolean
   columns?: readonly string[] | null | undefined
+  expand_columns?: readonly string[] | null | undefined
+  return_expanded_column_values?: boolean
+}
+
+// The `FeedbackDict` keys (contract §7.2) of a call's feedback rows, oldest first.
+async function callFeedback(project: string, id: string): Promise<Record<string, unknown>[]> {
+  const rows = await listFeedback(project, { kind: 'ref', weaveRef: `weave:///${project}/call/${id}` })
+  return rows.map((r) => ({
+    id: r.id,
+    feedback_type: r.feedback_type,
+    weave_ref: r.weave_ref,
+    payload: r.payload,
+    creator: r.creator,
+    created_at: r.created_at,
+    wb_user_id: r.wb_user_id,
+  }))
 }
 
 const REQUIRED_COLUMNS = ['id', 'trace_id', 'project_id', 'op_name', 'started_at']
@@ -42,18 +61,23 @@ export function columnSet(
   return set
 }
 
-/** Renders calls with the requested costs and storage sizes (prices and trace sizes read once per request). */
+/**
+ * Renders calls with the requested costs, feedback, storage sizes and expanded refs (prices read once per call; pass
+ * one `refs` reader for a whole request so each referenced object is read once).
+ */
 export async function renderCalls(
   project: string,
   calls: readonly LoadedCall[],
   options: CallOutputOptions,
+  refs: RefReader = objectRefReader(project),
 ): Promise<Record<string, unknown>[]> {
   const prices = options.include_costs ? await loadPrices(project) : undefined
   const columns = columnSet(options.columns, options.include_costs === true)
-  return Promise.all(
+  const rendered = await Promise.all(
     calls.map(async (call) =>
       renderCall(call, {
         ...(prices === undefined ? {} : { costs: callCosts(call, prices) }),
+        ...(options.include_feedback ? { feedback: await callFeedback(project, call.id) } : {}),
         storageSize: options.include_storage_size === true,
         totalStorageSize:
           options.include_total_storage_size && call.parent_id === null
@@ -63,6 +87,9 @@ export async function renderCalls(
       }),
     ),
   )
+  const expand = options.expand_columns ?? []
+  if (expand.length === 0 || options.return_expanded_column_values === false) return rendered
+  return expandRefs(rendered, expand, refs)
 }
 
 /** `call/read`: the call, or null when it does not exist or was deleted. */

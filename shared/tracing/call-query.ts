@@ -3,6 +3,7 @@ import { addPart, allShards, CALL_INDEX, callIndexPk, getCallParts, opBase } fro
 import type { CallsFilter, SortBy } from '#shared/schemas/call'
 import type { CallParts } from '#shared/schemas/call-item'
 import type { Query } from '#shared/schemas/query'
+import { expandRefs, objectRefReader, type RefReader, readsThroughExpansion } from '#shared/tracing/call-expand'
 import { callField, compareKeys, type SortKey, sortKey } from '#shared/tracing/call-fields'
 import { type LoadedCall, loadCall } from '#shared/tracing/call-view'
 import { matches, queryFields } from '#shared/tracing/query-eval'
@@ -26,6 +27,10 @@ export type CallSelection = {
   limit?: number | null | undefined
   /** Skip the large JSON columns when neither filter, query nor sort needs them (usage roll-ups, counts). */
   lean?: boolean
+  /** `expand_columns`: query and sort paths through these columns read the referenced objects. */
+  expandColumns?: readonly string[] | null | undefined
+  /** Reads refs for `expandColumns` (defaults to the project's objects). */
+  refs?: RefReader
 }
 
 type Source =
@@ -175,11 +180,11 @@ function keyOf(call: LoadedCall, field: string): SortKey {
 }
 
 // Sort keys are computed once per call, not once per comparison (a 10,000-call trace is sorted on every roll-up).
-function sortCalls(calls: LoadedCall[], sortBy: SortBy[] | null | undefined): LoadedCall[] {
+function sortCalls(calls: LoadedCall[], views: LoadedCall[], sortBy: SortBy[] | null | undefined): LoadedCall[] {
   if (sortBy !== null && sortBy !== undefined && sortBy.length === 0) return calls
   const keys: SortBy[] = sortBy ?? [{ field: 'started_at', direction: 'asc' }]
   const all = keys.some((k) => k.field === 'id') ? keys : [...keys, { field: 'id', direction: 'asc' as const }]
-  const keyed = calls.map((call) => ({ call, keys: all.map((k) => keyOf(call, k.field)) }))
+  const keyed = calls.map((call, i) => ({ call, keys: all.map((k) => keyOf(views[i] as LoadedCall, k.field)) }))
   keyed.sort((a, b) => {
     for (let i = 0; i < all.length; i++) {
       const c = compareKeys(a.keys[i] as SortKey, b.keys[i] as SortKey, all[i]?.direction === 'desc')
@@ -200,9 +205,22 @@ function isIndexOrder(sortBy: SortBy[] | null | undefined): boolean {
 
 const LARGE_COLUMNS = ['inputs', 'output', 'attributes']
 
+const selectionPaths = (sel: CallSelection) => [
+  ...(sel.query ? queryFields(sel.query.expr) : []),
+  ...(sel.sortBy ?? []).map((s) => s.field),
+]
+
 function needsLargeColumns(sel: CallSelection): boolean {
-  const paths = [...(sel.query ? queryFields(sel.query.expr) : []), ...(sel.sortBy ?? []).map((s) => s.field)]
-  return paths.some((p) => LARGE_COLUMNS.includes(p.split('.', 1)[0] ?? ''))
+  return selectionPaths(sel).some((p) => LARGE_COLUMNS.includes(p.split('.', 1)[0] ?? ''))
+}
+
+// Calls as the query and sort see them: with refs expanded when a path reads through an expanded column. The views
+// are only evaluated; the calls themselves are yielded unchanged.
+function viewer(sel: CallSelection): (page: LoadedCall[]) => Promise<LoadedCall[]> {
+  const columns = sel.expandColumns ?? []
+  if (columns.length === 0 || !readsThroughExpansion(selectionPaths(sel), columns)) return async (page) => page
+  const refs = sel.refs ?? objectRefReader(sel.project)
+  return (page) => expandRefs(page, columns, refs)
 }
 
 /**
@@ -224,21 +242,40 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
       ? Math.min(1000, Math.max(25, Math.ceil((wanted + 1) / source.pks.length) + 10))
       : undefined
   const lean = sel.lean === true && !needsLargeColumns(sel)
+  const view = viewer(sel)
   const keep = (call: LoadedCall) =>
     passesFilter(call, f) && (!sel.query || matches(sel.query, (path) => callField(call, path)))
+  // The kept calls of a page, each with the view the query saw (the sort reads the same view).
+  const kept = async (page: LoadedCall[]) => {
+    const views = await view(page)
+    const calls: LoadedCall[] = []
+    const seen: LoadedCall[] = []
+    page.forEach((call, i) => {
+      const v = views[i] as LoadedCall
+      if (keep(v)) {
+        calls.push(call)
+        seen.push(v)
+      }
+    })
+    return { calls, views: seen }
+  }
   const pages = candidates(sel.project, source, timeBounds(sel.query), lean, pageSize)
   if (!inOrder) {
     const out: LoadedCall[] = []
-    for await (const page of pages) for (const call of page) if (keep(call)) out.push(call)
-    const sorted = sortCalls(out, sel.sortBy).slice(offset, wanted)
+    const outViews: LoadedCall[] = []
+    for await (const page of pages) {
+      const k = await kept(page)
+      out.push(...k.calls)
+      outViews.push(...k.views)
+    }
+    const sorted = sortCalls(out, outViews, sel.sortBy).slice(offset, wanted)
     for (let i = 0; i < sorted.length; i += 500) yield sorted.slice(i, i + 500)
     return
   }
   let seen = 0
   for await (const page of pages) {
     const chunk: LoadedCall[] = []
-    for (const call of page) {
-      if (!keep(call)) continue
+    for (const call of (await kept(page)).calls) {
       seen++
       if (seen > offset && (wanted === undefined || seen <= wanted)) chunk.push(call)
     }

@@ -68,6 +68,7 @@ export async function callsQueryStats(req: CallsQueryStatsReq): Promise<CallsQue
     sortBy: [],
     limit: limit === undefined ? undefined : limit + 1,
     lean: true,
+    expandColumns: req.expand_columns,
   })
   const kept = limit === undefined ? calls : calls.slice(0, limit)
   let size: number | null = null

@@ -109,7 +109,11 @@ export function callTraceName(call: LoadedCall): string {
 }
 
 /** The summary as returned: the stored map plus the derived `weave` keys (stored derived keys are discarded). */
-export function derivedSummary(call: LoadedCall, costs?: Record<string, unknown>): Record<string, unknown> {
+export function derivedSummary(
+  call: LoadedCall,
+  costs?: Record<string, unknown>,
+  feedback?: Record<string, unknown>[],
+): Record<string, unknown> {
   const stored = isObj(call.summary.weave) ? call.summary.weave : {}
   const { status: _s, trace_name: _t, latency_ms: _l, display_name: _d, ...rest } = stored
   const weave: Record<string, unknown> = { ...rest, status: callStatus(call) }
@@ -118,12 +122,15 @@ export function derivedSummary(call: LoadedCall, costs?: Record<string, unknown>
   const latency = callLatencyMs(call)
   if (latency !== null) weave.latency_ms = latency
   if (costs !== undefined) weave.costs = costs
+  if (feedback !== undefined) weave.feedback = feedback
   return { ...call.summary, weave }
 }
 
 /** Options of `renderCall`. */
 export type RenderOptions = {
   costs?: Record<string, unknown>
+  /** `summary.weave.feedback` rows (with `include_feedback`). */
+  feedback?: Record<string, unknown>[]
   storageSize?: boolean
   /** Whole-trace size for a root call when requested; null on other calls. */
   totalStorageSize?: number | null
@@ -147,7 +154,7 @@ export function renderCall(call: LoadedCall, options: RenderOptions = {}): Recor
     ended_at: call.ended_at === null ? null : renderDatetime(call.ended_at),
     exception: call.exception,
     output: call.output,
-    summary: derivedSummary(call, options.costs),
+    summary: derivedSummary(call, options.costs, options.feedback),
     wb_user_id: call.wb_user_id,
     wb_run_id: call.wb_run_id,
     wb_run_step: call.wb_run_step,

@@ -1,4 +1,6 @@
+import * as z from 'zod/mini'
 import { deletePriceRows, listPriceRows, putPriceRows } from '#shared/db/cost-repository'
+import { claimRetryValue } from '#shared/db/retry-key-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { CostCreateReq, CostQueryReq, PriceRow } from '#shared/schemas/cost'
 import type { Operand, Query } from '#shared/schemas/query'
@@ -21,19 +23,29 @@ const RESULT_FIELDS = [
 ] as const
 const DATE_FIELDS = new Set(['effective_date', 'created_at'])
 
-/** `cost/create`: stores project-level prices; returns `[llm_id, cost_id]` pairs in request order. */
+const CostRetrySchema = z.object({ created_at: z.string(), ids: z.array(z.string()) })
+
+/**
+ * `cost/create`: stores project-level prices; returns `[llm_id, cost_id]` pairs in request order. Ids are generated;
+ * a retry carrying the first attempt's `X-Weave-Retry-Id` reuses its ids and creation time, so it rewrites the same
+ * rows instead of adding duplicates (without a retry id every request adds rows, as price history requires).
+ */
 export async function createCosts(
   req: CostCreateReq,
   userId: string,
+  retryKey?: string,
   now = Date.now(),
 ): Promise<{ ids: [string, string][] }> {
-  const createdAt = microsToStored(now * 1000)
-  const rows: PriceRow[] = Object.entries(req.costs).map(([llmId, c]) => {
+  const entries = Object.entries(req.costs)
+  let first = { created_at: microsToStored(now * 1000), ids: entries.map(() => uuidv7(now)) }
+  if (retryKey !== undefined) first = await claimRetryValue('cost', req.project_id, retryKey, first, CostRetrySchema)
+  const createdAt = first.created_at
+  const rows: PriceRow[] = entries.map(([llmId, c], i) => {
     const effective =
       c.effective_date === null || c.effective_date === undefined ? createdAt : toStoredDatetime(c.effective_date)
     if (effective === undefined) throw new BadRequestError(`Invalid effective_date for ${llmId}`)
     return {
-      id: uuidv7(now),
+      id: first.ids[i] ?? uuidv7(now),
       llm_id: llmId,
       prompt_token_cost: c.prompt_token_cost,
       completion_token_cost: c.completion_token_cost,

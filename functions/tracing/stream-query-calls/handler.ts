@@ -2,6 +2,7 @@ import { createTracingApp } from '#shared/http/create-app'
 import { lambdaStreamHandler } from '#shared/http/lambda-stream'
 import { validate } from '#shared/http/validate'
 import { CallsQueryReqSchema } from '#shared/schemas/call'
+import { objectRefReader } from '#shared/tracing/call-expand'
 import { renderCalls } from '#shared/tracing/call-ops'
 import { iterateCalls } from '#shared/tracing/call-query'
 import type { LoadedCall } from '#shared/tracing/call-view'
@@ -15,6 +16,7 @@ function mediaType(accept: string | undefined): string {
 /** `POST /calls/stream_query`: matching calls as JSON Lines, one `CallSchema` per line. */
 export const app = createTracingApp().post('/calls/stream_query', validate('json', CallsQueryReqSchema), async (c) => {
   const req = c.req.valid('json')
+  const refs = objectRefReader(req.project_id)
   const chunks = iterateCalls({
     project: req.project_id,
     filter: req.filter,
@@ -22,12 +24,14 @@ export const app = createTracingApp().post('/calls/stream_query', validate('json
     sortBy: req.sort_by,
     offset: req.offset,
     limit: req.limit,
+    expandColumns: req.expand_columns,
+    refs,
   })
   // Lines are rendered and sent as the index walk reaches them; an error before the first line is still a JSON error.
   const first = await chunks.next()
   const encoder = new TextEncoder()
   const render = async (calls: LoadedCall[]) =>
-    encoder.encode((await renderCalls(req.project_id, calls, req)).map((r) => `${JSON.stringify(r)}\n`).join(''))
+    encoder.encode((await renderCalls(req.project_id, calls, req, refs)).map((r) => `${JSON.stringify(r)}\n`).join(''))
   const firstBytes = first.done ? undefined : await render(first.value)
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {

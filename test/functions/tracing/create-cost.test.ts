@@ -80,4 +80,39 @@ describe('POST /cost/create', () => {
     expect(result.statusCode).toBe(200)
     expect(JSON.parse(result.body)).toEqual({ ids: [] })
   })
+
+  it('adds nothing for a retry carrying the first attempt X-Weave-Retry-Id, and new rows for a new request', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const body = {
+      project_id: project,
+      costs: {
+        a: { prompt_token_cost: 1, completion_token_cost: 2 },
+        b: { prompt_token_cost: 3, completion_token_cost: 4 },
+      },
+    }
+    const retry = { ...caller.basic, 'x-weave-retry-id': 'cost-retry-1' }
+
+    // Act
+    const first = await app.request('/cost/create', jsonInit(body, retry))
+    const second = await app.request('/cost/create', jsonInit(body, retry))
+    const afterRetry = await queryApp.request(
+      '/cost/query',
+      jsonInit({ project_id: project, fields: ['id', 'llm_id'] }, caller.basic),
+    )
+    const fresh = await app.request('/cost/create', jsonInit(body, caller.basic))
+    const afterFresh = await queryApp.request(
+      '/cost/query',
+      jsonInit({ project_id: project, fields: ['id'] }, caller.basic),
+    )
+
+    // Assess
+    const firstIds = ((await first.json()) as { ids: [string, string][] }).ids
+    expect([first.status, second.status, fresh.status]).toEqual([200, 200, 200])
+    expect(await second.json()).toEqual({ ids: firstIds })
+    const rows = ((await afterRetry.json()) as { results: { id: string; llm_id: string }[] }).results
+    expect(rows.map((r) => [r.llm_id, r.id]).sort()).toEqual([...firstIds].sort())
+    expect(((await afterFresh.json()) as { results: unknown[] }).results).toHaveLength(4)
+  })
 })

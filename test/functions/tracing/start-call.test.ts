@@ -75,4 +75,28 @@ describe('POST /call/start', () => {
     expect(result.statusCode).toBe(200)
     expect(JSON.parse(result.body)).toHaveProperty('trace_id')
   })
+
+  it('gives a retry without a client id the same generated ids when it carries the same X-Weave-Retry-Id', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const { id: _id, trace_id: _trace, ...start } = startPart(project)
+    const retry = { ...caller.basic, 'x-weave-retry-id': 'r-1' }
+
+    // Act
+    const first = await app.request('/call/start', jsonInit({ start }, retry))
+    const second = await app.request('/call/start', jsonInit({ start }, retry))
+    const other = await app.request('/call/start', jsonInit({ start }, { ...caller.basic, 'x-weave-retry-id': 'r-2' }))
+    const plain = await app.request('/call/start', jsonInit({ start }, caller.basic))
+
+    // Assess
+    const [a, b, c, d] = (await Promise.all([first, second, other, plain].map((r) => r.json()))) as {
+      id: string
+      trace_id: string
+    }[]
+    expect([first.status, second.status, other.status, plain.status]).toEqual([200, 200, 200, 200])
+    expect(b).toEqual(a)
+    expect(new Set([a?.id, c?.id, d?.id]).size).toBe(3)
+    expect(await readCallCount(project)).toBe(3)
+  })
 })

@@ -192,4 +192,31 @@ describe('POST /call/upsert_batch with a large batch', () => {
     expect(((await res.json()) as { res: unknown[] }).res).toHaveLength(1200)
     expect(await readCallCount(project)).toBe(600)
   })
+
+  it('reuses the ids it generated when the same batch is retried with the same X-Weave-Retry-Id', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const { id: _a, trace_id: _t, ...anonymous } = startPart(project)
+    const { id: _b, ...noId } = startPart(project, { trace_id: 'given-trace' })
+    const named = startPart(project, { trace_id: 'named-trace' })
+    const batch = [
+      { mode: 'start', req: { start: anonymous } },
+      { mode: 'start', req: { start: named } },
+      { mode: 'start', req: { start: noId } },
+    ]
+    const retry = { ...caller.basic, 'x-weave-retry-id': 'batch-1' }
+
+    // Act
+    const first = await app.request('/call/upsert_batch', jsonInit({ batch }, retry))
+    const second = await app.request('/call/upsert_batch', jsonInit({ batch }, retry))
+
+    // Assess
+    const a = (await first.json()) as { res: { id: string; trace_id: string }[] }
+    expect(second.status).toBe(200)
+    expect(await second.json()).toEqual(a)
+    expect(a.res[1]).toEqual({ id: named.id, trace_id: named.trace_id })
+    expect(a.res[2]?.trace_id).toBe('given-trace')
+    expect(await readCallCount(project)).toBe(3)
+  })
 })

@@ -1,0 +1,37 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
+import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
+
+// Retried writes that generate server-side ids (contract §1: clients retry; the Python client marks retries with
+// `X-Weave-Retry-Id`): PK=RETRY#<kind>#<scope>#<retry key> SK=RETRY holds, as JSON, what the first attempt generated,
+// so a retry reuses the same ids instead of creating duplicates. Conditional put, no transaction.
+
+/**
+ * Records `generated` for a retry key unless the key was seen before; returns what the first attempt recorded (this
+ * call's `generated` when it is the first).
+ */
+export async function claimRetryValue<T>(
+  kind: string,
+  scope: string,
+  retryKey: string,
+  generated: T,
+  schema: { parse: (value: unknown) => T },
+): Promise<T> {
+  const key = { PK: `RETRY#${kind}#${keyPart(scope)}#${keyPart(retryKey)}`, SK: 'RETRY' }
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: { ...key, value: JSON.stringify(generated) },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+    return generated
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))
+    if (typeof Item?.value !== 'string') throw error
+    return schema.parse(JSON.parse(Item.value))
+  }
+}
