@@ -1,18 +1,24 @@
-import { Duration, NestedStack, Stack, type StackProps } from 'aws-cdk-lib'
+import { ArnFormat, CfnOutput, Duration, NestedStack, Stack, type StackProps, Validations } from 'aws-cdk-lib'
 import {
+  AccessLogFormat,
   AuthorizationType,
   Deployment,
   type IAuthorizer,
   IdentitySource,
   type IRestApi,
   LambdaIntegration,
+  LogGroupLogDestination,
   MethodLoggingLevel,
   RequestAuthorizer,
   ResponseTransferMode,
   RestApi,
   Stage,
 } from 'aws-cdk-lib/aws-apigateway'
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
+import { ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda'
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
 import { FUNCTIONS, type FunctionEntry } from '../functions/manifest.js'
 import { HttpFunction } from './constructs/http-function.js'
@@ -25,18 +31,43 @@ export type ApiStackProps = StackProps & {
    * @default 'prod'
    */
   stageName?: string
+  /**
+   * Secrets Manager name prefix whose secrets the chat function may read (catalog `secret:<id>` references).
+   * @default 'loom/'
+   */
+  secretNamePrefix?: string
+  /**
+   * ARN of the AWS Parameters and Secrets Lambda Extension layer (region- and arm64-specific).
+   * @default - CDK's regional table for extension version 1.0.103 (arm64)
+   */
+  secretsExtensionLayerArn?: string
+  /**
+   * Share of requests answered 5xx (0..1, 5-minute average) that raises the server-error alarm.
+   * @default 0.05
+   */
+  serverErrorRateThreshold?: number
+  /**
+   * Stage p99 latency (ms, 5-minute windows) that raises the latency alarm.
+   * @default 10_000
+   */
+  p99LatencyThresholdMs?: number
 }
+
+/** Functions that resolve `secret:<id>` credential references (shared/inference/credentials.ts). */
+const SECRET_READERS = new Set(['inference/create-chat-completion'])
 
 type FamilyProps = {
   family: FunctionEntry['family']
   api: { restApiId: string; rootResourceId: string }
   authorizer: IAuthorizer
   table: ITable
+  secrets: { namePrefix: string; layerArn: string | undefined }
 }
 
 /** The functions and routes of one route family, in a nested stack to stay far below CloudFormation's 500 resources. */
-class FamilyStack extends NestedStack {
-  readonly functions: HttpFunction[] = []
+export class FamilyStack extends NestedStack {
+  /** The family's functions by manifest id. */
+  readonly functions = new Map<string, HttpFunction>()
 
   constructor(scope: Construct, id: string, props: FamilyProps) {
     super(scope, id)
@@ -49,7 +80,16 @@ class FamilyStack extends NestedStack {
       const fn = new HttpFunction(this, pascal(name), {
         functionId: entry.id,
         ...(entry.stream ? { timeout: Duration.minutes(15), memorySize: 1024 } : {}),
+        ...(SECRET_READERS.has(entry.id)
+          ? {
+              paramsAndSecrets:
+                props.secrets.layerArn === undefined
+                  ? ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103)
+                  : ParamsAndSecretsLayerVersion.fromVersionArn(props.secrets.layerArn),
+            }
+          : {}),
       })
+      if (SECRET_READERS.has(entry.id)) grantSecrets(fn, props.secrets.namePrefix)
       // Every authenticated function resolves keys itself when invoked directly, so it reads the table at least.
       if (entry.access !== 'none' || entry.auth)
         fn.bindTable({ table: props.table, accessMode: entry.access === 'write' ? 'write' : 'read' })
@@ -59,15 +99,41 @@ class FamilyStack extends NestedStack {
       })
       for (const route of entry.routes) {
         const resource = api.root.resourceForPath(route.path.replace(/:([A-Za-z_]+)/g, '{$1}'))
-        resource.addMethod(
+        const method = resource.addMethod(
           route.method,
           integration,
           entry.auth ? { authorizer: props.authorizer, authorizationType: AuthorizationType.CUSTOM } : {},
         )
+        if (!entry.auth)
+          Validations.of(method).acknowledge({
+            id: 'AwsSolutions-APIG4',
+            reason: 'Public by contract (health, server info, OpenAPI document): the manifest marks it auth: false.',
+          })
       }
-      this.functions.push(fn)
+      this.functions.set(entry.id, fn)
     }
   }
+}
+
+/** GetSecretValue on the prefix only; secret ARNs end in a random suffix, so even one secret needs a wildcard. */
+function grantSecrets(fn: HttpFunction, namePrefix: string): void {
+  fn.executionRole.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: [
+        Stack.of(fn).formatArn({
+          service: 'secretsmanager',
+          resource: 'secret',
+          resourceName: `${namePrefix}*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      ],
+    }),
+  )
+  Validations.of(fn.executionRole).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${namePrefix}*]`,
+    reason: 'Scoped to the configured secret-name prefix; secret ARNs carry a random suffix.',
+  })
 }
 
 function pascal(name: string): string {
@@ -80,12 +146,44 @@ function pascal(name: string): string {
  */
 export class ApiStack extends Stack {
   readonly api: RestApi
-  readonly families: Record<string, FamilyStack> = {}
+  readonly stage: Stage
+  readonly families: Partial<Record<FunctionEntry['family'], FamilyStack>> = {}
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props)
-    this.api = new RestApi(this, 'Api', { restApiName: 'loom', deploy: false, cloudWatchRole: true })
-    this.api.root.addMethod('ANY') // a REST API needs at least one method in its own stack to be valid
+    this.api = new RestApi(this, 'Api', {
+      restApiName: 'loom',
+      deploy: false,
+      cloudWatchRole: true,
+      // `file/content` answers raw bytes, which the function base64-encodes (isBase64Encoded). API Gateway decodes
+      // them only when the request's first Accept type is a binary media type; the Weave SDKs send `Accept: */*`, and
+      // `file/create` uploads multipart bodies that must not be read as UTF-8, so every type counts as binary. Text
+      // responses (isBase64Encoded false) pass unchanged. Cost: request bodies reach Lambda base64-encoded, so
+      // Lambda's 6 MB invoke limit caps a deployed request body near 4.4 MB (below LOOM_MAX_BODY_BYTES' 5 MiB).
+      binaryMediaTypes: ['*/*'],
+    })
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Requests are validated in each function against the same zod schemas, answering in the family contract ' +
+        "shape (vLLM 400, pydantic 422); API Gateway's validator would answer in its own shape.",
+    })
+    Validations.of(this.api).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason: "API Gateway's account-level logging role; AWS maintains this policy for exactly that service.",
+    })
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason:
+        'Loom API keys (Bearer/Basic, as the OpenAI and Weave SDKs send them) are checked by a REQUEST authorizer.',
+    })
+    // A REST API needs at least one method in its own stack to be valid; the root has no contract route.
+    const root = this.api.root.addMethod('ANY')
+    Validations.of(root).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'The root carries no route or data (a placeholder the REST API needs); every data route has the authorizer.',
+    })
 
     const authorizerFn = new HttpFunction(this, 'Authorizer', { functionId: 'auth/authorize', memorySize: 256 })
     authorizerFn.bindTable({ table: props.table, accessMode: 'read' })
@@ -113,17 +211,56 @@ export class ApiStack extends Stack {
         api: { restApiId: this.api.restApiId, rootResourceId: this.api.restApiRootResourceId },
         authorizer: authorizerRef,
         table: props.table,
+        secrets: {
+          namePrefix: props.secretNamePrefix ?? 'loom/',
+          layerArn: props.secretsExtensionLayerArn,
+        },
       })
       deployment.node.addDependency(stack)
       this.families[family] = stack
     }
-    new Stage(this, 'Stage', {
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS })
+    this.stage = new Stage(this, 'Stage', {
       deployment,
       stageName: props.stageName ?? 'prod',
       tracingEnabled: true,
       loggingLevel: MethodLoggingLevel.INFO,
+      accessLogDestination: new LogGroupLogDestination(accessLogs),
+      accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
       throttlingRateLimit: 1_000,
       throttlingBurstLimit: 2_000,
+    })
+    Validations.of(this.stage).acknowledge({
+      id: 'AwsSolutions-APIG3',
+      reason: 'WAF is an account-level choice with its own cost; attach a web ACL to the stage where required.',
+    })
+
+    // Rate, not count: 5XXError's Average is the share of requests answered 5xx.
+    new Alarm(this, 'ServerErrorRateAlarm', {
+      alarmDescription: 'Share of API requests answered 5xx',
+      metric: this.stage.metricServerError({ statistic: 'Average', period: Duration.minutes(5) }),
+      threshold: props.serverErrorRateThreshold ?? 0.05,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    })
+    // Streamed chat completions count with their full duration, so the default leaves room for long answers.
+    new Alarm(this, 'LatencyP99Alarm', {
+      alarmDescription: 'API p99 latency',
+      metric: this.stage.metricLatency({ statistic: 'p99', period: Duration.minutes(5) }),
+      threshold: props.p99LatencyThresholdMs ?? 10_000,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    })
+
+    // One API serves both families: tracing SDKs take the stage root, OpenAI-compatible SDKs the `/v1` prefix.
+    new CfnOutput(this, 'BaseUrl', { description: 'base_url (Weave trace server)', value: this.stage.urlForPath('/') })
+    new CfnOutput(this, 'InferenceBaseUrl', {
+      description: 'inference_base_url (OpenAI-compatible)',
+      value: this.stage.urlForPath('/v1'),
     })
   }
 }

@@ -1,12 +1,14 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib'
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda'
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
+import { GLOBAL_INDEXES } from '../../shared/db/table.js'
 
 /** Props of a Loom function: the handler's folder under `functions/`, plus any NodejsFunction override. */
-export type HttpFunctionProps = Omit<NodejsFunctionProps, 'entry'> & {
+export type HttpFunctionProps = Omit<NodejsFunctionProps, 'entry' | 'role'> & {
   /** The manifest id, `<family>/<verb-noun>`. */
   functionId: string
   /**
@@ -18,17 +20,38 @@ export type HttpFunctionProps = Omit<NodejsFunctionProps, 'entry'> & {
 
 const FUNCTIONS_DIR = new URL('../../functions/', import.meta.url)
 
+/** The DynamoDB actions the data layer issues (shared/db), and nothing else: no Scan, no transactions. */
+export const TABLE_READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:DescribeTable',
+]
+/** Read actions plus the writes the data layer issues. */
+export const TABLE_WRITE_ACTIONS = [
+  ...TABLE_READ_ACTIONS,
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+]
+
 /**
  * A NodejsFunction with Loom's defaults: nodejs22.x on arm64, minified ESM bundle with source maps, X-Ray tracing,
- * an explicit log group, and `props.environment` merged into (not replacing) the defaults.
+ * an explicit log group, and `props.environment` merged into (not replacing) the defaults. Its role is its own, with
+ * write access to its own log group only (no AWSLambdaBasicExecutionRole, which grants logs on every group).
  */
 export class HttpFunction extends NodejsFunction {
+  readonly executionRole: Role
+
   constructor(scope: Construct, id: string, props: HttpFunctionProps) {
     const { functionId, logRetention, environment, bundling, ...rest } = props
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     })
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') })
+    logGroup.grantWrite(role)
     super(scope, id, {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -36,6 +59,7 @@ export class HttpFunction extends NodejsFunction {
       timeout: Duration.seconds(29),
       tracing: Tracing.ACTIVE,
       logGroup,
+      role,
       ...rest,
       entry: new URL(`${functionId}/handler.ts`, FUNCTIONS_DIR).pathname,
       handler: 'handler',
@@ -55,12 +79,28 @@ export class HttpFunction extends NodejsFunction {
         ...bundling,
       },
     })
+    this.executionRole = role
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions; tracing needs "*".',
+    })
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'The runtime is pinned to nodejs22.x on purpose: the code and bundle target Node 22 (STYLE.md §9).',
+    })
   }
 
-  /** Points the function at the table and grants exactly the access it needs. */
+  /**
+   * Points the function at the table and grants exactly the data layer's actions on the table and its named
+   * indexes (no `index/*` wildcard): read-only functions get no write action at all.
+   */
   bindTable({ table, accessMode }: { table: ITable; accessMode: 'read' | 'write' }): void {
     this.addEnvironment('LOOM_TABLE_NAME', table.tableName)
-    if (accessMode === 'write') table.grantReadWriteData(this)
-    else table.grantReadData(this)
+    this.executionRole.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: accessMode === 'write' ? TABLE_WRITE_ACTIONS : TABLE_READ_ACTIONS,
+        resources: [table.tableArn, ...GLOBAL_INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`)],
+      }),
+    )
   }
 }

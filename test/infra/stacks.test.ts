@@ -1,21 +1,53 @@
-import { App, type NestedStack } from 'aws-cdk-lib'
+import { App, type NestedStack, Stack } from 'aws-cdk-lib'
 import { Match, Template } from 'aws-cdk-lib/assertions'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
+import type { CfnPolicy } from 'aws-cdk-lib/aws-iam'
 import { describe, expect, it } from 'vitest'
 import { FUNCTIONS } from '#functions/manifest'
 import { GLOBAL_INDEXES } from '#shared/db/table'
-import { ApiStack } from '../../infra/api-stack.js'
+import { ApiStack, type ApiStackProps } from '../../infra/api-stack.js'
+import type { HttpFunction } from '../../infra/constructs/http-function.js'
 import { DataStack } from '../../infra/data-stack.js'
 
-function synth() {
+function synth(props: Omit<ApiStackProps, 'table'> = {}) {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
   const data = new DataStack(app, 'Data', { production: true })
-  const api = new ApiStack(app, 'Api', { table: data.table as unknown as ITable })
+  const api = new ApiStack(app, 'Api', { table: data.table as unknown as ITable, ...props })
   return { data, api }
 }
 
 const { data, api } = synth()
 const families = Object.entries(api.families) as [string, NestedStack][]
+
+const templates = new Map<Stack, Template>()
+function templateOf(stack: Stack): Template {
+  const cached = templates.get(stack) ?? Template.fromStack(stack)
+  templates.set(stack, cached)
+  return cached
+}
+
+type Statement = { Action: string | string[]; Resource: unknown }
+
+function functionOf(apiStack: ApiStack, id: string): HttpFunction {
+  const entry = FUNCTIONS.find((f) => f.id === id)
+  const fn = entry && apiStack.families[entry.family]?.functions.get(id)
+  if (fn === undefined) throw new Error(`no function ${id}`)
+  return fn
+}
+
+/** The statements of the function's own role policy, as synthesised. */
+function statementsOf(fn: HttpFunction): Statement[] {
+  const stack = Stack.of(fn)
+  const policy = fn.executionRole.node.findChild('DefaultPolicy').node.defaultChild as CfnPolicy
+  const resource = templateOf(stack).toJSON().Resources[stack.getLogicalId(policy)]
+  return resource.Properties.PolicyDocument.Statement as Statement[]
+}
+
+function actionsOf(fn: HttpFunction): string[] {
+  return statementsOf(fn).flatMap((s) => [s.Action].flat())
+}
+
+const WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']
 
 describe('DataStack', () => {
   it('creates the table from the shared definition with every index, PITR and deletion protection', () => {
@@ -85,5 +117,172 @@ describe('ApiStack', () => {
       const resources = Object.keys(Template.fromStack(stack).toJSON().Resources ?? {}).length
       expect(resources).toBeLessThan(400)
     }
+  })
+})
+
+describe('least privilege', () => {
+  it('gives read-only functions no DynamoDB write action', () => {
+    const readers = FUNCTIONS.filter((f) => f.access === 'read')
+    expect(readers.length).toBeGreaterThan(10)
+    for (const entry of readers) {
+      // Act
+      const actions = actionsOf(functionOf(api, entry.id))
+
+      // Assess
+      expect(actions, entry.id).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']))
+      for (const write of WRITES) expect(actions, entry.id).not.toContain(write)
+    }
+  })
+
+  it('gives writing functions the writes, and no function Scan, transactions or a table wildcard', () => {
+    for (const entry of FUNCTIONS.filter((f) => f.access === 'write')) {
+      expect(actionsOf(functionOf(api, entry.id)), entry.id).toEqual(expect.arrayContaining(WRITES))
+    }
+    for (const entry of FUNCTIONS) {
+      const statements = statementsOf(functionOf(api, entry.id))
+      const actions = statements.flatMap((s) => [s.Action].flat())
+      expect(
+        actions.filter((a) => a === 'dynamodb:Scan' || a.startsWith('dynamodb:Transact')),
+        entry.id,
+      ).toEqual([])
+      expect(
+        actions.filter((a) => a.endsWith('*')),
+        entry.id,
+      ).toEqual([])
+      // Indexes are named one by one: the only wildcard resource is X-Ray's (and the secret prefix).
+      expect(JSON.stringify(statements), entry.id).not.toContain('/index/*')
+    }
+  })
+
+  it("writes logs only to the function's own log group, without the AWS managed basic-execution policy", () => {
+    // Act
+    const fn = functionOf(api, 'tracing/read-obj')
+    const logs = statementsOf(fn).filter((s) => [s.Action].flat().some((a) => a.startsWith('logs:')))
+
+    // Assess
+    expect(logs).toEqual([
+      {
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [Stack.of(fn).getLogicalId(fn.logGroup.node.defaultChild as CfnPolicy), 'Arn'] },
+      },
+    ])
+    const roles = templateOf(Stack.of(fn)).findResources('AWS::IAM::Role')
+    expect(JSON.stringify(roles)).not.toContain('AWSLambdaBasicExecutionRole')
+  })
+})
+
+describe('upstream credentials in Secrets Manager', () => {
+  const chat = 'inference/create-chat-completion'
+
+  it('lets only the chat function read secrets, under the loom/ prefix, with the extension layer on port 2773', () => {
+    // Act
+    const fn = functionOf(api, chat)
+    const template = templateOf(Stack.of(fn))
+    const secretStatements = statementsOf(fn).filter((s) => [s.Action].flat().some((a) => a.startsWith('secrets')))
+
+    // Assess
+    expect(secretStatements).toEqual([
+      expect.objectContaining({
+        Action: 'secretsmanager:GetSecretValue',
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':secretsmanager:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':secret:loom/*',
+            ],
+          ],
+        },
+      }),
+    ])
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Layers: [{ 'Fn::FindInMap': [Match.anyValue(), { Ref: 'AWS::Region' }, Match.stringLikeRegexp('arm64')] }],
+      Environment: { Variables: Match.objectLike({ PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: '2773' }) },
+    })
+    for (const entry of FUNCTIONS.filter((f) => f.id !== chat)) {
+      expect(
+        actionsOf(functionOf(api, entry.id)).filter((a) => a.startsWith('secretsmanager:')),
+        entry.id,
+      ).toEqual([])
+    }
+  })
+
+  it('takes the secret prefix and the layer ARN from props', () => {
+    // Prepare
+    const layerArn = 'arn:aws:lambda:eu-west-1:133256977650:layer:AWS-Parameters-and-Secrets-Lambda-Extension-Arm64:12'
+    const custom = synth({ secretNamePrefix: 'team-a/', secretsExtensionLayerArn: layerArn }).api
+
+    // Act
+    const fn = functionOf(custom, chat)
+    const resources = JSON.stringify(statementsOf(fn).map((s) => s.Resource))
+
+    // Assess
+    expect(resources).toContain(':secret:team-a/*')
+    expect(resources).not.toContain(':secret:loom/*')
+    Template.fromStack(Stack.of(fn)).hasResourceProperties('AWS::Lambda::Function', { Layers: [layerArn] })
+  })
+})
+
+describe('REST API settings', () => {
+  it('treats every media type as binary, so file/content bytes reach clients that send Accept: */*', () => {
+    Template.fromStack(api).hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] })
+  })
+
+  it('logs access as JSON to a log group, traces and throttles the stage', () => {
+    Template.fromStack(api).hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'prod',
+      TracingEnabled: true,
+      AccessLogSetting: {
+        DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^AccessLogs'), 'Arn'] },
+        Format: Match.stringLikeRegexp('"requestId":"\\$context.requestId"'),
+      },
+      MethodSettings: [
+        Match.objectLike({ LoggingLevel: 'INFO', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 }),
+      ],
+    })
+  })
+
+  it('alarms on the stage 5xx rate and p99 latency', () => {
+    // Prepare
+    const dimensions = [
+      { Name: 'ApiName', Value: 'loom' },
+      { Name: 'Stage', Value: { Ref: Match.stringLikeRegexp('^Stage') } },
+    ]
+
+    // Act
+    const template = Template.fromStack(api)
+
+    // Assess
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 2)
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Statistic: 'Average',
+      Threshold: 0.05,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Dimensions: Match.arrayEquals(dimensions),
+    })
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: 'Latency',
+      ExtendedStatistic: 'p99',
+      Threshold: 10_000,
+      Dimensions: Match.arrayEquals(dimensions),
+    })
+  })
+
+  it('outputs the stage URL as base_url and the same API under /v1 as inference_base_url', () => {
+    // Act
+    const outputs = Template.fromStack(api).toJSON().Outputs as Record<string, { Value: unknown }>
+
+    // Assess
+    expect(JSON.stringify(outputs.BaseUrl?.Value)).toMatch(/\/"\]\]}$/)
+    expect(JSON.stringify(outputs.InferenceBaseUrl?.Value)).toMatch(/\/v1"\]\]}$/)
   })
 })

@@ -1,0 +1,66 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { App, Stack, Validations } from 'aws-cdk-lib'
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
+import nag from 'cdk-nag'
+import { afterAll, describe, expect, it } from 'vitest'
+import { ApiStack } from '../../infra/api-stack.js'
+import { DataStack } from '../../infra/data-stack.js'
+
+type Violation = { ruleName: string; severity: string; violatingConstructs?: { constructPath: string }[] }
+type Report = { pluginReports: { pluginName: string; violations: Violation[] }[] }
+
+const outdirs: string[] = []
+afterAll(() => {
+  for (const dir of outdirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** Synthesises with the AwsSolutions pack as `infra/app.ts` does and returns the errors left unacknowledged. */
+function nagErrors(build: (app: App) => void): string[] {
+  const outdir = mkdtempSync(join(tmpdir(), 'loom-nag-'))
+  outdirs.push(outdir)
+  // Report instead of throwing, so a failure lists every finding.
+  const app = new App({
+    outdir,
+    context: { 'aws:cdk:bundling-stacks': [], '@aws-cdk/core:failSynthOnValidationErrors': false },
+  })
+  build(app)
+  Validations.of(app).addPlugins(new nag.AwsSolutionsChecks(app))
+  const assembly = app.synth()
+  const report = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')) as Report
+  return report.pluginReports
+    .flatMap((plugin) => plugin.violations)
+    .filter((v) => v.severity === 'error' || v.severity === 'fatal')
+    .flatMap((v) => (v.violatingConstructs ?? []).map((c) => `${v.ruleName} at ${c.constructPath}`))
+}
+
+describe('AwsSolutions checks (cdk-nag 3)', () => {
+  it('leave no unacknowledged error on the data and API stacks', () => {
+    // Act
+    const errors = nagErrors((app) => {
+      const data = new DataStack(app, 'Data', { production: true })
+      new ApiStack(app, 'Api', { table: data.table as unknown as ITable })
+    })
+
+    // Assess
+    expect(errors).toEqual([])
+  })
+
+  it('report an unacknowledged error, so the check above can fail', () => {
+    // Act
+    const errors = nagErrors((app) => {
+      const stack = new Stack(app, 'Bad')
+      new Role(stack, 'Admin', {
+        assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+        managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('AdministratorAccess')],
+      })
+    })
+
+    // Assess
+    expect(errors).toEqual([
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AdministratorAccess] at Bad/Admin/Resource',
+    ])
+  })
+})
