@@ -34,7 +34,7 @@ describe('file/content through the REST API wiring', () => {
     const encoded = { ...event, isBase64Encoded: true }
 
     // Act
-    const result = (await handler(encoded, lambdaContext())) as Result
+    const result = (await handler(encoded, lambdaContext())) as unknown as Result
 
     // Assess
     expect(created.status).toBe(200)
