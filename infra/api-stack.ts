@@ -257,7 +257,11 @@ export class ApiStack extends Stack {
     })
 
     // One API serves both families: tracing SDKs take the stage root, OpenAI-compatible SDKs the `/v1` prefix.
-    new CfnOutput(this, 'BaseUrl', { description: 'base_url (Weave trace server)', value: this.stage.urlForPath('/') })
+    // No trailing slash: SDKs append `/call/start` and the like, and `prod//call/start` would match no route.
+    new CfnOutput(this, 'BaseUrl', {
+      description: 'base_url (Weave trace server)',
+      value: `https://${this.api.restApiId}.execute-api.${this.region}.${this.urlSuffix}/${this.stage.stageName}`,
+    })
     new CfnOutput(this, 'InferenceBaseUrl', {
       description: 'inference_base_url (OpenAI-compatible)',
       value: this.stage.urlForPath('/v1'),

@@ -1,4 +1,4 @@
-import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib'
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib'
 import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb'
 import type { Construct } from 'constructs'
 import { GLOBAL_INDEXES, PRIMARY_KEY, TTL_ATTRIBUTE } from '../shared/db/table.js'
@@ -33,6 +33,11 @@ export class DataStack extends Stack {
       // RETAIN and deletion protection in production; dev stacks clean up after themselves.
       deletionProtection: production,
       removalPolicy: production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    })
+    // The keys and models CLIs administer the deployed table by this name (LOOM_TABLE_NAME).
+    new CfnOutput(this, 'TableName', {
+      description: 'LOOM_TABLE_NAME for npm run keys / models',
+      value: this.table.tableName,
     })
   }
 }

@@ -74,6 +74,7 @@ describe('DataStack', () => {
       ],
     })
     template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' })
+    template.hasOutput('TableName', { Value: { Ref: Match.stringLikeRegexp('^Table') } })
   })
 })
 
@@ -282,7 +283,7 @@ describe('REST API settings', () => {
     const outputs = Template.fromStack(api).toJSON().Outputs as Record<string, { Value: unknown }>
 
     // Assess
-    expect(JSON.stringify(outputs.BaseUrl?.Value)).toMatch(/\/"\]\]}$/)
+    expect(JSON.stringify(outputs.BaseUrl?.Value)).toMatch(/^{"Fn::Join":\["",\["https:\/\/".*\/","?{"Ref":"Stage/)
     expect(JSON.stringify(outputs.InferenceBaseUrl?.Value)).toMatch(/\/v1"\]\]}$/)
   })
 })
