@@ -4,6 +4,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
 import type { CfnPolicy } from 'aws-cdk-lib/aws-iam'
 import { describe, expect, it } from 'vitest'
 import { FUNCTIONS } from '#functions/manifest'
+import { secretsExtension } from '#shared/config'
 import { GLOBAL_INDEXES } from '#shared/db/table'
 import { ApiStack, type ApiStackProps } from '../../infra/api-stack.js'
 import type { HttpFunction } from '../../infra/constructs/http-function.js'
@@ -176,7 +177,7 @@ describe('least privilege', () => {
 describe('upstream credentials in Secrets Manager', () => {
   const chat = 'inference/create-chat-completion'
 
-  it('lets only the chat function read secrets, under the loom/ prefix, with the extension layer on port 2773', () => {
+  it('lets only the chat function read secrets, under the loom/ prefix, with the extension layer on the port the code calls', () => {
     // Act
     const fn = functionOf(api, chat)
     const template = templateOf(Stack.of(fn))
@@ -204,7 +205,9 @@ describe('upstream credentials in Secrets Manager', () => {
     ])
     template.hasResourceProperties('AWS::Lambda::Function', {
       Layers: [{ 'Fn::FindInMap': [Match.anyValue(), { Ref: 'AWS::Region' }, Match.stringLikeRegexp('arm64')] }],
-      Environment: { Variables: Match.objectLike({ PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: '2773' }) },
+      Environment: {
+        Variables: Match.objectLike({ PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(secretsExtension().port) }),
+      },
     })
     for (const entry of FUNCTIONS.filter((f) => f.id !== chat)) {
       expect(
