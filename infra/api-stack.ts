@@ -9,6 +9,7 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  MockIntegration,
   RequestAuthorizer,
   ResponseTransferMode,
   RestApi,
@@ -177,8 +178,18 @@ export class ApiStack extends Stack {
       reason:
         'Loom API keys (Bearer/Basic, as the OpenAI and Weave SDKs send them) are checked by a REQUEST authorizer.',
     })
-    // A REST API needs at least one method in its own stack to be valid; the root has no contract route.
-    const root = this.api.root.addMethod('ANY')
+    // A REST API needs at least one method in its own stack to be valid; the root has no contract route, so it answers
+    // a JSON 404 like the functions' notFound instead of API Gateway's 500 for an integration-less method.
+    const root = this.api.root.addMethod(
+      'ANY',
+      new MockIntegration({
+        requestTemplates: { 'application/json': '{"statusCode": 404}' },
+        integrationResponses: [
+          { statusCode: '404', responseTemplates: { 'application/json': '{"reason": "No route for /"}' } },
+        ],
+      }),
+      { methodResponses: [{ statusCode: '404' }] },
+    )
     Validations.of(root).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:

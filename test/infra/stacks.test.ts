@@ -80,6 +80,16 @@ describe('DataStack', () => {
 })
 
 describe('ApiStack', () => {
+  it('answers the API root with a JSON 404 from a mock integration rather than an integration-less 500', () => {
+    Template.fromStack(api).hasResourceProperties('AWS::ApiGateway::Method', {
+      HttpMethod: 'ANY',
+      Integration: Match.objectLike({
+        Type: 'MOCK',
+        IntegrationResponses: [Match.objectLike({ StatusCode: '404' })],
+      }),
+    })
+  })
+
   it('deploys one arm64 nodejs22.x Lambda per manifest function', () => {
     const count = families.reduce(
       (sum, [, stack]) => sum + Object.keys(Template.fromStack(stack).findResources('AWS::Lambda::Function')).length,
