@@ -47,7 +47,7 @@ const DEEP = fc
     fc
       .boolean()
       .map((arrays) =>
-        arrays ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth),
+        arrays ? '['.repeat(depth) + ']'.repeat(depth) : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`,
       ),
   )
 
