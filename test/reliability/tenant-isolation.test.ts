@@ -41,7 +41,7 @@ async function call(caller: TestCaller, probe: Probe): Promise<{ status: number;
   if (!entry) throw new Error(`no function serves ${probe.method} ${probe.path}`)
   const { app } = await loadFunction(entry)
   const headers: Record<string, string> = { ...caller.bearer, ...probe.headers }
-  let body: BodyInit | undefined
+  let body: FormData | string | undefined
   if (probe.form) {
     const form = new FormData()
     for (const [k, v] of Object.entries(probe.form)) form.append(k, v)
