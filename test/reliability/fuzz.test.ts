@@ -8,8 +8,8 @@ import { loadFunction } from '../../scripts/local/app.js'
 import { newCaller, type TestCaller } from '../support/auth.js'
 import { endPart, startPart } from '../support/calls.js'
 
-// Runs per route: enough to cover every generator branch a few times, small enough for two shared cores.
-const RUNS = 24
+// Runs per route: enough to cover every generator branch several times, small enough for two shared cores.
+const RUNS = 40
 
 /** A request the fuzzer sends: the body text (undefined for none), its content type and extra query parameters. */
 type Case = { body: string | undefined; contentType: string | undefined; query: Record<string, string> }
