@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { FUNCTIONS } from '#functions/manifest'
+import { handler as queryQueuesHandler } from '#functions/tracing/query-annotation-queues/handler'
+import { handler as queryFeedbackHandler } from '#functions/tracing/query-feedback/handler'
+import { handler as queryTableHandler } from '#functions/tracing/query-table/handler'
+import { handler as readCallHandler } from '#functions/tracing/read-call/handler'
+import { handler as readObjHandler } from '#functions/tracing/read-obj/handler'
 import { loadFunction } from '../../scripts/local/app.js'
 import { newCaller, type TestCaller } from '../support/auth.js'
-import { endPart, startPart, writeCalls } from '../support/calls.js'
+import { authorizerFor, endPart, startPart, writeCalls } from '../support/calls.js'
+import { lambdaContext, restEvent } from '../support/events.js'
 import { newModel, trajectory } from '../support/training.js'
 
 /** A request to one route: what a tenant would send, with its own credentials added by `call`. */
@@ -434,5 +440,46 @@ describe("ids of entity B's data used by entity A in A's own project", () => {
     expect(stillThere.text).toContain('secret_metric')
     expect(bCall.text).toContain('SECRET-INPUT')
     expect(bCall.text).not.toContain('renamed')
+  })
+})
+
+describe('behind the REQUEST authorizer (the deployed Lambda path)', () => {
+  it("refuses A's principal on B's project with 403 and serves B's own principal", async () => {
+    // Prepare
+    const f = fixtures
+    const cases = [
+      { handler: readCallHandler, path: '/call/read', body: { project_id: f.project, id: f.callId } },
+      {
+        handler: readObjHandler,
+        path: '/obj/read',
+        body: { project_id: f.project, object_id: f.objectId, digest: f.objectDigest },
+      },
+      { handler: queryFeedbackHandler, path: '/feedback/query', body: { project_id: f.project } },
+      { handler: queryQueuesHandler, path: '/annotation_queues/query', body: { project_id: f.project } },
+      { handler: queryTableHandler, path: '/table/query', body: { project_id: f.project, digest: f.tableDigest } },
+    ]
+    const invoke = async (c: (typeof cases)[number], who: TestCaller) => {
+      const event = restEvent({
+        method: 'POST',
+        path: c.path,
+        headers: { 'content-type': 'application/json', ...who.basic },
+        body: JSON.stringify(c.body),
+        authorizer: authorizerFor(who),
+      })
+      const result = (await c.handler(event, lambdaContext())) as { statusCode: number; body: string }
+      return `${c.path} ${result.statusCode}${SECRETS.some((s) => result.body.includes(s)) ? ' with secrets' : ''}`
+    }
+
+    // Act
+    const asA = []
+    const asB = []
+    for (const c of cases) {
+      asA.push(await invoke(c, a))
+      asB.push(await invoke(c, b))
+    }
+
+    // Assess
+    expect(asA).toEqual(cases.map((c) => `${c.path} 403`))
+    expect(asB.map((r) => r.split(' ')[1])).toEqual(cases.map(() => '200'))
   })
 })
