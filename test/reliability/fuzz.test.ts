@@ -12,7 +12,13 @@ import { endPart, startPart } from '../support/calls.js'
 const RUNS = 40
 
 /** A request the fuzzer sends: the body text (undefined for none), its content type and extra query parameters. */
-type Case = { body: string | undefined; contentType: string | undefined; query: Record<string, string> }
+type Case = {
+  body: string | undefined
+  contentType: string | undefined
+  query: Record<string, string>
+  /** The inference project header (`OpenAI-Project`), or undefined to send none. */
+  projectHeader: string | undefined
+}
 
 const ODD_STRINGS = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 40 }),
@@ -104,7 +110,18 @@ function cases(entry: FunctionEntry, route: RouteEntry, entity: string, project:
     fc.oneof(fc.constant(project), fc.constant(entity), ODD_STRINGS, HUGE_NUMBERS.map(String)),
     { maxKeys: 4 },
   )
-  if (route.method === 'GET') return query.map((q) => ({ body: undefined, contentType: undefined, query: q }))
+  // Mostly the caller's own project; otherwise malformed, over-long or another entity's (printable ASCII: a header).
+  const projectHeader = fc.oneof(
+    { weight: 4, arbitrary: fc.constant(project) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(undefined, '', 'a/b/c', '/', `${entity}/`, 'ent-other/p', 'x'.repeat(3000)),
+    },
+    { weight: 1, arbitrary: fc.string({ maxLength: 60 }) },
+  )
+  if (route.method === 'GET') {
+    return fc.record({ body: fc.constant(undefined), contentType: fc.constant(undefined), query, projectHeader })
+  }
   const text = fc.oneof(
     { weight: 3, arbitrary: ANY_VALUE.map(json) },
     { weight: 5, arbitrary: nearValid(entry, entity, project).map(json) },
@@ -125,7 +142,7 @@ function cases(entry: FunctionEntry, route: RouteEntry, entity: string, project:
     'application/x-www-form-urlencoded',
     undefined,
   )
-  return fc.record({ body: text, contentType, query: fc.constant({}) })
+  return fc.record({ body: text, contentType, query: fc.constant({}), projectHeader })
 }
 
 /** Whether a 4xx body has the family's error shape. */
@@ -202,7 +219,7 @@ describe('every authenticated route under fuzzed input', () => {
           const search = new URLSearchParams(c.query).toString()
           const headers: Record<string, string> = { ...caller.bearer }
           if (c.contentType !== undefined) headers['content-type'] = c.contentType
-          if (entry.family === 'inference') headers['openai-project'] = project
+          if (entry.family === 'inference' && c.projectHeader !== undefined) headers['openai-project'] = c.projectHeader
           const res = await app.fetch(
             new Request(`http://loom.test${path}${search ? `?${search}` : ''}`, {
               method: route.method,
