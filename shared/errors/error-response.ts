@@ -1,5 +1,6 @@
 import { HTTPException } from 'hono/http-exception'
 import {
+  BadRequestError,
   HttpError,
   PayloadTooLargeError,
   RequestValidationError,
@@ -31,7 +32,16 @@ export function asHttpError(error: unknown): HttpError | undefined {
     }
     return new FrameworkError(error.status, error.message || 'Request failed', error)
   }
+  if (isKeyTooLong(error)) return new BadRequestError('An identifier in the request is too long', { cause: error })
   return undefined
+}
+
+// Ids from the request become table keys; DynamoDB refuses keys over 2048 (partition) or 1024 (sort) bytes, which is
+// the caller's fault, not the server's. Only these key-size refusals are mapped: any other ValidationException is a bug.
+const KEY_TOO_LONG = /size of hashkey has exceeded|size of all range keys has exceeded|key values? must be under/i
+
+function isKeyTooLong(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ValidationException' && KEY_TOO_LONG.test(error.message)
 }
 
 class FrameworkError extends HttpError {

@@ -2,12 +2,22 @@ import * as z from 'zod/mini'
 import { DatetimeSchema, SortBySchema } from '#shared/schemas/call'
 import { QuerySchema } from '#shared/schemas/query'
 
+// Costs are stored as DynamoDB numbers: the SDK refuses magnitudes past 2^53 and the table those under 1e-130.
+const StoredNumberSchema = z
+  .number()
+  .check(
+    z.refine(
+      (n) => Math.abs(n) <= Number.MAX_SAFE_INTEGER && (n === 0 || Math.abs(n) >= 1e-130),
+      'Input should be a number between -2^53 and 2^53',
+    ),
+  )
+
 /** One price in `POST /cost/create`. */
 export const CostCreateInputSchema = z.object({
-  prompt_token_cost: z.number(),
-  completion_token_cost: z.number(),
-  cache_read_input_token_cost: z._default(z.number(), 0),
-  cache_creation_input_token_cost: z._default(z.number(), 0),
+  prompt_token_cost: StoredNumberSchema,
+  completion_token_cost: StoredNumberSchema,
+  cache_read_input_token_cost: z._default(StoredNumberSchema, 0),
+  cache_creation_input_token_cost: z._default(StoredNumberSchema, 0),
   prompt_token_cost_unit: z.optional(z.nullable(z.string())),
   completion_token_cost_unit: z.optional(z.nullable(z.string())),
   effective_date: z.optional(z.nullable(DatetimeSchema)),

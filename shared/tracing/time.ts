@@ -7,9 +7,16 @@
 const ISO_RE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/
 
+// Stored datetimes are fixed-width ISO strings, so epoch seconds must fall in years 0000..9999 (a JS Date also throws
+// on formatting anything past ±8.64e12 s).
+const MIN_EPOCH_SECONDS = -62_167_219_200
+const MAX_EPOCH_SECONDS = 253_402_300_800
+
 /** Parses a datetime into epoch microseconds; undefined when it is not a valid datetime. */
 export function parseDatetimeMicros(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? Math.round(value * 1e6) : undefined
+  if (typeof value === 'number') {
+    return value >= MIN_EPOCH_SECONDS && value < MAX_EPOCH_SECONDS ? Math.round(value * 1e6) : undefined
+  }
   if (typeof value !== 'string') return undefined
   const m = ISO_RE.exec(value.trim())
   if (!m) return undefined
@@ -25,7 +32,8 @@ export function parseDatetimeMicros(value: unknown): number | undefined {
     offsetMin = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0'))
   }
   const micros = Number(frac.padEnd(6, '0').slice(0, 6))
-  return (ms - offsetMin * 60_000) * 1000 + micros
+  const result = (ms - offsetMin * 60_000) * 1000 + micros
+  return result >= MIN_EPOCH_SECONDS * 1e6 && result < MAX_EPOCH_SECONDS * 1e6 ? result : undefined
 }
 
 /** The fixed-width storage form of epoch microseconds. */
