@@ -2,6 +2,7 @@ import type { SamplingOptions } from '#shared/engine/sampler'
 import type { ResolvedEngineSettings } from '#shared/engine/settings'
 import { encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
 import { BadRequestError } from '#shared/errors/http-error'
+import { checkRepetitionDetection } from '#shared/inference/validate-request'
 import { CHAT_DEFAULTS, type ChatCompletionRequest, requestedMaxTokens } from '#shared/schemas/chat-completion'
 
 /** Repetition detection thresholds (contract §8). */
@@ -57,21 +58,11 @@ function logprobLimit(kind: 'sample' | 'prompt', requested: number, settings: Re
 function repetitionRule(r: ChatCompletionRequest): RepetitionRule | undefined {
   const rd = r.repetition_detection
   if (!rd) return undefined
+  // The gateway has already checked these; the engine's own OpenAI-compatible server reaches here directly.
+  checkRepetitionDetection(r)
   const maxSize = rd.max_pattern_size ?? 0
   const minSize = rd.min_pattern_size ?? 0
   const minCount = rd.min_count ?? 0
-  if (maxSize < 0 || minSize < 0 || minCount < 0 || minSize > maxSize) {
-    bad(
-      'max_pattern_size, min_pattern_size must be >=0, with min_pattern_size <= max_pattern_size. Set both to 0 to disable repetitive pattern detection.',
-      'repetition_detection',
-    )
-  }
-  if (maxSize > 0 && minCount < 2) {
-    bad(
-      'min_count must be >= 2 to detect repetitive patterns in engine output. If you do not wish to detect repetitive patterns, set max_pattern_size to 0.',
-      'repetition_detection',
-    )
-  }
   return maxSize > 0 ? { minSize: Math.max(minSize, 1), maxSize, minCount } : undefined
 }
 

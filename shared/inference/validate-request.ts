@@ -181,7 +181,8 @@ function fieldRangeIssues(request: ChatCompletionRequest): ValidationIssue[] {
   return issues.filter((i) => i !== undefined)
 }
 
-function checkRepetitionDetection(request: ChatCompletionRequest): void {
+/** vLLM's `repetition_detection` rules (contract §8), shared by the gateway and the reference engine. */
+export function checkRepetitionDetection(request: ChatCompletionRequest): void {
   const rd = request.repetition_detection
   if (rd === undefined || rd === null) return
   const max = rd.max_pattern_size ?? 0
