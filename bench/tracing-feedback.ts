@@ -20,6 +20,7 @@ import { ensureTable } from '#shared/db/ensure-table'
 import { feedbackItem } from '#shared/db/feedback-repository'
 import type { FeedbackRow } from '#shared/schemas/feedback'
 import { uuidv7 } from '#shared/tracing/ids'
+import { feedbackRow } from '../test/support/feedback.js'
 
 const ROWS = Number(process.argv[2] ?? 100_000)
 const ITERATIONS = Number(process.argv[3] ?? 5)
@@ -35,35 +36,16 @@ const rand = () => {
 // A scorer's feedback as monitors write it: a numeric score, a boolean verdict and a label.
 function row(project: string, i: number): FeedbackRow {
   const created = START + Math.floor((i / ROWS) * WINDOW_MS)
-  return {
+  const payload = {
+    output: { score: Math.round(rand() * 1000) / 1000, passed: rand() > 0.3, label: rand() > 0.5 ? 'good' : 'bad' },
+  }
+  return feedbackRow(project, new Date(created).toISOString(), payload, {
     id: uuidv7(created),
-    project_id: project,
     weave_ref: `weave:///${project}/call/${uuidv7(created)}`,
     wb_user_id: 'bench-user',
-    creator: null,
-    created_at: new Date(created).toISOString(),
     feedback_type: 'wandb.runnable.relevance',
-    payload: {
-      output: { score: Math.round(rand() * 1000) / 1000, passed: rand() > 0.3, label: rand() > 0.5 ? 'good' : 'bad' },
-    },
-    annotation_ref: null,
     runnable_ref: `weave:///${project}/op/relevance:abc`,
-    call_ref: null,
-    trigger_ref: null,
-    queue_id: null,
-    scorer_tags: [],
-    scorer_tag_reasons: {},
-    scorer_tag_confidences: {},
-    scorer_ratings: {},
-    scorer_rating_reasons: {},
-    scorer_rating_confidences: {},
-    span_agent_name: '',
-    span_agent_version: '',
-    span_status_code: 'UNSET',
-    span_conversation_id: '',
-    span_trace_id: '',
-    scorer_trace_id: '',
-  }
+  })
 }
 
 async function seedRows(project: string): Promise<void> {

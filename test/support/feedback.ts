@@ -2,14 +2,14 @@ import { putFeedback } from '#shared/db/feedback-repository'
 import type { FeedbackRow } from '#shared/schemas/feedback'
 import { uuidv7 } from '#shared/tracing/ids'
 
-/** Stores a feedback row at a chosen time through the real repository (the API always stamps "now"). */
-export async function seedFeedback(
+/** A stored feedback row at a chosen time, with the scorer and span fields at their defaults (tests, benchmarks). */
+export function feedbackRow(
   project: string,
   createdAt: string,
   payload: Record<string, unknown>,
   extra: Partial<FeedbackRow> = {},
-): Promise<FeedbackRow> {
-  const row: FeedbackRow = {
+): FeedbackRow {
+  return {
     id: uuidv7(Date.parse(createdAt)),
     project_id: project,
     weave_ref: `weave:///${project}/call/c`,
@@ -37,6 +37,16 @@ export async function seedFeedback(
     scorer_trace_id: '',
     ...extra,
   }
+}
+
+/** Stores a feedback row at a chosen time through the real repository (the API always stamps "now"). */
+export async function seedFeedback(
+  project: string,
+  createdAt: string,
+  payload: Record<string, unknown>,
+  extra: Partial<FeedbackRow> = {},
+): Promise<FeedbackRow> {
+  const row = feedbackRow(project, createdAt, payload, extra)
   await putFeedback(row)
   return row
 }
