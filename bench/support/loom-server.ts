@@ -6,14 +6,19 @@ import { config } from '#shared/config'
 import { ensureTable } from '#shared/db/ensure-table'
 import { putModel } from '#shared/db/model-repository'
 
-// Loom's chat-completions function served as the local stack serves it, with its own in-process dynalite (keys,
-// catalog, usage counters). Prints `{port, key}` on stdout. The upstream base URL comes as the first argument.
-const upstream = process.argv[2]
-if (upstream === undefined) throw new Error('usage: loom-server.ts <upstream base URL>')
+// Loom's chat-completions function served as the local stack serves it. Prints `{port, key}` on stdout. Arguments: the
+// upstream base URL, then optionally a DynamoDB endpoint (keys, catalog, usage counters); without one, a dynalite
+// runs inside this process.
+const [upstream, dynamoEndpoint] = process.argv.slice(2)
+if (upstream === undefined) throw new Error('usage: loom-server.ts <upstream base URL> [DynamoDB endpoint]')
 
-const store = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 })
-await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', () => resolve()))
-config.dynamoEndpoint = `http://127.0.0.1:${(store.address() as AddressInfo).port}`
+if (dynamoEndpoint === undefined) {
+  const store = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 })
+  await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', () => resolve()))
+  config.dynamoEndpoint = `http://127.0.0.1:${(store.address() as AddressInfo).port}`
+} else {
+  config.dynamoEndpoint = dynamoEndpoint
+}
 config.tableName = 'loom-bench'
 await ensureTable(config.tableName)
 const { key } = await createApiKey({ userId: 'bench', entity: 'bench' })

@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
 
-type FunctionModule = { app: { fetch: (request: Request) => Response | Promise<Response> } }
+type FunctionModule = { app: { fetch: (request: Request, env?: unknown) => Response | Promise<Response> } }
 
 /** Loads one function's module by its manifest id. */
 export async function loadFunction(entry: FunctionEntry): Promise<FunctionModule> {
@@ -20,7 +20,9 @@ export async function createLocalApp(functions: readonly FunctionEntry[] = FUNCT
     for (const route of entry.routes) {
       // API Gateway's REST API matches a resource with or without a trailing slash; so does the local server.
       for (const path of route.path.endsWith('/') ? [route.path] : [route.path, `${route.path}/`]) {
-        root.on(route.method, path, (c) => app.fetch(c.req.raw))
+        // The Node bindings (`incoming`, `outgoing`) travel along, so a function can read the body and watch for a
+        // disconnect without materialising a full fetch `Request`.
+        root.on(route.method, path, (c) => app.fetch(c.req.raw, c.env))
       }
     }
   }

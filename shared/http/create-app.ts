@@ -1,14 +1,14 @@
 import { Hono, type MiddlewareHandler } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
 import { type AuthScheme, assertProjectAccess, authenticate, parseAuthorization } from '#shared/auth/authenticate'
 import { config } from '#shared/config'
 import type { ErrorMapper } from '#shared/errors/error-response'
-import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
+import { BadRequestError, NotFoundError } from '#shared/errors/http-error'
 import { inferenceErrorResponse } from '#shared/errors/inference-errors'
 import { tracingErrorResponse } from '#shared/errors/tracing-errors'
 import { trainingErrorResponse } from '#shared/errors/training-errors'
 import type { AppEnv, Family } from '#shared/http/app-env'
 import { principalFromAuthorizer } from '#shared/http/authorizer-context'
+import { bodyLimit } from '#shared/http/request-body'
 import { logger } from '#shared/logger'
 
 /** Route prefixes that are served without credentials. */
@@ -82,14 +82,7 @@ function createFamilyApp({ family, errors, scheme, extra = [] }: FamilyOptions):
     return c.json(response.body as object, 404)
   })
   app.use(requestContext(family))
-  app.use(
-    bodyLimit({
-      maxSize: config.maxBodyBytes,
-      onError: () => {
-        throw new PayloadTooLargeError(`Request body larger than ${config.maxBodyBytes} bytes`)
-      },
-    }),
-  )
+  app.use(bodyLimit(config.maxBodyBytes))
   if (scheme !== undefined) app.use(auth(scheme))
   for (const middleware of extra) app.use(middleware)
   return app

@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import { jsonInvalidIssue } from '#shared/errors/error-response'
 import { RequestValidationError, UnsupportedMediaTypeError } from '#shared/errors/http-error'
 import type { AppEnv } from '#shared/http/app-env'
+import { requestText } from '#shared/http/request-body'
 
 const NOT_A_DICT = {
   type: 'model_attributes_type',
@@ -35,7 +36,7 @@ export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   } else if (type !== '' && !/^application\/([\w.-]+\+)?json$/.test(type)) {
     throw new RequestValidationError([NOT_A_DICT])
   }
-  const text = await c.req.text()
+  const text = await requestText(c)
   if (text.trim() === '') {
     throw new RequestValidationError([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }])
   }
