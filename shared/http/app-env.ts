@@ -12,6 +12,8 @@ export type AppEnv = {
   Bindings: {
     event?: LambdaEvent
     lambdaContext?: LambdaContext
+    /** The Lambda context as Hono's response-streaming adapter names it. */
+    context?: LambdaContext
     requestContext?: { authorizer?: Record<string, unknown> } & Record<string, unknown>
   }
   Variables: {

@@ -18,7 +18,9 @@ function requestContext(family: Family): MiddlewareHandler<AppEnv> {
   return async function requestContext(c, next) {
     const started = performance.now()
     const requestId =
-      c.req.header('x-request-id') ?? c.env?.lambdaContext?.awsRequestId ?? globalThis.crypto.randomUUID()
+      c.req.header('x-request-id') ??
+      (c.env?.lambdaContext ?? c.env?.context)?.awsRequestId ??
+      globalThis.crypto.randomUUID()
     c.set('requestId', requestId)
     c.set('family', family)
     // Set before the handler so it is part of the response the handler builds: adding a header afterwards makes the

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from 'hono'
 import { config } from '#shared/config'
+import { afterResponse } from '#shared/http/after-response'
 import type { AppEnv } from '#shared/http/app-env'
 import { readJsonBody } from '#shared/http/read-json'
 import type { ChatBackendCall } from '#shared/inference/backend'
@@ -28,14 +29,14 @@ const ms = (value: number) => value.toFixed(3)
 type Ending = { usage: StreamOutcome['usage']; aborted: boolean; output: unknown; exception?: string }
 
 /** Meters a completion and traces it; resolves when what must precede the end of the response is done. */
-type Finish = (ending: Ending, streamed: boolean) => Promise<void>
+type Finish = (ending: Ending) => Promise<void>
 
 function finisher(c: Context<AppEnv>, call: ChatBackendCall): Finish {
   const project = c.get('project')
   const principal = c.get('auth')
   const traced = config.inference.tracing && !traceOptedOut(c.req.header('loom-trace'))
   const startedAt = new Date()
-  return (ending, streamed) => {
+  return (ending) => {
     const { usage, aborted } = ending
     recordUsage({ entity: project.entity, project: project.project, model: call.model, usage, aborted })
     const flushed = afterCompletion()
@@ -51,9 +52,9 @@ function finisher(c: Context<AppEnv>, call: ChatBackendCall): Finish {
       endedAt: new Date(),
       ...(ending.exception === undefined ? {} : { exception: ending.exception }),
     })
-    // A stream has already sent [DONE]; in Lambda, whose environment may freeze once the response ends, waiting here
-    // keeps the trace write alive without delaying the client. Elsewhere tracing never holds a response.
-    return streamed && config.inLambda ? Promise.all([flushed, trace]).then(() => undefined) : flushed
+    // Never on the response's path; in Lambda the handler waits for it once the response has ended.
+    afterResponse(trace)
+    return flushed
   }
 }
 
@@ -87,12 +88,12 @@ async function complete(c: Context<AppEnv>, call: ChatBackendCall, started: numb
   } catch (error) {
     if (call.signal.aborted) {
       const usage = { prompt_tokens: 0, completion_tokens: 0 }
-      await finish({ usage, aborted: true, output: null, exception: 'Client disconnected' }, false)
+      await finish({ usage, aborted: true, output: null, exception: 'Client disconnected' })
     }
     throw error
   }
   const backendMs = performance.now() - backendStarted
-  await finish({ usage: response.usage, aborted: false, output: response }, false)
+  await finish({ usage: response.usage, aborted: false, output: response })
   c.header(OVERHEAD_HEADER, ms(performance.now() - started - backendMs))
   return c.json(response, 200)
 }
@@ -114,7 +115,7 @@ async function stream(c: Context<AppEnv>, call: ChatBackendCall, abort: () => vo
     onEnd: (outcome) => {
       const exception = exceptionOf(outcome)
       const ending: Ending = { usage: outcome.usage, aborted: outcome.aborted, output: assembled(call, outcome) }
-      return finish(exception === undefined ? ending : { ...ending, exception }, true)
+      return finish(exception === undefined ? ending : { ...ending, exception })
     },
   })
   c.header(OVERHEAD_HEADER, ms(backendStarted - started + (performance.now() - firstAt)))

@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { handler as chatHandler } from '#functions/inference/create-chat-completion/handler'
 import { handler as usageHandler } from '#functions/inference/get-usage/handler'
+import { app as queryStatsApp } from '#functions/tracing/query-call-stats/handler'
 import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
@@ -62,6 +63,37 @@ describe('inference Lambda handlers', () => {
         .map((c) => (c.choices as { delta: { content?: string } }[])[0]?.delta.content ?? '')
         .join(''),
     ).toBe('from lambda')
+  })
+
+  it('has the trace of a non-streamed completion written when the invocation ends, not after', async () => {
+    // Prepare
+    const projectId = `${caller.entity}/lambda-traced-${Date.now()}`
+    const init = jsonInit(
+      { model, messages: [{ role: 'user', content: 'trace in lambda' }] },
+      { ...caller.bearer, 'OpenAI-Project': projectId },
+    )
+    const event = restEvent({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers: init.headers as Record<string, string>,
+      body: init.body as string,
+      authorizer: authorizer(),
+    })
+    const stream = new PassThrough()
+    const pieces: Buffer[] = []
+    stream.on('data', (piece: Buffer) => pieces.push(piece))
+
+    // Act: read the project's calls the moment the handler resolves (a frozen Lambda would run nothing later).
+    await (chatHandler as unknown as StreamingHandler)(event, stream, lambdaContext())
+    const stats = await queryStatsApp.request(
+      '/calls/query_stats',
+      jsonInit({ project_id: projectId, filter: { op_names: [] } }, caller.basic),
+    )
+
+    // Assess
+    const body = JSON.parse(String(Buffer.concat(pieces))) as { id: string }
+    expect(body.id).toMatch(/^chatcmpl-/)
+    expect(await stats.json()).toMatchObject({ count: 1 })
   })
 
   it('answers GET /v1/usage through the buffered handler', async () => {
