@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { config, tableName } from '#shared/config'
+import { dynamoMaxAttempts, dynamoRetryStrategy } from '#shared/db/retry-strategy'
 
 let rawClient: DynamoDBClient | undefined
 let documentClient: DynamoDBDocumentClient | undefined
@@ -20,7 +21,12 @@ export function rawDb(): DynamoDBClient {
     clientEndpoint = endpoint
     rawClient = new DynamoDBClient({
       region: config.region,
-      maxAttempts: 4,
+      maxAttempts: dynamoMaxAttempts,
+      retryStrategy: dynamoRetryStrategy,
+      requestHandler: {
+        connectionTimeout: config.dynamo.connectTimeoutMs,
+        requestTimeout: config.dynamo.requestTimeoutMs,
+      },
       ...(endpoint === undefined
         ? {}
         : { endpoint, credentials: { accessKeyId: 'loom-local', secretAccessKey: 'loom-local' } }),
