@@ -40,6 +40,8 @@ export type Config = {
   /** Explicit DynamoDB endpoint (dynalite, DynamoDB Local); undefined means the AWS regional endpoint. */
   dynamoEndpoint: string | undefined
   region: string
+  /** How the DynamoDB client retries and times out. */
+  dynamo: DynamoConfig
   /** How long a key look-up (including the key's memberships) is cached in memory, in ms. */
   authCacheTtlMs: number
   /** Upper bound on cached key look-ups per process. */
@@ -50,6 +52,22 @@ export type Config = {
   inLambda: boolean
   /** Inference gateway settings. */
   inference: InferenceConfig
+}
+
+/** DynamoDB client settings: bounded attempts with full-jitter exponential backoff, and socket timeouts. */
+export type DynamoConfig = {
+  /** Attempts per DynamoDB call, the first included (`LOOM_DYNAMO_MAX_ATTEMPTS`). */
+  maxAttempts: number
+  /** Base of the backoff in ms: retry n waits a random time in [0, base * 2^n) (`LOOM_DYNAMO_RETRY_BASE_MS`). */
+  retryBaseMs: number
+  /** Upper bound of one backoff wait, in ms (`LOOM_DYNAMO_RETRY_MAX_DELAY_MS`). */
+  retryMaxDelayMs: number
+  /** TCP connect timeout, in ms (`LOOM_DYNAMO_CONNECT_TIMEOUT_MS`). */
+  connectTimeoutMs: number
+  /** Socket idle timeout of one request, in ms (`LOOM_DYNAMO_REQUEST_TIMEOUT_MS`). */
+  requestTimeoutMs: number
+  /** The `Retry-After` (seconds) answered with a 503 once DynamoDB retries are exhausted (`LOOM_DYNAMO_RETRY_AFTER_S`). */
+  retryAfterSeconds: number
 }
 
 /** Settings of the inference gateway (chat completions, models, usage). */
@@ -92,6 +110,15 @@ export const config: Config = {
   tableName: read('LOOM_TABLE_NAME'),
   dynamoEndpoint: read('DYNAMODB_ENDPOINT'),
   region: read('AWS_REGION') ?? read('AWS_DEFAULT_REGION') ?? 'us-east-1',
+  // Lambda defaults: a few quick retries fit well inside API Gateway's 29 s; a stuck socket fails fast and is retried.
+  dynamo: {
+    maxAttempts: readInt('LOOM_DYNAMO_MAX_ATTEMPTS', 4, 1),
+    retryBaseMs: readInt('LOOM_DYNAMO_RETRY_BASE_MS', 50),
+    retryMaxDelayMs: readInt('LOOM_DYNAMO_RETRY_MAX_DELAY_MS', 2_000),
+    connectTimeoutMs: readInt('LOOM_DYNAMO_CONNECT_TIMEOUT_MS', 1_000, 1),
+    requestTimeoutMs: readInt('LOOM_DYNAMO_REQUEST_TIMEOUT_MS', 5_000, 1),
+    retryAfterSeconds: readInt('LOOM_DYNAMO_RETRY_AFTER_S', 1, 1),
+  },
   authCacheTtlMs: readInt('LOOM_AUTH_CACHE_TTL_MS', 5_000),
   authCacheMaxEntries: readInt('LOOM_AUTH_CACHE_MAX_ENTRIES', 10_000, 1),
   maxBodyBytes: readInt('LOOM_MAX_BODY_BYTES', 5 * 1024 * 1024, 1),

@@ -1,13 +1,34 @@
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb'
+import { config } from '#shared/config'
 import { db, table } from '#shared/db/client'
+import { backoffDelay } from '#shared/db/retry-strategy'
+import { dependencyUnavailable } from '#shared/errors/error-response'
 
 // DynamoDB's per-request limits (BatchWriteItem: 25 requests, BatchGetItem: 100 keys).
 const WRITE_BATCH = 25
 const GET_BATCH = 100
-const MAX_ROUNDS = 12
+// Items left unprocessed are throttled items: retried a bounded number of rounds, then the request is a 503.
+const MAX_ROUNDS = 8
+
+type Item = Record<string, unknown>
+
+/** One request of a `BatchWriteItem`. */
+export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Item } }
+
+/** Read options of a `BatchGetItem` besides the keys. */
+export type BatchGetOptions = {
+  ConsistentRead?: boolean
+  ProjectionExpression?: string
+  ExpressionAttributeNames?: Record<string, string>
+}
 
 function pause(round: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, Math.min(1000, 10 * 2 ** round)))
+  const delay = backoffDelay(round, config.dynamo.retryBaseMs, config.dynamo.retryMaxDelayMs)
+  return new Promise((resolve) => setTimeout(resolve, delay))
+}
+
+function unprocessed(what: string, count: number) {
+  return dependencyUnavailable(new Error(`${what} left ${count} unprocessed after ${MAX_ROUNDS} rounds`))
 }
 
 async function inParallel<T>(tasks: T[], concurrency: number, run: (task: T) => Promise<void>): Promise<void> {
@@ -21,40 +42,60 @@ async function inParallel<T>(tasks: T[], concurrency: number, run: (task: T) => 
   await Promise.all(Array.from({ length: Math.min(concurrency, tasks.length) }, worker))
 }
 
-/**
- * Puts items with `BatchWriteItem` (25 per request, a few requests in flight), retrying `UnprocessedItems` with
- * backoff; BatchWriteItem is not atomic, so callers must only write items whose keys make a repeat harmless.
- */
-export async function putAll(items: Record<string, unknown>[], concurrency = 8): Promise<void> {
-  const batches: Record<string, unknown>[][] = []
-  for (let i = 0; i < items.length; i += WRITE_BATCH) batches.push(items.slice(i, i + WRITE_BATCH))
-  await inParallel(batches, concurrency, async (batch) => {
-    let requests = batch.map((Item) => ({ PutRequest: { Item } }))
-    for (let round = 0; requests.length > 0; round++) {
-      if (round >= MAX_ROUNDS) throw new Error(`BatchWriteItem left ${requests.length} items unprocessed`)
-      if (round > 0) await pause(round)
-      const out = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
-      requests = (out.UnprocessedItems?.[table()] ?? []) as typeof requests
-    }
-  })
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
 }
 
-/** Reads items by key with `BatchGetItem` (100 keys per request), retrying `UnprocessedKeys`; order is not kept. */
-export async function getAll(keys: Record<string, unknown>[], concurrency = 4): Promise<Record<string, unknown>[]> {
-  const batches: Record<string, unknown>[][] = []
-  for (let i = 0; i < keys.length; i += GET_BATCH) batches.push(keys.slice(i, i + GET_BATCH))
-  const found: Record<string, unknown>[] = []
-  await inParallel(batches, concurrency, async (batch) => {
-    let pending = batch
-    for (let round = 0; pending.length > 0; round++) {
-      if (round >= MAX_ROUNDS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`)
-      if (round > 0) await pause(round)
-      const out = await db().send(
-        new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending, ConsistentRead: true } } }),
-      )
-      found.push(...(out.Responses?.[table()] ?? []))
-      pending = (out.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[]
-    }
+/**
+ * Sends one `BatchWriteItem` (at most 25 requests), retrying `UnprocessedItems` with full-jitter backoff for a
+ * bounded number of rounds, then failing with a 503. Not atomic: a repeat of the requests must be harmless.
+ */
+export async function writeBatch(requests: readonly WriteRequest[]): Promise<void> {
+  let pending = [...requests]
+  for (let round = 0; pending.length > 0; round++) {
+    if (round >= MAX_ROUNDS) throw unprocessed('BatchWriteItem', pending.length)
+    if (round > 0) await pause(round)
+    const out = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: pending } }))
+    pending = (out.UnprocessedItems?.[table()] ?? []) as WriteRequest[]
+  }
+}
+
+/** Sends one `BatchGetItem` (at most 100 keys), retrying `UnprocessedKeys` like `writeBatch`; order is not kept. */
+export async function getBatch(keys: readonly Item[], options: BatchGetOptions = {}): Promise<Item[]> {
+  const found: Item[] = []
+  let pending = [...keys]
+  for (let round = 0; pending.length > 0; round++) {
+    if (round >= MAX_ROUNDS) throw unprocessed('BatchGetItem', pending.length)
+    if (round > 0) await pause(round)
+    const out = await db().send(new BatchGetCommand({ RequestItems: { [table()]: { ...options, Keys: pending } } }))
+    found.push(...(out.Responses?.[table()] ?? []))
+    pending = (out.UnprocessedKeys?.[table()]?.Keys ?? []) as Item[]
+  }
+  return found
+}
+
+/**
+ * Puts items with `BatchWriteItem` (25 per request, a few requests in flight), each through `writeBatch`;
+ * BatchWriteItem is not atomic, so callers must only write items whose keys make a repeat harmless.
+ */
+export async function putAll(items: Item[], concurrency = 8): Promise<void> {
+  await inParallel(chunks(items, WRITE_BATCH), concurrency, (batch) =>
+    writeBatch(batch.map((Item) => ({ PutRequest: { Item } }))),
+  )
+}
+
+/** Deletes items by key with `BatchWriteItem` (25 per request, sequentially); deleting a missing key is a no-op. */
+export async function deleteAll(keys: readonly Item[]): Promise<void> {
+  for (const batch of chunks(keys, WRITE_BATCH)) await writeBatch(batch.map((Key) => ({ DeleteRequest: { Key } })))
+}
+
+/** Reads items by key with `BatchGetItem` (100 keys per request, consistent), each through `getBatch`; order is not kept. */
+export async function getAll(keys: Item[], concurrency = 4): Promise<Item[]> {
+  const found: Item[] = []
+  await inParallel(chunks(keys, GET_BATCH), concurrency, async (batch) => {
+    found.push(...(await getBatch(batch, { ConsistentRead: true })))
   })
   return found
 }

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { BatchGetCommand, BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { getBatch, writeBatch } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
 import {
   type CallEndItem,
@@ -115,12 +116,7 @@ export async function putCallItems(items: Record<string, unknown>[]): Promise<vo
   const chunks: Record<string, unknown>[][] = []
   for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25))
   await inPool(chunks, async (chunk) => {
-    let requests = chunk.map((Item) => ({ PutRequest: { Item } }))
-    for (let attempt = 0; requests.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
-      const res = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
-      requests = (res.UnprocessedItems?.[table()] ?? []) as typeof requests
-    }
+    await writeBatch(chunk.map((Item) => ({ PutRequest: { Item } })))
   })
 }
 
@@ -183,20 +179,10 @@ export async function getCallParts(
   const chunks: (typeof keys)[] = []
   for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
   await inPool(chunks, async (chunk) => {
-    let pending: Record<string, unknown>[] = chunk
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
-      const request = lean
-        ? {
-            Keys: pending,
-            ProjectionExpression: LEAN_PROJECTION.ProjectionExpression,
-            ExpressionAttributeNames: LEAN_PROJECTION.names,
-          }
-        : { Keys: pending }
-      const res = await db().send(new BatchGetCommand({ RequestItems: { [table()]: request } }))
-      for (const item of res.Responses?.[table()] ?? []) addPart(into, item)
-      pending = (res.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[]
-    }
+    const options = lean
+      ? { ProjectionExpression: LEAN_PROJECTION.ProjectionExpression, ExpressionAttributeNames: LEAN_PROJECTION.names }
+      : {}
+    for (const item of await getBatch(chunk, options)) addPart(into, item)
   })
   return into
 }

@@ -1,10 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { config, tableName } from '#shared/config'
+import { dynamoMaxAttempts, dynamoRetryStrategy } from '#shared/db/retry-strategy'
 
 let rawClient: DynamoDBClient | undefined
 let documentClient: DynamoDBDocumentClient | undefined
-let clientEndpoint: string | undefined
+let clientKey: string | undefined
 
 /**
  * The process-wide low-level DynamoDB client, created on first use from `config` (so the local server and tests can
@@ -12,15 +13,25 @@ let clientEndpoint: string | undefined
  * (dynalite, DynamoDB Local), which take any static credentials.
  */
 export function rawDb(): DynamoDBClient {
-  // Re-created only if the composition root re-points the endpoint (the local stack's restart, tests).
-  if (rawClient === undefined || clientEndpoint !== config.dynamoEndpoint) {
+  // Re-created only if the composition root re-points the endpoint or the socket timeouts (the local stack's
+  // restart, tests); the retry settings are read on every retry.
+  const { connectTimeoutMs, requestTimeoutMs } = config.dynamo
+  const key = `${config.dynamoEndpoint}|${connectTimeoutMs}|${requestTimeoutMs}`
+  if (rawClient === undefined || clientKey !== key) {
     rawClient?.destroy()
     documentClient = undefined
     const endpoint = config.dynamoEndpoint
-    clientEndpoint = endpoint
+    clientKey = key
     rawClient = new DynamoDBClient({
       region: config.region,
-      maxAttempts: 4,
+      maxAttempts: dynamoMaxAttempts,
+      retryStrategy: dynamoRetryStrategy,
+      requestHandler: {
+        connectionTimeout: connectTimeoutMs,
+        requestTimeout: requestTimeoutMs,
+        // Without it the SDK only logs a warning when the timeout passes and keeps waiting.
+        throwOnRequestTimeout: true,
+      },
       ...(endpoint === undefined
         ? {}
         : { endpoint, credentials: { accessKeyId: 'loom-local', secretAccessKey: 'loom-local' } }),

@@ -1,5 +1,4 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb'
-import { db, table } from '#shared/db/client'
+import { deleteAll, putAll } from '#shared/db/batch-write'
 import { queryAll } from '#shared/db/query'
 import { type PriceRow, PriceRowSchema } from '#shared/schemas/cost'
 
@@ -8,15 +7,10 @@ const costPk = (project: string) => `COST#${project}`
 
 /** Stores project price rows. */
 export async function putPriceRows(project: string, rows: readonly PriceRow[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 25) {
-    let requests = rows
-      .slice(i, i + 25)
-      .map((row) => ({ PutRequest: { Item: { PK: costPk(project), SK: row.id, ...row } } }))
-    while (requests.length > 0) {
-      const res = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
-      requests = (res.UnprocessedItems?.[table()] ?? []) as typeof requests
-    }
-  }
+  await putAll(
+    rows.map((row) => ({ PK: costPk(project), SK: row.id, ...row })),
+    1,
+  )
 }
 
 /** Lists a project's own price rows. */
@@ -30,11 +24,5 @@ export async function listPriceRows(project: string): Promise<PriceRow[]> {
 
 /** Deletes price rows of a project by id (idempotent). */
 export async function deletePriceRows(project: string, ids: readonly string[]): Promise<void> {
-  for (let i = 0; i < ids.length; i += 25) {
-    let requests = ids.slice(i, i + 25).map((id) => ({ DeleteRequest: { Key: { PK: costPk(project), SK: id } } }))
-    while (requests.length > 0) {
-      const res = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
-      requests = (res.UnprocessedItems?.[table()] ?? []) as typeof requests
-    }
-  }
+  await deleteAll(ids.map((id) => ({ PK: costPk(project), SK: id })))
 }

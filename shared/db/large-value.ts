@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { deleteAll, writeBatch } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
 
 /**
@@ -41,12 +42,7 @@ export async function putLargeValue(owner: LargeValueOwner, bytes: Uint8Array): 
   }))
   // A BatchWriteItem request is capped at 16 MB, so a few chunks per request.
   for (let i = 0; i < items.length; i += 10) {
-    let requests = items.slice(i, i + 10).map((Item) => ({ PutRequest: { Item } }))
-    for (let attempt = 0; requests.length > 0; attempt++) {
-      const res = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
-      requests = (res.UnprocessedItems?.[table()] ?? []) as typeof requests
-      if (requests.length > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)))
-    }
+    await writeBatch(items.slice(i, i + 10).map((Item) => ({ PutRequest: { Item } })))
   }
   return { hash, chunks, bytes: bytes.byteLength }
 }
@@ -81,13 +77,7 @@ export async function getLargeValue(owner: LargeValueOwner, ref: LargeValueRef):
 /** Deletes the chunk items of a ref (idempotent). */
 export async function deleteLargeValue(owner: LargeValueOwner, ref: LargeValueRef): Promise<void> {
   const keys = Array.from({ length: ref.chunks }, (_, i) => ({ PK: owner.pk, SK: chunkSk(owner, ref.hash, i) }))
-  for (let i = 0; i < keys.length; i += 25) {
-    let requests = keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }))
-    while (requests.length > 0) {
-      const res = await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
-      requests = (res.UnprocessedItems?.[table()] ?? []) as typeof requests
-    }
-  }
+  await deleteAll(keys)
 }
 
 /**

@@ -1,11 +1,5 @@
-import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-} from '@aws-sdk/lib-dynamodb'
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { getBatch } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
 import { keyPart } from '#shared/db/key-part'
 import { objPk } from '#shared/db/obj-repository'
@@ -63,15 +57,9 @@ export async function getLatestDigests(project: string, objectIds: readonly stri
   const out = new Map<string, string>()
   const ids = [...new Set(objectIds)]
   for (let i = 0; i < ids.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = ids
-      .slice(i, i + 100)
-      .map((id) => ({ PK: objPk(project, id), SK: 'ALIAS#latest' }))
-    while (keys !== undefined && keys.length > 0) {
-      const res: BatchGetCommandOutput = await db().send(
-        new BatchGetCommand({ RequestItems: { [table()]: { Keys: keys, ConsistentRead: true } } }),
-      )
-      for (const item of res.Responses?.[table()] ?? []) out.set(String(item.object_id), String(item.digest))
-      keys = res.UnprocessedKeys?.[table()]?.Keys
+    const keys = ids.slice(i, i + 100).map((id) => ({ PK: objPk(project, id), SK: 'ALIAS#latest' }))
+    for (const item of await getBatch(keys, { ConsistentRead: true })) {
+      out.set(String(item.object_id), String(item.digest))
     }
   }
   return out

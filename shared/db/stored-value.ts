@@ -1,4 +1,5 @@
-import { BatchWriteCommand, type BatchWriteCommandOutput, PutCommand } from '@aws-sdk/lib-dynamodb'
+import { PutCommand } from '@aws-sdk/lib-dynamodb'
+import { deleteAll } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
 import { queryAll } from '#shared/db/query'
 
@@ -72,13 +73,5 @@ export async function deleteStoredValue(owner: string, prefix = 'value'): Promis
     ExpressionAttributeValues: { ':pk': blobPk(owner, prefix) },
     ProjectionExpression: 'PK, SK',
   })
-  for (let i = 0; i < items.length; i += 25) {
-    let requests = items.slice(i, i + 25).map((k) => ({ DeleteRequest: { Key: { PK: k.PK, SK: k.SK } } }))
-    while (requests.length > 0) {
-      const out: BatchWriteCommandOutput = await db().send(
-        new BatchWriteCommand({ RequestItems: { [table()]: requests } }),
-      )
-      requests = (out.UnprocessedItems?.[table()] ?? []) as typeof requests
-    }
-  }
+  await deleteAll(items.map((k) => ({ PK: k.PK, SK: k.SK })))
 }

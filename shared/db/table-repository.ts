@@ -1,4 +1,5 @@
-import { BatchWriteCommand, type BatchWriteCommandOutput, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
+import { putAll } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
 import { keyPart } from '#shared/db/key-part'
 import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
@@ -17,16 +18,7 @@ const pad = (n: number) => String(n).padStart(9, '0')
 export type TableRow = { digest: string; val: unknown; original_index: number }
 
 async function batchPut(items: Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < items.length; i += 25) {
-    let requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }))
-    for (let attempt = 0; requests.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt)))
-      const out: BatchWriteCommandOutput = await db().send(
-        new BatchWriteCommand({ RequestItems: { [table()]: requests } }),
-      )
-      requests = (out.UnprocessedItems?.[table()] ?? []) as typeof requests
-    }
-  }
+  await putAll(items, 1)
 }
 
 /** Stores a table's rows, then its header; safe to repeat. */

@@ -1,9 +1,11 @@
 import { HTTPException } from 'hono/http-exception'
+import { config } from '#shared/config'
 import {
   BadRequestError,
   HttpError,
   PayloadTooLargeError,
   RequestValidationError,
+  ServiceUnavailableError,
   UnsupportedMediaTypeError,
   type ValidationIssue,
 } from '#shared/errors/http-error'
@@ -33,7 +35,55 @@ export function asHttpError(error: unknown): HttpError | undefined {
     return new FrameworkError(error.status, error.message || 'Request failed', error)
   }
   if (isKeyTooLong(error)) return new BadRequestError('An identifier in the request is too long', { cause: error })
+  if (isDependencyFault(error)) return dependencyUnavailable(error)
   return undefined
+}
+
+/** The message of a 503 answered because the data store stayed throttled or unreachable after its retries. */
+export const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable, please try again later'
+
+/** A 503 with `Retry-After` for a dependency that stayed throttled or unreachable after the client's own retries. */
+export function dependencyUnavailable(cause: unknown): ServiceUnavailableError {
+  return new ServiceUnavailableError(UNAVAILABLE_MESSAGE, {
+    cause,
+    headers: { 'Retry-After': String(config.dynamo.retryAfterSeconds) },
+  })
+}
+
+// What the AWS SDK throws once its retries are spent: throttling, the service's 5xx, or the network. These are the
+// platform's state, not the request's fault, so they are a 503 the client may retry, never a 500.
+const SDK_FAULT_NAMES = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'ServiceUnavailableException',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+])
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
+
+type SdkLike = { name?: unknown; code?: unknown; cause?: unknown; $metadata?: { httpStatusCode?: number } }
+
+function isDependencyFault(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 5) return false
+  const e = error as SdkLike
+  if (typeof e.name === 'string' && SDK_FAULT_NAMES.has(e.name)) return true
+  if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true
+  const status = e.$metadata?.httpStatusCode
+  if (typeof status === 'number' && status >= 500) return true
+  return isDependencyFault(e.cause, depth + 1)
 }
 
 // Ids from the request become table keys; DynamoDB refuses keys over 2048 (partition) or 1024 (sort) bytes, which is

@@ -37,7 +37,10 @@ export function upstreamBody(call: ChatBackendCall, settings: OpenAiCompatibleSe
   body.stream = stream
   if (stream) {
     // Usage is metered even when the client did not ask for it; the gateway drops what the client did not ask for.
-    const continuous = call.request.stream_options?.continuous_usage_stats === true || settings.continuousUsage === true
+    // Continuous stats (on every chunk) are what lets a stream cut short be metered with its real prompt tokens, so
+    // they are asked for unless the catalog says the upstream rejects them (`continuousUsage: false`).
+    const continuous =
+      call.request.stream_options?.continuous_usage_stats === true || settings.continuousUsage !== false
     body.stream_options = continuous ? { include_usage: true, continuous_usage_stats: true } : { include_usage: true }
   } else {
     delete body.stream_options

@@ -1,5 +1,6 @@
 import { config } from '#shared/config'
 import { inferenceErrorResponse } from '#shared/errors/inference-errors'
+import { estimatePromptTokens } from '#shared/inference/usage-meter'
 import type { ChatCompletionChunk, ChatCompletionRequest, ChatUsage } from '#shared/schemas/chat-completion'
 
 const encoder = new TextEncoder()
@@ -92,7 +93,8 @@ export function sseStream(
   // The caller already waited one interval before committing to a 200, so the first heartbeat goes out at once.
   let heartbeatNow = options.waiting
   let finalUsage: ChatUsage | undefined
-  let promptTokens = 0
+  // Undefined until the backend reports usage (on every chunk with continuous stats, else only at the end).
+  let promptTokens: number | undefined
   const perChoice: number[] = []
   const deltas: number[] = []
   const contents: string[] = []
@@ -103,7 +105,10 @@ export function sseStream(
     const completion = perChoice.some((n) => n > 0)
       ? perChoice.reduce((a, b) => a + (b ?? 0), 0)
       : deltas.reduce((a, b) => a + (b ?? 0), 0)
-    const usage = finalUsage ?? { prompt_tokens: promptTokens, completion_tokens: completion }
+    const usage = finalUsage ?? {
+      prompt_tokens: promptTokens ?? estimatePromptTokens(options.request),
+      completion_tokens: completion,
+    }
     const result: StreamOutcome = { usage, aborted, error }
     if (options.collect) {
       result.contents = contents

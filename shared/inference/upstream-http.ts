@@ -13,7 +13,11 @@ const AGENTS = {
 /** An error answered on behalf of an upstream model server, with any status the contract allows. */
 export class UpstreamError extends HttpError {
   readonly statusCode: number
-  constructor(status: number, message: string, options: { param?: string; cause?: unknown } = {}) {
+  constructor(
+    status: number,
+    message: string,
+    options: { param?: string; cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
     super(message, options)
     this.statusCode = status
   }
@@ -46,7 +50,8 @@ function attempt(options: UpstreamRequestOptions): Promise<IncomingMessage> {
     })
     let responded = false
     const firstByte = setTimeout(() => {
-      req.destroy(new UpstreamError(503, UNAVAILABLE, { cause: new Error('upstream first-byte timeout') }))
+      const cause = new Error('upstream first-byte timeout')
+      req.destroy(new UpstreamError(503, UNAVAILABLE, { cause, headers: { 'Retry-After': String(RETRY_AFTER_S) } }))
     }, firstByteTimeoutMs)
     const onAbort = () => req.destroy(new UpstreamError(499, 'Client disconnected'))
     signal.addEventListener('abort', onAbort, { once: true })
@@ -81,6 +86,8 @@ function attempt(options: UpstreamRequestOptions): Promise<IncomingMessage> {
 }
 
 const RETRY_STATUSES = new Set([502, 503, 504])
+// The gateway already retried; an engine that stays unreachable for that long is worth a short pause.
+const RETRY_AFTER_S = 1
 
 /**
  * POSTs a JSON body upstream, retrying refused or reset connections and 502/503/504 answers (nothing has reached
@@ -102,7 +109,7 @@ export async function postUpstream(options: UpstreamRequestOptions): Promise<Inc
     }
     logger.warn('upstream attempt failed', { url: options.url.origin, attempt: i + 1, error: lastError })
   }
-  throw new UpstreamError(503, UNAVAILABLE, { cause: lastError })
+  throw new UpstreamError(503, UNAVAILABLE, { cause: lastError, headers: { 'Retry-After': String(RETRY_AFTER_S) } })
 }
 
 /** Reads a whole upstream response body as text. */

@@ -2,7 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto'
 import { config } from '#shared/config'
 import { addUsage, type UsageDelta } from '#shared/db/usage-repository'
 import { logger } from '#shared/logger'
-import type { ChatUsage } from '#shared/schemas/chat-completion'
+import type { ChatCompletionRequest, ChatUsage } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
 
 // Completions add to an in-memory batch (merged per counter); a flush writes each counter once. In a long-running
@@ -41,6 +41,30 @@ export function costOf(model: CatalogModel, usage: CompletionUsage['usage']): nu
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0
   const fresh = Math.max(0, usage.prompt_tokens - cached)
   return fresh * prices.prompt + cached * (prices.cached ?? prices.prompt) + usage.completion_tokens * prices.completion
+}
+
+// OpenAI's rule of thumb for English text (about 4 characters a token) and its per-message framing (3 tokens each,
+// plus 3 priming the reply).
+const CHARS_PER_TOKEN = 4
+const TOKENS_PER_MESSAGE = 3
+
+function textLength(content: unknown): number {
+  if (typeof content === 'string') return content.length
+  if (!Array.isArray(content)) return 0
+  return content.reduce((n: number, part: unknown) => {
+    const text = (part as { text?: unknown } | null)?.text
+    return n + (typeof text === 'string' ? text.length : 0)
+  }, 0)
+}
+
+/**
+ * An estimate of a request's prompt tokens, used only to meter a stream that ended before the upstream reported any
+ * usage (an upstream without continuous usage stats, cut off mid-stream): an estimate is closer than zero.
+ */
+export function estimatePromptTokens(request: ChatCompletionRequest): number {
+  const messages = request.messages as { content?: unknown }[]
+  const chars = messages.reduce((n, m) => n + textLength(m.content), 0)
+  return Math.ceil(chars / CHARS_PER_TOKEN) + TOKENS_PER_MESSAGE * messages.length + TOKENS_PER_MESSAGE
 }
 
 /** Adds one completion to the batch. Never throws and never waits: metering is off the critical path. */

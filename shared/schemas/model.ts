@@ -14,7 +14,10 @@ export const OpenAiCompatibleSettingsSchema = z.object({
   apiKeyRef: z.optional(z.string()),
   connectTimeoutMs: z.optional(z.number()),
   firstByteTimeoutMs: z.optional(z.number()),
-  /** Whether the upstream understands vLLM's `continuous_usage_stats` (exact metering of aborted streams). */
+  /**
+   * Whether the upstream understands vLLM's `continuous_usage_stats` (exact metering of streams cut short); default
+   * true, set false for an upstream that rejects the field.
+   */
   continuousUsage: z.optional(z.boolean()),
 })
 export type OpenAiCompatibleSettings = z.infer<typeof OpenAiCompatibleSettingsSchema>

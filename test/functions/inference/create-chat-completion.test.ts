@@ -297,7 +297,7 @@ describe('POST /v1/chat/completions (streaming)', () => {
       expect(chunk).not.toHaveProperty('usage')
     }
     expect(new Set(chunks.map((c) => c.created)).size).toBe(1)
-    expect(upstream.seen[before]?.body.stream_options).toEqual({ include_usage: true })
+    expect(upstream.seen[before]?.body.stream_options).toEqual({ include_usage: true, continuous_usage_stats: true })
   })
 
   it('adds the usage chunk with include_usage, and usage on every chunk with continuous_usage_stats', async () => {
