@@ -98,8 +98,8 @@ describe('inference Lambda handlers', () => {
     type Result = { statusCode: number; body: string; multiValueHeaders?: Record<string, string[]> }
 
     // Act
-    const first = (await usageHandler(event(), lambdaContext())) as Result
-    const refused = (await usageHandler(event(), lambdaContext())) as Result
+    const first = (await usageHandler(event(), lambdaContext())) as unknown as Result
+    const refused = (await usageHandler(event(), lambdaContext())) as unknown as Result
 
     // Assess
     expect(first.statusCode).toBe(200)
