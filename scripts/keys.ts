@@ -1,16 +1,23 @@
 import { parseArgs } from 'node:util'
 import { createApiKey } from '#shared/auth/key-admin'
-import { listApiKeys, revokeApiKey } from '#shared/db/api-key-repository'
+import { type LimitChange, listApiKeys, revokeApiKey, setApiKeyLimits } from '#shared/db/api-key-repository'
 import { addMembership } from '#shared/db/membership-repository'
-import { NameSchema } from '#shared/schemas/api-key'
+import { type ApiKeyRecord, NameSchema } from '#shared/schemas/api-key'
+import { LIMIT_NAMES, type RateLimits } from '#shared/schemas/rate-limit'
 import { runCli, usageError } from './local/cli.js'
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
-  create --user <id> --entity <name> [--name <label>]   create a key (the plaintext is printed once)
-  list [--user <id>]                                    list keys (ids, owners, state; never plaintexts)
+  create --user <id> --entity <name> [--name <label>] [limits]   create a key (the plaintext is printed once)
+  list [--user <id>]                                    list keys (ids, owners, state, limits; never plaintexts)
   revoke <key-id>                                       revoke a key (effective within the auth cache TTL)
+  set-limits <key-id> [limits]                          change a key's limits (effective within the auth cache TTL)
   add-member --user <id> --entity <name>                add a user to an entity
+
+Limits (per key; unset means unlimited; 'none' removes one in set-limits):
+  --rpm <n>            requests per minute, every authenticated route
+  --tpm <n>            tokens (prompt + completion) per minute, chat completions
+  --concurrency <n>    requests in flight at once, every authenticated route
 
 Targets DYNAMODB_ENDPOINT / LOOM_TABLE_NAME when set (AWS when only LOOM_TABLE_NAME is set), else the local stack's
 embedded DynamoDB under LOOM_DATA_DIR (default .loom-data), running or not.`
@@ -25,12 +32,38 @@ function name(value: string | undefined, flag: string): string {
   return value
 }
 
+function limit(flag: (typeof LIMIT_NAMES)[number], raw: string, allowNone: boolean): number | null {
+  if (allowNone && raw === 'none') return null
+  const value = Number(raw)
+  if (raw.trim() === '' || !Number.isInteger(value) || value < 1) {
+    fail(`--${flag} must be a positive integer${allowNone ? " or 'none'" : ''}`)
+  }
+  return value
+}
+
+function limitChange(allowNone: boolean): LimitChange {
+  const change: LimitChange = {}
+  for (const flag of LIMIT_NAMES) {
+    const raw = values[flag]
+    if (raw !== undefined) change[flag] = limit(flag, raw, allowNone)
+  }
+  return change
+}
+
+function describeLimits(record: ApiKeyRecord): string {
+  const set = LIMIT_NAMES.filter((n) => record[n] !== undefined).map((n) => `${n}=${record[n]}`)
+  return set.length === 0 ? 'unlimited' : set.join(' ')
+}
+
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: {
     user: { type: 'string' },
     entity: { type: 'string' },
     name: { type: 'string' },
+    rpm: { type: 'string' },
+    tpm: { type: 'string' },
+    concurrency: { type: 'string' },
     help: { type: 'boolean' },
   },
 })
@@ -41,15 +74,25 @@ await runCli(
       create: async () => {
         const userId = name(values.user, 'user')
         const entity = name(values.entity, 'entity')
-        const { key, record } = await createApiKey({ userId, entity, ...(values.name ? { name: values.name } : {}) })
-        process.stdout.write(`Created key ${record.keyId} for user '${userId}' in entity '${entity}'.\n`)
+        const limits = limitChange(false) as RateLimits
+        const { key, record } = await createApiKey({
+          userId,
+          entity,
+          limits,
+          ...(values.name ? { name: values.name } : {}),
+        })
+        process.stdout.write(
+          `Created key ${record.keyId} for user '${userId}' in entity '${entity}' (${describeLimits(record)}).\n`,
+        )
         process.stdout.write(`API key (shown once, store it now): ${key}\n`)
       },
       list: async () => {
         const keys = await listApiKeys(values.user)
         for (const k of keys) {
           const state = k.revokedAt === undefined ? 'active' : `revoked ${k.revokedAt}`
-          process.stdout.write(`${k.keyId}  user=${k.userId}  entity=${k.entity}  created=${k.createdAt}  ${state}\n`)
+          process.stdout.write(
+            `${k.keyId}  user=${k.userId}  entity=${k.entity}  created=${k.createdAt}  ${state}  ${describeLimits(k)}\n`,
+          )
         }
         if (keys.length === 0) process.stdout.write('No keys.\n')
       },
@@ -57,6 +100,13 @@ await runCli(
         const keyId = rest[0] ?? fail('revoke needs a key id (see `list`)')
         if (!(await revokeApiKey(keyId, new Date().toISOString()))) fail(`No key with id ${keyId}`)
         process.stdout.write(`Revoked ${keyId}.\n`)
+      },
+      'set-limits': async (rest) => {
+        const keyId = rest[0] ?? fail('set-limits needs a key id (see `list`)')
+        const change = limitChange(true)
+        if (Object.keys(change).length === 0) fail('set-limits needs at least one of --rpm, --tpm, --concurrency')
+        const record = (await setApiKeyLimits(keyId, change)) ?? fail(`No key with id ${keyId}`)
+        process.stdout.write(`Limits of ${keyId}: ${describeLimits(record)}.\n`)
       },
       'add-member': async () => {
         const userId = name(values.user, 'user')

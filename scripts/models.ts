@@ -4,6 +4,7 @@ import { safeParse } from 'zod/mini'
 import { deleteModel, listModels, putModel } from '#shared/db/model-repository'
 import { parseCatalogFile } from '#shared/inference/catalog'
 import { type BackendSettings, type CatalogModel, CatalogModelSchema } from '#shared/schemas/model'
+import { LIMIT_NAMES } from '#shared/schemas/rate-limit'
 import { runCli, usageError } from './local/cli.js'
 
 const USAGE = `Usage: npm run models -- <command> [options]
@@ -16,6 +17,7 @@ const USAGE = `Usage: npm run models -- <command> [options]
       --scheduling fcfs|priority    priority allows a non-zero request priority
       --price-prompt <usd> --price-completion <usd> [--price-cached <usd>]   prices per token
       --connect-timeout-ms <n> --first-byte-timeout-ms <n> --continuous-usage
+      --rpm <n> --tpm <n> --concurrency <n>   limits per project using the model (requests/min, tokens/min, in flight)
   import <file.json>                add (or replace) every model of a catalog file (one model or an array)
   list [--json]                     list the catalog
   remove <id>                       remove a model
@@ -49,6 +51,9 @@ const { positionals, values } = parseArgs({
     'connect-timeout-ms': { type: 'string' },
     'first-byte-timeout-ms': { type: 'string' },
     'continuous-usage': { type: 'boolean' },
+    rpm: { type: 'string' },
+    tpm: { type: 'string' },
+    concurrency: { type: 'string' },
     json: { type: 'boolean' },
     help: { type: 'boolean' },
   },
@@ -120,6 +125,13 @@ function modelFromFlags(id: string): CatalogModel {
     const cached = num('price-cached')
     model.prices = cached === undefined ? { prompt, completion } : { prompt, completion, cached }
   }
+  for (const name of LIMIT_NAMES) {
+    const raw = values[name]
+    if (raw === undefined) continue
+    const value = Number(raw)
+    if (raw.trim() === '' || !Number.isInteger(value) || value < 1) fail(`--${name} must be a positive integer`)
+    model[name] = value
+  }
   const parsed = safeParse(CatalogModelSchema, model)
   if (!parsed.success)
     fail(`Invalid model: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
@@ -129,7 +141,8 @@ function modelFromFlags(id: string): CatalogModel {
 function describe(m: CatalogModel): string {
   const where = m.backend.kind === 'openai-compatible' ? m.backend.baseUrl : 'built-in engine'
   const prices = m.prices ? `  prices=${m.prices.prompt}/${m.prices.completion}` : ''
-  return `${m.id}  ${m.backend.kind} ${where}  entities=${m.entities.join(',')}${prices}`
+  const limits = LIMIT_NAMES.filter((n) => m[n] !== undefined).map((n) => `  ${n}=${m[n]}`)
+  return `${m.id}  ${m.backend.kind} ${where}  entities=${m.entities.join(',')}${prices}${limits.join('')}`
 }
 
 await runCli(

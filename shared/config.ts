@@ -50,6 +50,11 @@ export type Config = {
   maxBodyBytes: number
   /** True inside AWS Lambda. */
   inLambda: boolean
+  /**
+   * How long a concurrency slot is held at most, in ms: a slot whose holder crashed is free again after this. At least
+   * the longest request (Lambda's 15-minute limit, also the stream limit).
+   */
+  concurrencyLeaseMs: number
   /** Inference gateway settings. */
   inference: InferenceConfig
 }
@@ -123,6 +128,7 @@ export const config: Config = {
   authCacheMaxEntries: readInt('LOOM_AUTH_CACHE_MAX_ENTRIES', 10_000, 1),
   maxBodyBytes: readInt('LOOM_MAX_BODY_BYTES', 5 * 1024 * 1024, 1),
   inLambda: read('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
+  concurrencyLeaseMs: readInt('LOOM_CONCURRENCY_LEASE_MS', 15 * 60_000, 1),
   inference: {
     modelsFile: read('LOOM_MODELS_FILE'),
     catalogCacheTtlMs: readInt('LOOM_CATALOG_CACHE_TTL_MS', 10_000),

@@ -4,6 +4,7 @@ import { config } from '#shared/config'
 import { listUserMemberships } from '#shared/db/membership-repository'
 import { ForbiddenError, UnauthorizedError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
+import { limitsOf } from '#shared/schemas/rate-limit'
 
 /** Which `Authorization` schemes a route family accepts. */
 export type AuthScheme = 'bearer' | 'basic-or-bearer'
@@ -36,7 +37,11 @@ async function loadPrincipal(key: string): Promise<Principal | undefined> {
   if (record === undefined || record.revokedAt !== undefined) return undefined
   const memberships = await listUserMemberships(record.userId)
   const entities = [...new Set([record.entity, ...memberships.map((m) => m.entity)])].sort()
-  return { userId: record.userId, keyId: record.keyId, entity: record.entity, entities }
+  const principal: Principal = { userId: record.userId, keyId: record.keyId, entity: record.entity, entities }
+  // The limits travel with the cached principal, so enforcing them needs no look-up of its own.
+  const limits = limitsOf(record)
+  if (limits !== undefined) principal.limits = limits
+  return principal
 }
 
 /** Resolves an API key to its principal (cached briefly), or throws 401. */

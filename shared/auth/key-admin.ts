@@ -3,6 +3,7 @@ import { getApiKey, putApiKey } from '#shared/db/api-key-repository'
 import { addMembership } from '#shared/db/membership-repository'
 import { ConflictError } from '#shared/errors/http-error'
 import type { ApiKeyRecord } from '#shared/schemas/api-key'
+import { limitsOf, type RateLimits } from '#shared/schemas/rate-limit'
 
 /** Options for creating or registering a key. */
 export type CreateKeyOptions = {
@@ -12,6 +13,8 @@ export type CreateKeyOptions = {
   /** A chosen plaintext (bootstrap keys); generated when absent. */
   key?: string
   now?: Date
+  /** The key's `rpm`, `tpm` and `concurrency`; unset limits mean unlimited. */
+  limits?: RateLimits
 }
 
 /**
@@ -33,6 +36,7 @@ export async function createApiKey(
     entity: options.entity,
     createdAt: now,
     ...(options.name === undefined ? {} : { name: options.name }),
+    ...limitsOf(options.limits ?? {}),
   }
   const { record, created } = await putApiKey(candidate)
   if (!created && (record.userId !== options.userId || !digestsEqual(record.keyHash, keyHash))) {

@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
 import { queryAll } from '#shared/db/query'
 import { type ApiKeyRecord, ApiKeyRecordSchema } from '#shared/schemas/api-key'
+import { LIMIT_NAMES, type RateLimits } from '#shared/schemas/rate-limit'
 
 // Keys: PK=APIKEY#<keyId> SK=APIKEY. GSI1 lists a user's keys, GSI2 every key (admin listing, small).
 const keyOf = (keyId: string) => ({ PK: `APIKEY#${keyId}`, SK: 'APIKEY' })
@@ -72,6 +73,42 @@ export async function revokeApiKey(keyId: string, at: string): Promise<boolean> 
     return true
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return false
+    throw error
+  }
+}
+
+/** A change of a key's limits: a number sets the limit, `null` removes it, an absent name leaves it as it is. */
+export type LimitChange = { [K in keyof RateLimits]?: number | null }
+
+/** Sets or removes a key's limits; returns the updated record, or undefined when no such key exists. */
+export async function setApiKeyLimits(keyId: string, change: LimitChange): Promise<ApiKeyRecord | undefined> {
+  const set: string[] = []
+  const remove: string[] = []
+  const values: Record<string, unknown> = {}
+  for (const name of LIMIT_NAMES) {
+    const value = change[name]
+    if (value === null) remove.push(name)
+    else if (value !== undefined) {
+      set.push(`${name} = :${name}`)
+      values[`:${name}`] = value
+    }
+  }
+  if (set.length === 0 && remove.length === 0) return getApiKey(keyId)
+  const update = [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: keyOf(keyId),
+        UpdateExpression: update.join(' ').trim(),
+        ConditionExpression: 'attribute_exists(PK)',
+        ...(set.length ? { ExpressionAttributeValues: values } : {}),
+        ReturnValues: 'ALL_NEW',
+      }),
+    )
+    return Attributes === undefined ? undefined : toRecord(Attributes)
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined
     throw error
   }
 }

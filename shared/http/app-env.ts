@@ -23,5 +23,7 @@ export type AppEnv = {
     auth: Principal
     /** Inference only: the project usage is attributed to. */
     project: ProjectRef
+    /** Concurrency slots the request holds, freed once its response ended (`shared/http/rate-limit.ts`). */
+    releases: (() => Promise<void>)[] | undefined
   }
 }

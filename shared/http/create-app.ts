@@ -8,6 +8,7 @@ import { tracingErrorResponse } from '#shared/errors/tracing-errors'
 import { trainingErrorResponse } from '#shared/errors/training-errors'
 import type { AppEnv, Family } from '#shared/http/app-env'
 import { principalFromAuthorizer } from '#shared/http/authorizer-context'
+import { rateLimits } from '#shared/http/rate-limit'
 import { bodyLimit } from '#shared/http/request-body'
 import { logger } from '#shared/logger'
 
@@ -87,6 +88,8 @@ function createFamilyApp({ family, errors, scheme, extra = [] }: FamilyOptions):
   app.use(bodyLimit(config.maxBodyBytes))
   if (scheme !== undefined) app.use(auth(scheme))
   for (const middleware of extra) app.use(middleware)
+  // After the project middleware: a request refused for its project header costs no limiter I/O.
+  if (scheme !== undefined) app.use(rateLimits)
   return app
 }
 

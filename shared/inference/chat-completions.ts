@@ -7,6 +7,7 @@ import { readJsonBody } from '#shared/http/read-json'
 import type { ChatBackendCall } from '#shared/inference/backend'
 import { backendFor } from '#shared/inference/backend-registry'
 import { resolveModel } from '#shared/inference/catalog'
+import { admitCompletion, type TokenCharge } from '#shared/inference/completion-limits'
 import { checkServingRules } from '#shared/inference/serving-rules'
 import { firstWithin, type StreamOutcome, sseStream } from '#shared/inference/sse-stream'
 import { traceCompletion, traceOptedOut } from '#shared/inference/trace-completion'
@@ -31,7 +32,7 @@ type Ending = { usage: StreamOutcome['usage']; aborted: boolean; output: unknown
 /** Meters a completion and traces it; resolves when what must precede the end of the response is done. */
 type Finish = (ending: Ending) => Promise<void>
 
-function finisher(c: Context<AppEnv>, call: ChatBackendCall): Finish {
+function finisher(c: Context<AppEnv>, call: ChatBackendCall, charge: TokenCharge | undefined): Finish {
   const project = c.get('project')
   const principal = c.get('auth')
   const traced = config.inference.tracing && !traceOptedOut(c.req.header('loom-trace'))
@@ -39,7 +40,11 @@ function finisher(c: Context<AppEnv>, call: ChatBackendCall): Finish {
   return (ending) => {
     const { usage, aborted } = ending
     recordUsage({ entity: project.entity, project: project.project, model: call.model, usage, aborted })
-    const flushed = afterCompletion()
+    // Token limits count what was generated, aborted or not; awaited with the flush so Lambda cannot freeze it away.
+    const flushed =
+      charge === undefined
+        ? afterCompletion()
+        : Promise.all([afterCompletion(), charge(usage.prompt_tokens + usage.completion_tokens)]).then(() => undefined)
     if (!traced) return flushed
     const trace = traceCompletion({
       principal,
@@ -147,6 +152,7 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
   const request = parseChatRequest(await readJsonBody(c))
   const model = await resolveModel(request.model, c.get('project').entity)
   checkServingRules(request, model)
+  const charge = await admitCompletion(c, model)
   const controller = new AbortController()
   const abort = () => controller.abort()
   watchDisconnect(c, abort)
@@ -157,6 +163,6 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
     created: Math.floor(Date.now() / 1000),
     signal: controller.signal,
   }
-  const finish = finisher(c, call)
+  const finish = finisher(c, call, charge)
   return request.stream === true ? stream(c, call, abort, started, finish) : complete(c, call, started, finish)
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import { RateLimitsSchema } from '#shared/schemas/rate-limit'
 
 /** Settings of a model served by an upstream OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, hosted). */
 export const OpenAiCompatibleSettingsSchema = z.object({
@@ -62,5 +63,9 @@ export const CatalogModelSchema = z.object({
   prices: z.optional(ModelPricesSchema),
   /** Entities allowed to use the model; `*` means every entity. */
   entities: z.array(z.string()),
+  /** Limits applying to each project (`<entity>/<project>`) using the model; absent means unlimited. */
+  rpm: RateLimitsSchema.shape.rpm,
+  tpm: RateLimitsSchema.shape.tpm,
+  concurrency: RateLimitsSchema.shape.concurrency,
 })
 export type CatalogModel = z.infer<typeof CatalogModelSchema>

@@ -106,4 +106,45 @@ describe('npm run models', () => {
     expect(imported.code).toBe(0)
     expect(await getModel(id)).toEqual({ id, backend: { kind: 'reference' }, entities: ['*'], ownedBy: 'loom' })
   }, 60_000)
+
+  it('stores per-project limits given as flags and refuses a limit that is not a positive integer', async () => {
+    // Prepare
+    const id = `org/limits-${randomUUID().slice(0, 8)}`
+    const bad = `org/bad-${randomUUID().slice(0, 8)}`
+
+    // Act
+    const added = await models(
+      'add',
+      id,
+      '--backend',
+      'reference',
+      '--entities',
+      '*',
+      '--rpm',
+      '60',
+      '--tpm',
+      '10000',
+      '--concurrency',
+      '4',
+    )
+    const listed = await models('list')
+    const zero = await models('add', bad, '--backend', 'reference', '--entities', '*', '--concurrency', '0')
+    const fraction = await models('add', bad, '--backend', 'reference', '--entities', '*', '--rpm', '1.5')
+
+    // Assess
+    expect(added.code).toBe(0)
+    expect(await getModel(id)).toEqual({
+      id,
+      backend: { kind: 'reference' },
+      entities: ['*'],
+      rpm: 60,
+      tpm: 10000,
+      concurrency: 4,
+    })
+    expect(listed.stdout).toContain(`${id}  reference built-in engine  entities=*  rpm=60  tpm=10000  concurrency=4`)
+    expect(zero.code).toBe(2)
+    expect(zero.stderr).toContain('--concurrency must be a positive integer')
+    expect(fraction.code).toBe(2)
+    expect(await getModel(bad)).toBeUndefined()
+  }, 60_000)
 })

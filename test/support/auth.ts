@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { createApiKey } from '#shared/auth/key-admin'
+import type { RateLimits } from '#shared/schemas/rate-limit'
 
 /** A freshly registered user with a key in its own entity, plus ready-made `Authorization` headers. */
 export type TestCaller = {
@@ -11,10 +12,13 @@ export type TestCaller = {
   basic: { authorization: string }
 }
 
-/** Registers a new user and key in a new (or the given) entity; unique per call so tests never share state. */
-export async function newCaller(entity = `ent-${randomUUID().slice(0, 8)}`): Promise<TestCaller> {
+/**
+ * Registers a new user and key in a new (or the given) entity, with the given key limits (through the real key
+ * administration code); unique per call so tests never share state.
+ */
+export async function newCaller(entity = `ent-${randomUUID().slice(0, 8)}`, limits?: RateLimits): Promise<TestCaller> {
   const userId = `user-${randomUUID().slice(0, 8)}`
-  const { key, record } = await createApiKey({ userId, entity })
+  const { key, record } = await createApiKey({ userId, entity, ...(limits === undefined ? {} : { limits }) })
   return {
     key,
     keyId: record.keyId,

@@ -108,4 +108,37 @@ describe('inference Lambda handlers', () => {
     expect(result.statusCode).toBe(200)
     expect(JSON.parse(result.body)).toMatchObject({ object: 'usage', project: `${caller.entity}/inference` })
   })
+
+  it('enforces the key limits the authorizer context carries, without a look-up of its own', async () => {
+    // Prepare
+    const minute = 60_000 - (Date.now() % 60_000)
+    if (minute < 5_000) await new Promise((resolve) => setTimeout(resolve, minute + 50))
+    const limited = await newCaller(undefined, { rpm: 1 })
+    const event = () =>
+      restEvent({
+        method: 'GET',
+        path: '/v1/usage',
+        headers: limited.bearer,
+        authorizer: principalToAuthorizerContext({
+          userId: limited.userId,
+          keyId: limited.keyId,
+          entity: limited.entity,
+          entities: [limited.entity],
+          limits: { rpm: 1 },
+        }),
+      })
+    type Result = { statusCode: number; body: string; multiValueHeaders?: Record<string, string[]> }
+
+    // Act
+    const first = (await usageHandler(event(), lambdaContext())) as unknown as Result
+    const refused = (await usageHandler(event(), lambdaContext())) as unknown as Result
+
+    // Assess
+    expect(first.statusCode).toBe(200)
+    expect(refused.statusCode).toBe(429)
+    expect(JSON.parse(refused.body)).toEqual({
+      error: { message: 'Rate limit reached for requests', type: 'RateLimitError', param: null, code: 429 },
+    })
+    expect(refused.multiValueHeaders?.['retry-after']?.[0]).toMatch(/^\d+$/)
+  })
 })

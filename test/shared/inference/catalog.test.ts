@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { config } from '#shared/config'
 import { putModel } from '#shared/db/model-repository'
-import { allModels, clearCatalogCache, modelsFor, resolveModel } from '#shared/inference/catalog'
+import { allModels, clearCatalogCache, modelsFor, parseCatalogFile, resolveModel } from '#shared/inference/catalog'
 
 afterEach(() => {
   config.inference.modelsFile = undefined
@@ -50,6 +50,21 @@ describe('model catalog', () => {
     clearCatalogCache()
     await expect(allModels()).rejects.toThrow(/invalid model at 0\.backend/)
     await rm(dir, { recursive: true, force: true })
+  })
+
+  it('reads per-project limits from a catalog file and refuses one that is not a positive integer', () => {
+    // Prepare
+    const model = { id: 'm', backend: { kind: 'reference' }, entities: ['*'], rpm: 60, tpm: 1000, concurrency: 2 }
+
+    // Act
+    const parsed = parseCatalogFile(JSON.stringify(model))
+
+    // Assess
+    expect(parsed).toEqual([model])
+    expect(() => parseCatalogFile(JSON.stringify([{ ...model, concurrency: 0 }]))).toThrow(
+      /invalid model at 0\.concurrency/,
+    )
+    expect(() => parseCatalogFile(JSON.stringify({ ...model, rpm: 2.5 }))).toThrow(/invalid model at rpm/)
   })
 
   it('gives each entity only its permitted models and 404s the rest', async () => {

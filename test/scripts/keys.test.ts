@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import { authenticateKey, clearAuthCache } from '#shared/auth/authenticate'
+import { config } from '#shared/config'
+import { getApiKey } from '#shared/db/api-key-repository'
+
+const run = promisify(execFile)
+
+async function keys(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = {
+    ...process.env,
+    DYNAMODB_ENDPOINT: config.dynamoEndpoint ?? '',
+    LOOM_TABLE_NAME: config.tableName ?? '',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  }
+  try {
+    const { stdout, stderr } = await run(join(process.cwd(), 'node_modules/.bin/tsx'), ['scripts/keys.ts', ...args], {
+      env,
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+describe('npm run keys limits', () => {
+  it('creates a key with limits, changes and removes them with set-limits, and the principal carries them', async () => {
+    // Prepare
+    const user = `user-${randomUUID().slice(0, 8)}`
+    const entity = `ent-${randomUUID().slice(0, 8)}`
+
+    // Act
+    const created = await keys(
+      'create',
+      '--user',
+      user,
+      '--entity',
+      entity,
+      '--rpm',
+      '30',
+      '--tpm',
+      '5000',
+      '--concurrency',
+      '2',
+    )
+    const key = /API key \(shown once, store it now\): (\S+)/.exec(created.stdout)?.[1] ?? ''
+    const keyId = /Created key (\S+)/.exec(created.stdout)?.[1] ?? ''
+    const stored = await getApiKey(keyId)
+    clearAuthCache()
+    const principal = await authenticateKey(key)
+    const changed = await keys('set-limits', keyId, '--rpm', 'none', '--concurrency', '5')
+    const afterChange = await getApiKey(keyId)
+    const listed = await keys('list', '--user', user)
+
+    // Assess
+    expect(created.code).toBe(0)
+    expect(created.stdout).toContain('(rpm=30 tpm=5000 concurrency=2)')
+    expect(stored).toMatchObject({ rpm: 30, tpm: 5000, concurrency: 2 })
+    expect(principal.limits).toEqual({ rpm: 30, tpm: 5000, concurrency: 2 })
+    expect(changed.code).toBe(0)
+    expect(changed.stdout).toContain(`Limits of ${keyId}: tpm=5000 concurrency=5.`)
+    expect(afterChange?.rpm).toBeUndefined()
+    expect(afterChange).toMatchObject({ tpm: 5000, concurrency: 5 })
+    expect(listed.stdout).toContain('tpm=5000 concurrency=5')
+  }, 60_000)
+
+  it('refuses bad limit values, an unknown key and a set-limits without limits', async () => {
+    // Prepare
+    const user = `user-${randomUUID().slice(0, 8)}`
+
+    // Act
+    const zero = await keys('create', '--user', user, '--entity', 'e-bad', '--rpm', '0')
+    const none = await keys('create', '--user', user, '--entity', 'e-bad', '--tpm', 'none')
+    const unknown = await keys('set-limits', 'nokey', '--rpm', '3')
+    const empty = await keys('set-limits', 'nokey')
+    const listed = await keys('list', '--user', user)
+
+    // Assess
+    expect(zero.code).toBe(2)
+    expect(zero.stderr).toContain('--rpm must be a positive integer')
+    expect(none.code).toBe(2)
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('No key with id nokey')
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toContain('needs at least one of')
+    expect(listed.stdout).toContain('No keys.')
+  }, 60_000)
+})
