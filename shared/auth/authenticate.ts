@@ -3,17 +3,20 @@ import { findApiKey } from '#shared/auth/key-admin'
 import { config } from '#shared/config'
 import { listUserMemberships } from '#shared/db/membership-repository'
 import { ForbiddenError, UnauthorizedError } from '#shared/errors/http-error'
+import { RefreshingCache } from '#shared/refreshing-cache'
 import type { Principal } from '#shared/schemas/api-key'
 import { limitsOf } from '#shared/schemas/rate-limit'
 
 /** Which `Authorization` schemes a route family accepts. */
 export type AuthScheme = 'bearer' | 'basic-or-bearer'
 
-type CacheEntry = { principal: Principal | undefined; expires: number }
-
-// Keyed by the key's digest, never the plaintext. Bounded; the oldest entry is evicted first (Map keeps insertion
-// order). A revoked key or a new membership takes effect once the entry expires (config.authCacheTtlMs).
-const cache = new Map<string, CacheEntry>()
+// Keyed by the key's digest, never the plaintext. A revoked key or a new membership takes effect once the entry
+// expires (config.authCacheTtlMs).
+const cache = new RefreshingCache<Principal | undefined>({
+  name: 'API key',
+  ttlMs: () => config.authCacheTtlMs,
+  maxEntries: () => config.authCacheMaxEntries,
+})
 
 /** Extracts the API key from an `Authorization` header, or throws 401. */
 export function parseAuthorization(header: string | undefined, scheme: AuthScheme): string {
@@ -46,21 +49,9 @@ async function loadPrincipal(key: string): Promise<Principal | undefined> {
 
 /** Resolves an API key to its principal (cached briefly), or throws 401. */
 export async function authenticateKey(key: string, now = Date.now()): Promise<Principal> {
-  const digest = hashApiKey(key)
-  let entry = cache.get(digest)
-  if (entry === undefined || entry.expires <= now) {
-    cache.delete(digest)
-    entry = { principal: await loadPrincipal(key), expires: now + config.authCacheTtlMs }
-    if (config.authCacheTtlMs > 0) {
-      if (cache.size >= config.authCacheMaxEntries) {
-        const oldest = cache.keys().next().value
-        if (oldest !== undefined) cache.delete(oldest)
-      }
-      cache.set(digest, entry)
-    }
-  }
-  if (entry.principal === undefined) throw new UnauthorizedError('Authentication failed')
-  return entry.principal
+  const principal = await cache.get(hashApiKey(key), () => loadPrincipal(key), now)
+  if (principal === undefined) throw new UnauthorizedError('Authentication failed')
+  return principal
 }
 
 /** Authenticates an `Authorization` header for a route family. */

@@ -3,11 +3,15 @@ import { safeParse } from 'zod/mini'
 import { config } from '#shared/config'
 import { listModels } from '#shared/db/model-repository'
 import { BadRequestError, NotFoundError } from '#shared/errors/http-error'
+import { RefreshingCache } from '#shared/refreshing-cache'
 import { type CatalogModel, CatalogModelSchema } from '#shared/schemas/model'
 
 let fileModels: CatalogModel[] | undefined
-let cached: { models: CatalogModel[]; expires: number } | undefined
-let inflight: Promise<CatalogModel[]> | undefined
+const cache = new RefreshingCache<CatalogModel[]>({
+  name: 'model catalog',
+  ttlMs: () => config.inference.catalogCacheTtlMs,
+  maxEntries: () => 1,
+})
 
 /** Parses a catalog file's text: one model object or an array of them; throws with the first problem. */
 export function parseCatalogFile(text: string, source = 'models file'): CatalogModel[] {
@@ -38,19 +42,13 @@ async function load(): Promise<CatalogModel[]> {
 }
 
 /** Every catalog model (table and config file), cached for `catalogCacheTtlMs` so the hot path rarely reads. */
-export async function allModels(now = Date.now()): Promise<CatalogModel[]> {
-  if (cached !== undefined && cached.expires > now) return cached.models
-  inflight ??= load().finally(() => {
-    inflight = undefined
-  })
-  const models = await inflight
-  cached = { models, expires: now + config.inference.catalogCacheTtlMs }
-  return models
+export function allModels(now = Date.now()): Promise<CatalogModel[]> {
+  return cache.get('catalog', load, now)
 }
 
 /** Forgets the cached catalog (tests, the CLI in the same process). */
 export function clearCatalogCache(): void {
-  cached = undefined
+  cache.clear()
   fileModels = undefined
 }
 
