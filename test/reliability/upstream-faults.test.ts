@@ -9,15 +9,13 @@ import { config } from '#shared/config'
 import { listUsage } from '#shared/db/usage-repository'
 import { estimatePromptTokens, flushUsage, hourOf } from '#shared/inference/usage-meter'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
-import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
+import { jsonInit } from '../support/auth.js'
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
-import { addUpstreamModel } from '../support/models.js'
+import { addUpstreamModel, upstreamModelFixture } from '../support/models.js'
 import { sseChunks, sseEvents } from '../support/sse.js'
-import { promptTokensOf, startVllmUpstream, type VllmUpstream } from '../support/vllm-upstream.js'
+import { promptTokensOf } from '../support/vllm-upstream.js'
 
-let upstream: VllmUpstream
-let caller: TestCaller
-let model: string
+const { upstream, caller, model } = await upstreamModelFixture()
 const savedInference = { ...config.inference }
 const savedDynamo = { ...config.dynamo }
 
@@ -29,12 +27,6 @@ const UNAVAILABLE = {
   code: 503,
 }
 
-beforeAll(async () => {
-  upstream = await startVllmUpstream()
-  caller = await newCaller()
-  model = (await addUpstreamModel(upstream.baseUrl, [caller.entity])).id
-})
-
 beforeEach(() => {
   upstream.behave({})
   Object.assign(config.inference, savedInference)
@@ -44,7 +36,6 @@ beforeEach(() => {
 afterAll(async () => {
   Object.assign(config.inference, savedInference)
   Object.assign(config.dynamo, savedDynamo)
-  await upstream.close()
 })
 
 function chat(body: Record<string, unknown>, project?: string) {

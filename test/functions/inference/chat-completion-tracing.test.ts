@@ -1,24 +1,11 @@
 import '../../support/lambda-shim.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
 import { app as queryApp } from '#functions/tracing/stream-query-calls/handler'
-import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
-import { addUpstreamModel } from '../../support/models.js'
-import { startVllmUpstream, type VllmUpstream } from '../../support/vllm-upstream.js'
+import { jsonInit } from '../../support/auth.js'
+import { upstreamModelFixture } from '../../support/models.js'
 
-let upstream: VllmUpstream
-let caller: TestCaller
-let model: string
-
-beforeAll(async () => {
-  upstream = await startVllmUpstream()
-  caller = await newCaller()
-  model = (await addUpstreamModel(upstream.baseUrl, [caller.entity])).id
-})
-
-afterAll(async () => {
-  await upstream.close()
-})
+const { caller, model } = await upstreamModelFixture()
 
 type Call = {
   op_name: string

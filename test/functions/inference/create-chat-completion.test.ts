@@ -1,35 +1,21 @@
 import '../../support/lambda-shim.js'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
 import { config } from '#shared/config'
 import { listUsage } from '#shared/db/usage-repository'
 import { flushUsage, hourOf } from '#shared/inference/usage-meter'
-import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
-import { addUpstreamModel } from '../../support/models.js'
+import { jsonInit, newCaller } from '../../support/auth.js'
+import { addUpstreamModel, upstreamModelFixture } from '../../support/models.js'
 import { sseChunks, sseEvents } from '../../support/sse.js'
-import { startVllmUpstream, type VllmUpstream } from '../../support/vllm-upstream.js'
+import { startVllmUpstream } from '../../support/vllm-upstream.js'
 
-let upstream: VllmUpstream
-let caller: TestCaller
-let model: string
-
-beforeAll(async () => {
-  upstream = await startVllmUpstream()
-  caller = await newCaller()
-  model = (
-    await addUpstreamModel(upstream.baseUrl, [caller.entity], {
-      backend: { kind: 'openai-compatible', baseUrl: upstream.baseUrl, upstreamModel: 'served-name' },
-    })
-  ).id
-})
+const { upstream, caller, model } = await upstreamModelFixture((baseUrl) => ({
+  backend: { kind: 'openai-compatible', baseUrl, upstreamModel: 'served-name' },
+}))
 
 beforeEach(() => {
   upstream.behave({})
   config.inference.heartbeatMs = 2_000
-})
-
-afterAll(async () => {
-  await upstream.close()
 })
 
 const messages = [{ role: 'user', content: 'Hello big world' }]

@@ -1,29 +1,16 @@
 import '../../support/lambda-shim.js'
 import { PassThrough } from 'node:stream'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { handler as chatHandler } from '#functions/inference/create-chat-completion/handler'
 import { handler as usageHandler } from '#functions/inference/get-usage/handler'
 import { app as queryStatsApp } from '#functions/tracing/query-call-stats/handler'
 import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
-import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
+import { jsonInit, newCaller } from '../../support/auth.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
-import { addUpstreamModel } from '../../support/models.js'
+import { upstreamModelFixture } from '../../support/models.js'
 import { sseChunks } from '../../support/sse.js'
-import { startVllmUpstream, type VllmUpstream } from '../../support/vllm-upstream.js'
 
-let upstream: VllmUpstream
-let caller: TestCaller
-let model: string
-
-beforeAll(async () => {
-  upstream = await startVllmUpstream()
-  caller = await newCaller()
-  model = (await addUpstreamModel(upstream.baseUrl, [caller.entity])).id
-})
-
-afterAll(async () => {
-  await upstream.close()
-})
+const { caller, model } = await upstreamModelFixture()
 
 // Behind API Gateway the REQUEST authorizer has resolved the key and passes the principal in the context.
 const authorizer = () =>
