@@ -3,7 +3,7 @@
  * with in-memory DynamoDB, spawned as its own process) over loopback HTTP: tracing ingest, feedback, objects, queries,
  * chat completions on `loom/reference-1` through the `openai` SDK (buffered and streamed) and training logs, from a
  * fixed number of concurrent workers. Afterwards every acknowledged write is read back through the public read
- * endpoints. Prints per-operation figures and a Markdown section; exits 1 on any error or lost write.
+ * endpoints (and checked for duplicates). Prints per-operation figures; exits 1 on any error, lost or doubled write.
  */
 import { randomUUID } from 'node:crypto'
 import { parseArgs } from 'node:util'
@@ -118,6 +118,21 @@ const OPS: [name: string, weight: number, run: () => Promise<void>][] = [
     },
   ],
   [
+    // A client retry racing its original (a timeout on a write that did land): both must succeed, nothing doubles.
+    'call/upsert_batch sent twice',
+    2,
+    async () => {
+      const traceId = randomUUID()
+      const calls = Array.from({ length: 5 }, (_, i) => callParts(traceId, null, i))
+      const batch = calls.flatMap((c) => [
+        { mode: 'start', req: { start: c.start } },
+        { mode: 'end', req: { end: c.end } },
+      ])
+      await Promise.all([post('/call/upsert_batch', { batch }), post('/call/upsert_batch', { batch })])
+      acked.calls.push(...calls.map((c) => c.id))
+    },
+  ],
+  [
     'call/start + call/end',
     4,
     async () => {
@@ -140,6 +155,20 @@ const OPS: [name: string, weight: number, run: () => Promise<void>][] = [
       }
       const res = (await post('/feedback/create', body)) as { id: string }
       acked.feedback.push(res.id)
+    },
+  ],
+  [
+    'feedback/create sent twice',
+    1,
+    async () => {
+      const body = { project_id: PROJECT, weave_ref: `weave:///${PROJECT}/call/x`, feedback_type: 'note', payload: {} }
+      const headers = { ...basic, 'x-weave-retry-id': randomUUID() }
+      const [a, b] = (await Promise.all([
+        post('/feedback/create', body, headers),
+        post('/feedback/create', body, headers),
+      ])) as { id: string }[]
+      if (a?.id !== b?.id) throw new Error(`a retried create answered two ids: ${a?.id} and ${b?.id}`)
+      acked.feedback.push((a as { id: string }).id)
     },
   ],
   [
@@ -298,6 +327,7 @@ rows.push(
   `| **all** | ${fmt(total)} | ${fmt(total / elapsedS, 1)} | ${fmt(pct(all, 0.5), 1)} | ${fmt(pct(all, 0.99), 1)} | ${totalErrors} |`,
 )
 const lostTotal = Object.values(lost.lost).reduce((n, v) => n + v, 0)
+const duplicatedTotal = Object.values(lost.duplicated).reduce((n, v) => n + v, 0)
 process.stdout.write(
   [
     '',
@@ -309,11 +339,12 @@ process.stdout.write(
     '',
     'Acknowledged writes read back:',
     ...Object.entries(lost.checked).map(([k, v]) => `- ${k}: ${fmt(v)} checked, ${lost.lost[k] ?? 0} lost`),
+    ...Object.entries(lost.duplicated).map(([k, v]) => `- ${k}: ${v}`),
     ...lost.notes.map((n) => `- ${n}`),
     '',
-    `errors: ${totalErrors}, lost writes: ${lostTotal}`,
+    `errors: ${totalErrors}, lost writes: ${lostTotal}, duplicated writes: ${duplicatedTotal}`,
     ...[...stats].flatMap(([name, s]) => s.samples.map((m) => `  ${name}: ${m}`)),
     '',
   ].join('\n'),
 )
-process.exit(totalErrors > 0 || lostTotal > 0 ? 1 : 0)
+process.exit(totalErrors > 0 || lostTotal > 0 || duplicatedTotal > 0 ? 1 : 0)

@@ -17,8 +17,13 @@ export type Target = {
   inferenceProject: string
 }
 
-/** How many writes of each kind were checked and how many were not readable; notes on anything odd. */
-export type Verdict = { checked: Record<string, number>; lost: Record<string, number>; notes: string[] }
+/** How many writes of each kind were checked, how many were not readable or read back twice; notes. */
+export type Verdict = {
+  checked: Record<string, number>
+  lost: Record<string, number>
+  duplicated: Record<string, number>
+  notes: string[]
+}
 
 const CHUNK = 200
 
@@ -40,35 +45,38 @@ async function get(t: Target, path: string): Promise<unknown> {
   return JSON.parse(text)
 }
 
-/** Calls: `calls/stream_query` by ids in chunks; a call counts as lost when missing or when its end is missing. */
-async function lostCalls(t: Target, ids: string[]): Promise<number> {
+/**
+ * Calls: `calls/stream_query` by ids in chunks; a call counts as lost when missing or when its end is missing, and
+ * as duplicated when listed more than once.
+ */
+async function checkCalls(t: Target, ids: string[]): Promise<{ lost: number; duplicated: number }> {
   let lost = 0
+  let duplicated = 0
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK)
     const text = await post(t, '/calls/stream_query', { project_id: t.project, filter: { call_ids: chunk } })
-    const ended = new Set(
-      text
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as { id: string; ended_at: string | null })
-        .filter((c) => c.ended_at !== null)
-        .map((c) => c.id),
-    )
+    const rows = text
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { id: string; ended_at: string | null })
+    const ended = new Set(rows.filter((c) => c.ended_at !== null).map((c) => c.id))
     lost += chunk.filter((id) => !ended.has(id)).length
+    duplicated += rows.length - new Set(rows.map((c) => c.id)).size
   }
-  return lost
+  return { lost, duplicated }
 }
 
-/** Feedback: every row of the project through `feedback/query`, paged. */
-async function lostFeedback(t: Target, ids: string[]): Promise<number> {
-  const seen = new Set<string>()
+/** Feedback: every row of the project through `feedback/query`, paged; rows nobody was answered are extras. */
+async function checkFeedback(t: Target, ids: string[]): Promise<{ lost: number; extra: number }> {
+  const seen: string[] = []
   for (let offset = 0; ; offset += 1_000) {
     const text = await post(t, '/feedback/query', { project_id: t.project, fields: ['id'], limit: 1_000, offset })
     const page = (JSON.parse(text) as { result: { id: string }[] }).result
-    for (const row of page) seen.add(row.id)
+    seen.push(...page.map((row) => row.id))
     if (page.length < 1_000) break
   }
-  return ids.filter((id) => !seen.has(id)).length
+  const seenSet = new Set(seen)
+  return { lost: ids.filter((id) => !seenSet.has(id)).length, extra: seen.length - new Set(ids).size }
 }
 
 /** Objects: each acknowledged version through `obj/read`, a few at a time. */
@@ -100,6 +108,9 @@ export async function verifyWrites(
 ): Promise<Verdict> {
   const calls = [...new Set(acked.calls)]
   const notes: string[] = []
+  const callCheck = await checkCalls(t, calls)
+  const feedbackCheck = await checkFeedback(t, acked.feedback)
+  const stats = JSON.parse(await post(t, '/calls/query_stats', { project_id: t.project })) as { count: number }
   const verdict: Verdict = {
     checked: {
       calls: calls.length,
@@ -109,12 +120,19 @@ export async function verifyWrites(
       'metered completions': acked.usage.requests,
     },
     lost: {
-      calls: await lostCalls(t, calls),
-      feedback: await lostFeedback(t, acked.feedback),
+      calls: callCheck.lost,
+      feedback: feedbackCheck.lost,
       objects: await lostObjects(t, acked.objects),
+    },
+    duplicated: {
+      'calls listed twice': callCheck.duplicated,
+      'feedback rows beyond the acknowledged ids': Math.max(0, feedbackCheck.extra),
+      'calls/query_stats count beyond the acknowledged calls': Math.max(0, stats.count - calls.length),
     },
     notes,
   }
+  notes.push(`calls/query_stats count ${stats.count} for ${calls.length} acknowledged calls`)
+  if (stats.count < calls.length) verdict.lost['calls/query_stats count'] = calls.length - stats.count
   const history = (await get(t, `/v1/preview/models/${run.trainingModel}/metrics`)) as { rows: { log_id: string }[] }
   const logged = new Set(history.rows.map((r) => r.log_id))
   verdict.lost['training logs'] = acked.logs.filter((id) => !logged.has(id)).length

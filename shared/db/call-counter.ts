@@ -11,7 +11,8 @@ import { queryAll } from '#shared/db/query'
  * `ADD` is not idempotent, so every increment is guarded by idempotency tokens (`+<call id>`, `-<call id>`) held in
  * the shard's `pending` string set while the request that counted them finishes its writes: the `ADD` is conditional
  * on none of its tokens being pending, and a retried request (same body, so same shard) finds them there and skips.
- * Callers only count calls they have just read as new, so a retry after a completed request counts nothing either.
+ * Callers count only the calls their own conditional write just created or deleted, so neither a retry after a
+ * completed request nor one racing it counts a call twice.
  */
 
 /** Number of counter shards per project. */

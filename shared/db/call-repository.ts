@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { BatchGetCommand, BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { BatchGetCommand, BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
 import {
   type CallEndItem,
@@ -122,6 +122,24 @@ export async function putCallItems(items: Record<string, unknown>[]): Promise<vo
       requests = (res.UnprocessedItems?.[table()] ?? []) as typeof requests
     }
   })
+}
+
+/**
+ * Stores the start items (from `startRecord`) whose call has no stored start yet, one conditional PutItem each
+ * (several at once), and returns the ids it created. A start stored meanwhile, by an earlier attempt or by a retry
+ * racing this request, is left as it is and not returned, so exactly one writer creates (and counts) each call.
+ */
+export async function putNewStarts(items: Record<string, unknown>[]): Promise<string[]> {
+  const created: string[] = []
+  await inPool(items, async (Item) => {
+    try {
+      await db().send(new PutCommand({ TableName: table(), Item, ConditionExpression: 'attribute_not_exists(PK)' }))
+      created.push(Item.id as string)
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error
+    }
+  })
+  return created
 }
 
 /**

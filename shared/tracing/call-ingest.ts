@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import * as z from 'zod/mini'
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import { countCalls } from '#shared/db/call-counter'
-import { callPk, endRecord, getCallParts, putCallItems, startRecord } from '#shared/db/call-repository'
+import { callPk, endRecord, getCallParts, putCallItems, putNewStarts, startRecord } from '#shared/db/call-repository'
 import { storeJson } from '#shared/db/large-value'
 import { claimRetryValue } from '#shared/db/retry-key-repository'
 import { BadRequestError } from '#shared/errors/http-error'
@@ -165,22 +165,24 @@ async function ingestProject(
         .join('\n'),
     )
     .digest('hex')
+  const startItems = await Promise.all(fresh.map(async (s) => startRecord(await buildStart(s, userId))))
+  const endItems = await Promise.all(
+    ends.map(async (e) =>
+      endRecord(
+        await buildEnd(e, opt(e.trace_id) ?? startById.get(e.id)?.trace_id ?? stored.get(e.id)?.start?.trace_id),
+      ),
+    ),
+  )
+  // Only the writer whose conditional put created a start counts it: a retry racing its original read the call as
+  // new too, and counting what was read as new counted it twice. A crash between the put and the count leaves the
+  // call uncounted (an under-count, never a double one).
+  const created = await putNewStarts(startItems)
+  await putCallItems(endItems)
   const release = await countCalls(
     project,
-    fresh.map((s) => `+${s.id}`),
+    created.map((id) => `+${id}`),
     1,
     seed,
   )
-  const records = [
-    ...(await Promise.all(fresh.map(async (s) => startRecord(await buildStart(s, userId))))),
-    ...(await Promise.all(
-      ends.map(async (e) =>
-        endRecord(
-          await buildEnd(e, opt(e.trace_id) ?? startById.get(e.id)?.trace_id ?? stored.get(e.id)?.start?.trace_id),
-        ),
-      ),
-    )),
-  ]
-  await putCallItems(records)
   await release()
 }
