@@ -175,7 +175,7 @@ const OPS: [name: string, weight: number, run: () => Promise<void>][] = [
     'obj/create',
     2,
     async () => {
-      const objectId = `cfg-${Math.floor(Math.random() * 20)}`
+      const objectId = `cfg-${Math.floor(Math.random() * 5)}`
       const val = { temperature: Math.random(), tags: ['load', randomUUID()] }
       const res = (await post('/obj/create', { obj: { project_id: PROJECT, object_id: objectId, val } })) as {
         digest: string
@@ -339,6 +339,9 @@ process.stdout.write(
     '',
     'Acknowledged writes read back:',
     ...Object.entries(lost.checked).map(([k, v]) => `- ${k}: ${fmt(v)} checked, ${lost.lost[k] ?? 0} lost`),
+    ...Object.entries(lost.lost)
+      .filter(([k]) => lost.checked[k] === undefined)
+      .map(([k, v]) => `- ${k}: ${v} wrong`),
     ...Object.entries(lost.duplicated).map(([k, v]) => `- ${k}: ${v}`),
     ...lost.notes.map((n) => `- ${n}`),
     '',

@@ -98,6 +98,29 @@ async function lostObjects(t: Target, objects: Acked['objects']): Promise<number
 }
 
 /**
+ * Object versions per object id through `objs/query`: every acknowledged digest listed once, version indexes 0..n-1
+ * without repeats, and exactly one version marked latest. Returns how many objects break that.
+ */
+async function badObjectHistories(t: Target, objects: Acked['objects']): Promise<number> {
+  const byId = new Map<string, Set<string>>()
+  for (const o of objects) byId.set(o.objectId, (byId.get(o.objectId) ?? new Set()).add(o.digest))
+  let bad = 0
+  for (const [objectId, digests] of byId) {
+    const body = { project_id: t.project, filter: { object_ids: [objectId], latest_only: false }, metadata_only: true }
+    const { objs } = JSON.parse(await post(t, '/objs/query', body)) as {
+      objs: { digest: string; version_index: number; is_latest: number }[]
+    }
+    const listed = new Set(objs.map((o) => o.digest))
+    const indexes = objs.map((o) => o.version_index).sort((a, b) => a - b)
+    const dense = indexes.every((v, i) => v === i)
+    const latest = objs.filter((o) => o.is_latest === 1).length
+    const complete = [...digests].every((d) => listed.has(d)) && listed.size === objs.length
+    if (!dense || latest !== 1 || !complete) bad++
+  }
+  return bad
+}
+
+/**
  * Reads every acknowledged write back through the public read endpoints. Usage counters must equal what the
  * completions reported (the meter adds each finished completion once); fewer means lost, more means double-counted.
  */
@@ -123,6 +146,7 @@ export async function verifyWrites(
       calls: callCheck.lost,
       feedback: feedbackCheck.lost,
       objects: await lostObjects(t, acked.objects),
+      'object histories (versions, indexes, latest)': await badObjectHistories(t, acked.objects),
     },
     duplicated: {
       'calls listed twice': callCheck.duplicated,
