@@ -13,8 +13,14 @@ import { startVllmUpstream, type VllmUpstream } from '../support/vllm-upstream.j
 // stays within a few seconds per target on two shared cores (the reference engine generates on the same CPU).
 const RUNS = 300
 
-/** A request the fuzzer sends: body text (undefined for none) and content type (undefined for none). */
-type Case = { body: string | undefined; contentType: string | undefined; stream: boolean }
+/** A request the fuzzer sends: body text, content type, project and request-id headers (undefined for none). */
+type Case = {
+  body: string | undefined
+  contentType: string | undefined
+  stream: boolean
+  project: string | undefined
+  requestId: string | undefined
+}
 
 const smallInt = (min: number, max: number) => fc.integer({ min, max })
 const plausibleNumber = fc.oneof(fc.double({ min: -2, max: 2, noNaN: true }), fc.integer({ min: -5, max: 5 }))
@@ -210,11 +216,26 @@ function cases(model: string): fc.Arbitrary<Case> {
       arbitrary: fc.constantFrom<string | undefined>(undefined, 'text/plain', 'application/x-www-form-urlencoded'),
     },
   )
-  return fc.record({ t: text, contentType }).map(({ t, contentType: ct }) => ({
-    body: t.text,
-    contentType: ct,
-    stream: t.stream,
-  }))
+  // Mostly none or the caller's own project; otherwise malformed, over-long or another entity's.
+  const project = fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(undefined, `${caller.entity}/fuzz`) },
+    { weight: 1, arbitrary: fc.constantFrom('', 'a/b/c', '/', `${caller.entity}/`, 'ent-other/p', 'x'.repeat(3000)) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
+  )
+  const requestId = fc.oneof(
+    { weight: 8, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 60 }) },
+    { weight: 1, arbitrary: fc.constantFrom('x'.repeat(8_000), ' ', 'req-1') },
+  )
+  return fc
+    .record({ t: text, contentType, project, requestId })
+    .map(({ t, contentType: ct, project: p, requestId: r }) => ({
+      body: t.text,
+      contentType: ct,
+      stream: t.stream,
+      project: p,
+      requestId: r,
+    }))
 }
 
 /** Why a response breaks the contract (undefined when it does not). */
@@ -304,6 +325,8 @@ describe('POST /v1/chat/completions under fuzzed bodies', () => {
       fc.asyncProperty(cases(model()), async (c) => {
         const headers: Record<string, string> = { ...caller.bearer }
         if (c.contentType !== undefined) headers['content-type'] = c.contentType
+        if (c.project !== undefined) headers['openai-project'] = c.project
+        if (c.requestId !== undefined) headers['x-request-id'] = c.requestId
         const res = await app.request('/v1/chat/completions', {
           method: 'POST',
           headers,
