@@ -125,21 +125,36 @@ export async function putCallItems(items: Record<string, unknown>[]): Promise<vo
 }
 
 /**
- * Stores the start items (from `startRecord`) whose call has no stored start yet, one conditional PutItem each
- * (several at once), and returns the ids it created. A start stored meanwhile, by an earlier attempt or by a retry
- * racing this request, is left as it is and not returned, so exactly one writer creates (and counts) each call.
+ * Stores start items (from `startRecord`) only where the call has no stored start yet, one conditional PutItem each
+ * (several at once): for the rare writer that may not overwrite a start another request is writing.
  */
-export async function putNewStarts(items: Record<string, unknown>[]): Promise<string[]> {
-  const created: string[] = []
+export async function putStartsIfAbsent(items: Record<string, unknown>[]): Promise<void> {
   await inPool(items, async (Item) => {
     try {
       await db().send(new PutCommand({ TableName: table(), Item, ConditionExpression: 'attribute_not_exists(PK)' }))
-      created.push(Item.id as string)
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error
     }
   })
-  return created
+}
+
+/** The ids among `ids` whose stored start was written by the request that counted it (`counted`), read strongly. */
+export async function countedStarts(project: string, ids: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>()
+  const keys = [...new Set(ids)].map((id) => ({ PK: callPk(project, id), SK: 'S' }))
+  const chunks: (typeof keys)[] = []
+  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
+  await inPool(chunks, async (chunk) => {
+    let pending: Record<string, unknown>[] = chunk
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 10 * 2 ** attempt)))
+      const request = { Keys: pending, ConsistentRead: true, ProjectionExpression: 'id, counted' }
+      const res = await db().send(new BatchGetCommand({ RequestItems: { [table()]: request } }))
+      for (const item of res.Responses?.[table()] ?? []) if (item.counted === true) found.add(item.id as string)
+      pending = (res.UnprocessedKeys?.[table()]?.Keys ?? []) as Record<string, unknown>[]
+    }
+  })
+  return found
 }
 
 /**

@@ -162,12 +162,12 @@ export async function deleteCalls(project: string, ids: readonly string[], now =
   const results = await Promise.all(targets.map((id) => markCallDeleted(project, id, deletedAt)))
   // Only the conditional update that marked a call deleted uncounts it, so concurrent deletes never uncount twice.
   const marked = targets.filter((_, i) => results[i])
-  const release = await countCalls(
+  const count = await countCalls(
     project,
     marked.map((id) => `-${id}`),
     -1,
     seed,
   )
-  await release()
+  await count.release()
   return marked.length
 }
