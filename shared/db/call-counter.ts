@@ -11,7 +11,9 @@ import { queryAll } from '#shared/db/query'
  * `ADD` is not idempotent, so every increment is guarded by idempotency tokens (`+<call id>`, `-<call id>`) held in
  * the shard's `pending` string set while the request that counted them finishes its writes: the `ADD` is conditional
  * on none of its tokens being pending, and a retried request (same body, so same shard) finds them there and skips.
- * Callers only count calls they have just read as new, so a retry after a completed request counts nothing either.
+ * A retry racing its original may read a call as new, yet count it only after the original released its tokens; so
+ * ingest re-reads the calls it counted and takes back those a counting writer already stored (see call-ingest.ts),
+ * and deletes count only what their own conditional update marked.
  */
 
 /** Number of counter shards per project. */
@@ -51,27 +53,51 @@ async function addGuarded(key: Record<string, string>, tokens: string[], delta: 
   }
 }
 
+/** What `countCalls` did: the tokens it counted (and holds pending), how to take some back, and the release. */
+export type CallCount = {
+  counted: readonly string[]
+  /** Takes back the count of tokens this request counted but must not (their change was already counted). */
+  undo: (tokens: readonly string[]) => Promise<void>
+  release: () => Promise<void>
+}
+
 /**
- * Adds `delta` per token to the project's count unless a token is already pending (a retry), and returns the
- * function that clears the tokens once the caller's item writes are done. `seed` must be derived from the request
- * body (not from what is new), so a retry lands on the same shard.
+ * Adds `delta` per token to the project's count unless a token is already pending (a retry), and returns what it
+ * counted with the function that clears the tokens once the caller's item writes are done. `seed` must be derived
+ * from the request body (not from what is new), so a retry lands on the same shard.
  */
 export async function countCalls(
   project: string,
   tokens: readonly string[],
   delta: 1 | -1,
   seed: string,
-): Promise<() => Promise<void>> {
-  if (tokens.length === 0) return async () => undefined
+): Promise<CallCount> {
+  if (tokens.length === 0) return { counted: [], undo: async () => undefined, release: async () => undefined }
   const key = { PK: counterPk(project), SK: shardOf(seed) }
   const groups: string[][] = []
+  const counted: string[] = []
   for (let i = 0; i < tokens.length; i += TOKENS_PER_UPDATE) groups.push(tokens.slice(i, i + TOKENS_PER_UPDATE))
   for (const group of groups) {
-    if (await addGuarded(key, group, delta)) continue
+    if (await addGuarded(key, group, delta)) {
+      counted.push(...group)
+      continue
+    }
     // Some token is pending from an earlier attempt: count the others one by one.
-    for (const token of group) await addGuarded(key, [token], delta)
+    for (const token of group) if (await addGuarded(key, [token], delta)) counted.push(token)
   }
-  return async function release() {
+  async function undo(taken: readonly string[]) {
+    if (taken.length === 0) return
+    await db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: 'ADD #n :k',
+        ExpressionAttributeNames: { '#n': 'n' },
+        ExpressionAttributeValues: { ':k': -delta * taken.length },
+      }),
+    )
+  }
+  async function release() {
     for (const group of groups) {
       await db().send(
         new UpdateCommand({
@@ -83,6 +109,7 @@ export async function countCalls(
       )
     }
   }
+  return { counted, undo, release }
 }
 
 /** The project's number of live (started, not deleted) calls: the sum of its counter shards. */

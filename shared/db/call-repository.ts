@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { getBatch, writeBatch } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
 import {
@@ -118,6 +118,33 @@ export async function putCallItems(items: Record<string, unknown>[]): Promise<vo
   await inPool(chunks, async (chunk) => {
     await writeBatch(chunk.map((Item) => ({ PutRequest: { Item } })))
   })
+}
+
+/**
+ * Stores start items (from `startRecord`) only where the call has no stored start yet, one conditional PutItem each
+ * (several at once): for the rare writer that may not overwrite a start another request is writing.
+ */
+export async function putStartsIfAbsent(items: Record<string, unknown>[]): Promise<void> {
+  await inPool(items, async (Item) => {
+    try {
+      await db().send(new PutCommand({ TableName: table(), Item, ConditionExpression: 'attribute_not_exists(PK)' }))
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error
+    }
+  })
+}
+
+/** The ids among `ids` whose stored start was written by the request that counted it (`counted`), read strongly. */
+export async function countedStarts(project: string, ids: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>()
+  const keys = [...new Set(ids)].map((id) => ({ PK: callPk(project, id), SK: 'S' }))
+  const chunks: (typeof keys)[] = []
+  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
+  await inPool(chunks, async (chunk) => {
+    const items = await getBatch(chunk, { ConsistentRead: true, ProjectionExpression: 'id, counted' })
+    for (const item of items) if (item.counted === true) found.add(item.id as string)
+  })
+  return found
 }
 
 /**

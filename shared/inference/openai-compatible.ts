@@ -48,14 +48,19 @@ export function upstreamBody(call: ChatBackendCall, settings: OpenAiCompatibleSe
   return JSON.stringify(body)
 }
 
+// The id may come from the body's `request_id`, which is any string: only a short printable-ASCII one can travel as a
+// header (Node throws on others, and an upstream answers 431 to a huge one). The gateway sets its own response id,
+// so an upstream that gets none just names the request itself.
+const FORWARDABLE_ID = /^[\x21-\x7e][\x20-\x7e]{0,255}$/
+
 async function open(call: ChatBackendCall, stream: boolean): Promise<IncomingMessage> {
   const settings = settingsOf(call)
   const base = settings.baseUrl.endsWith('/') ? settings.baseUrl : `${settings.baseUrl}/`
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: stream ? 'text/event-stream' : 'application/json',
-    'x-request-id': call.requestId,
   }
+  if (FORWARDABLE_ID.test(call.requestId)) headers['x-request-id'] = call.requestId
   const credential = await resolveCredential(settings.apiKeyRef)
   if (credential !== undefined) headers.authorization = `Bearer ${credential}`
   const res = await postUpstream({

@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto'
 import * as z from 'zod/mini'
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import { countCalls } from '#shared/db/call-counter'
-import { callPk, endRecord, getCallParts, putCallItems, startRecord } from '#shared/db/call-repository'
+import {
+  callPk,
+  countedStarts,
+  endRecord,
+  getCallParts,
+  putCallItems,
+  putStartsIfAbsent,
+  startRecord,
+} from '#shared/db/call-repository'
 import { storeJson } from '#shared/db/large-value'
 import { claimRetryValue } from '#shared/db/retry-key-repository'
 import { BadRequestError } from '#shared/errors/http-error'
@@ -165,14 +173,24 @@ async function ingestProject(
         .join('\n'),
     )
     .digest('hex')
-  const release = await countCalls(
+  const count = await countCalls(
     project,
     fresh.map((s) => `+${s.id}`),
     1,
     seed,
   )
+  // A retry racing its original may have read a call as new and counted it only after the original stored it and
+  // released its tokens: re-read what this request counted and take back what a counting writer already stored.
+  const held = new Set(count.counted.map((t) => t.slice(1)))
+  const done = held.size > 0 ? await countedStarts(project, [...held]) : new Set<string>()
+  await count.undo([...done].map((id) => `+${id}`))
+  const mine = fresh.filter((s) => held.has(s.id) && !done.has(s.id))
+  // Starts whose token another request holds: that request counts them. Written only if still absent (it may be
+  // writing them now, or have crashed after counting), and without the `counted` mark, which only a counter sets.
+  const others = fresh.filter((s) => !held.has(s.id))
+  const build = (s: StartedCall & { id: string; trace_id: string }) => buildStart(s, userId).then(startRecord)
   const records = [
-    ...(await Promise.all(fresh.map(async (s) => startRecord(await buildStart(s, userId))))),
+    ...(await Promise.all(mine.map(async (s) => ({ ...(await build(s)), counted: true })))),
     ...(await Promise.all(
       ends.map(async (e) =>
         endRecord(
@@ -182,5 +200,6 @@ async function ingestProject(
     )),
   ]
   await putCallItems(records)
-  await release()
+  if (others.length > 0) await putStartsIfAbsent(await Promise.all(others.map(build)))
+  await count.release()
 }

@@ -158,14 +158,16 @@ export async function deleteCalls(project: string, ids: readonly string[], now =
   const seed = createHash('sha256')
     .update(`delete\n${[...ids].sort().join('\n')}`)
     .digest('hex')
-  const release = await countCalls(
+  const deletedAt = microsToStored(now * 1000)
+  const results = await Promise.all(targets.map((id) => markCallDeleted(project, id, deletedAt)))
+  // Only the conditional update that marked a call deleted uncounts it, so concurrent deletes never uncount twice.
+  const marked = targets.filter((_, i) => results[i])
+  const count = await countCalls(
     project,
-    targets.map((id) => `-${id}`),
+    marked.map((id) => `-${id}`),
     -1,
     seed,
   )
-  const deletedAt = microsToStored(now * 1000)
-  const results = await Promise.all(targets.map((id) => markCallDeleted(project, id, deletedAt)))
-  await release()
-  return results.filter(Boolean).length
+  await count.release()
+  return marked.length
 }

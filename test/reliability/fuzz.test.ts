@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FUNCTIONS, type FunctionEntry, type RouteEntry } from '#functions/manifest'
 import { db, table } from '#shared/db/client'
 import { loadFunction } from '../../scripts/local/app.js'
+import { ANY_VALUE, DEEP, HUGE_NUMBERS, ODD_STRINGS } from '../support/arbitraries.js'
 import { newCaller, type TestCaller } from '../support/auth.js'
 import { endPart, startPart } from '../support/calls.js'
 
@@ -19,43 +20,6 @@ type Case = {
   /** The inference project header (`OpenAI-Project`), or undefined to send none. */
   projectHeader: string | undefined
 }
-
-const ODD_STRINGS = fc.oneof(
-  fc.string({ unit: 'grapheme', maxLength: 40 }),
-  fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\u0000', '\uD800', '\uFFFF', '../../etc/passwd', 'a/b/c', '/', '%00', '💥'.repeat(500)),
-  fc.integer({ min: 1_000, max: 20_000 }).map((n) => 'x'.repeat(n)),
-)
-
-const HUGE_NUMBERS = fc.constantFrom(
-  Number.MAX_SAFE_INTEGER + 2,
-  -Number.MAX_VALUE,
-  Number.MAX_VALUE,
-  1e308,
-  -0,
-  Number.MIN_VALUE,
-  2 ** 31,
-  -(2 ** 63),
-)
-
-/** Any JSON value, including odd strings and huge numbers at the leaves. */
-const ANY_VALUE: fc.Arbitrary<unknown> = fc.oneof(
-  fc.jsonValue({ maxDepth: 3 }),
-  ODD_STRINGS,
-  HUGE_NUMBERS,
-  fc.constantFrom(null, true, [], {}),
-)
-
-/** JSON nested deeper than any schema expects (arrays or objects, up to a few thousand levels). */
-const DEEP = fc
-  .integer({ min: 50, max: 3_000 })
-  .chain((depth) =>
-    fc
-      .boolean()
-      .map((arrays) =>
-        arrays ? '['.repeat(depth) + ']'.repeat(depth) : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`,
-      ),
-  )
 
 // Field names the endpoints give meaning to, so mistyped values reach the validators and the handlers.
 const FIELDS = [

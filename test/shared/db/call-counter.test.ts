@@ -51,7 +51,7 @@ describe('call counter', () => {
 
     // Act
     await countCalls(p, tokens, 1, 'seed-1')
-    const release = await countCalls(p, tokens, 1, 'seed-1')
+    const { release } = await countCalls(p, tokens, 1, 'seed-1')
     await release()
 
     // Assess
@@ -64,7 +64,7 @@ describe('call counter', () => {
     await countCalls(p, ['+a', '+b'], 1, 'seed-2')
 
     // Act
-    const release = await countCalls(p, ['+a', '+b', '+c'], 1, 'seed-2')
+    const { release } = await countCalls(p, ['+a', '+b', '+c'], 1, 'seed-2')
     await release()
 
     // Assess
@@ -74,7 +74,7 @@ describe('call counter', () => {
   it('clears the pending tokens on release, so the shard item stays small', async () => {
     // Prepare
     const p = project()
-    const release = await countCalls(p, ['+x', '+y'], 1, 'seed-3')
+    const { release } = await countCalls(p, ['+x', '+y'], 1, 'seed-3')
 
     // Act
     await release()
@@ -109,6 +109,21 @@ describe('call counter', () => {
     expect(await readCallCount(p)).toBe(3)
   })
 
+  it('reports the tokens it counted, leaving out those another request holds, and takes back on undo', async () => {
+    // Prepare
+    const p = project()
+    await countCalls(p, ['+a'], 1, 'seed-4')
+
+    // Act
+    const count = await countCalls(p, ['+a', '+b', '+c'], 1, 'seed-4')
+    await count.undo(['+c'])
+    await count.release()
+
+    // Assess
+    expect(count.counted).toEqual(['+b', '+c'])
+    expect(await readCallCount(p)).toBe(2)
+  })
+
   it('subtracts deletions once', async () => {
     // Prepare
     const p = project()
@@ -116,7 +131,7 @@ describe('call counter', () => {
 
     // Act
     await countCalls(p, ['-a'], -1, 'd')
-    const release = await countCalls(p, ['-a'], -1, 'd')
+    const { release } = await countCalls(p, ['-a'], -1, 'd')
     await release()
 
     // Assess

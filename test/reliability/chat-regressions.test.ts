@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { app } from '#functions/inference/create-chat-completion/handler'
+import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
+import { addUpstreamModel } from '../support/models.js'
+import { sseEvents } from '../support/sse.js'
+import { startVllmUpstream, type VllmUpstream } from '../support/vllm-upstream.js'
+
+// Chat-completion inputs the chat fuzzer (chat-fuzz.test.ts) found answered with a 5xx; each is pinned here.
+
+let upstream: VllmUpstream
+let caller: TestCaller
+let model: string
+
+beforeAll(async () => {
+  upstream = await startVllmUpstream()
+  caller = await newCaller()
+  model = (await addUpstreamModel(upstream.baseUrl, [caller.entity])).id
+})
+
+afterAll(async () => {
+  await upstream.close()
+})
+
+const messages = [{ role: 'user', content: 'Hello big world' }]
+
+describe('a body request_id that is no valid HTTP header value', () => {
+  it.each([
+    ['non-Latin-1 characters', '񡮑򺧂ꋄ'],
+    ['a control character', 'a\u0000b'],
+    ['a line break', 'a\r\nX-Injected: 1'],
+    ['20,000 characters', 'x'.repeat(20_000)],
+  ])('with %s still completes, with the id in the response and not forwarded upstream', async (_name, requestId) => {
+    // Prepare
+    const before = upstream.seen.length
+
+    // Act
+    const res = await app.request(
+      '/v1/chat/completions',
+      jsonInit({ model, messages, request_id: requestId }, caller.bearer),
+    )
+    const body = (await res.json()) as { id: string; choices: { message: { content: string } }[] }
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(body.id).toBe(`chatcmpl-${requestId}`)
+    expect(body.choices[0]?.message.content).toBe('Hello big world')
+    expect(upstream.seen.slice(before).map((s) => s.headers['x-request-id'])).toEqual([undefined])
+  })
+
+  it('streams too, ending with [DONE]', async () => {
+    // Act
+    const res = await app.request(
+      '/v1/chat/completions',
+      jsonInit({ model, messages, request_id: 'ünïcödé 💥', stream: true }, caller.bearer),
+    )
+    const events = sseEvents(await res.text())
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(events.at(-1)).toBe('[DONE]')
+    expect(events.some((e) => e.includes('"error"'))).toBe(false)
+  })
+
+  it('forwards a plain request_id upstream as X-Request-Id', async () => {
+    // Prepare
+    const before = upstream.seen.length
+
+    // Act
+    const res = await app.request(
+      '/v1/chat/completions',
+      jsonInit({ model, messages, request_id: 'req-42' }, caller.bearer),
+    )
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(upstream.seen.slice(before).map((s) => s.headers['x-request-id'])).toEqual(['req-42'])
+  })
+})
