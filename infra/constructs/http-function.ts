@@ -6,6 +6,7 @@ import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
 import { GLOBAL_INDEXES } from '../../shared/db/table.js'
+import { LAMBDA_BUNDLE } from '../bundling.js'
 
 /** Props of a Loom function: the handler's folder under `functions/`, plus any NodejsFunction override. */
 export type HttpFunctionProps = Omit<NodejsFunctionProps, 'entry' | 'role'> & {
@@ -66,16 +67,22 @@ export class HttpFunction extends NodejsFunction {
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'loom',
+        // The `service` dimension of the function's request metrics (shared/http/metrics.ts).
+        LOOM_FUNCTION_ID: functionId,
         ...environment,
       },
+      // The same esbuild settings `npm run bench:cold` measures (infra/bundling.ts).
       bundling: {
         format: OutputFormat.ESM,
-        minify: true,
-        sourceMap: true,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        // ESM output needs `require` for the CommonJS dependencies esbuild inlines.
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        minify: LAMBDA_BUNDLE.minify,
+        sourceMap: LAMBDA_BUNDLE.sourcemap,
+        target: LAMBDA_BUNDLE.target,
+        mainFields: [...LAMBDA_BUNDLE.mainFields],
+        banner: LAMBDA_BUNDLE.banner,
+        bundleAwsSDK: true,
+        esbuildArgs: {
+          '--alias': Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => `${from}=${to}`),
+        },
         ...bundling,
       },
     })
