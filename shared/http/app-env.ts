@@ -12,6 +12,8 @@ export type AppEnv = {
   Bindings: {
     event?: LambdaEvent
     lambdaContext?: LambdaContext
+    /** The Lambda context under `streamHandle` (response streaming). */
+    context?: LambdaContext
     requestContext?: { authorizer?: Record<string, unknown> } & Record<string, unknown>
   }
   Variables: {

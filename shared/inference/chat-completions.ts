@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Context } from 'hono'
 import { config } from '#shared/config'
 import type { AppEnv } from '#shared/http/app-env'
+import { addRequestMetric } from '#shared/http/metrics'
 import { readJsonBody } from '#shared/http/read-json'
 import type { ChatBackendCall } from '#shared/inference/backend'
 import { backendFor } from '#shared/inference/backend-registry'
@@ -37,6 +38,8 @@ function finisher(c: Context<AppEnv>, call: ChatBackendCall): Finish {
   const startedAt = new Date()
   return (ending, streamed) => {
     const { usage, aborted } = ending
+    addRequestMetric('PromptTokens', usage.prompt_tokens)
+    addRequestMetric('CompletionTokens', usage.completion_tokens)
     recordUsage({ entity: project.entity, project: project.project, model: call.model, usage, aborted })
     const flushed = afterCompletion()
     if (!traced) return flushed
@@ -93,7 +96,9 @@ async function complete(c: Context<AppEnv>, call: ChatBackendCall, started: numb
   }
   const backendMs = performance.now() - backendStarted
   await finish({ usage: response.usage, aborted: false, output: response }, false)
-  c.header(OVERHEAD_HEADER, ms(performance.now() - started - backendMs))
+  const overhead = performance.now() - started - backendMs
+  addRequestMetric('GatewayOverhead', overhead)
+  c.header(OVERHEAD_HEADER, ms(overhead))
   return c.json(response, 200)
 }
 
@@ -117,7 +122,9 @@ async function stream(c: Context<AppEnv>, call: ChatBackendCall, abort: () => vo
       return finish(exception === undefined ? ending : { ...ending, exception }, true)
     },
   })
-  c.header(OVERHEAD_HEADER, ms(backendStarted - started + (performance.now() - firstAt)))
+  const overhead = backendStarted - started + (performance.now() - firstAt)
+  addRequestMetric('GatewayOverhead', overhead)
+  c.header(OVERHEAD_HEADER, ms(overhead))
   return c.body(body, 200, SSE_HEADERS)
 }
 
