@@ -6,8 +6,8 @@ export type EnvironmentCredentials = { accessKeyId: string; secretAccessKey: str
 /**
  * Stand-in for `@aws-sdk/credential-provider-node`'s `defaultProvider`, swapped in by the Lambda bundle (esbuild
  * `alias`, see infra/bundling.ts): Lambda always hands the execution role's credentials over in the environment, so
- * the default chain's shared-ini, SSO, process, web-identity and IMDS providers (about 130 KB minified, most of the
- * bundle's cold import) are dead code there. Unbundled code (tests, the local server) keeps the SDK's own chain.
+ * the default chain's shared-ini, SSO, process, web-identity and IMDS providers, with the STS and SSO clients they
+ * load (about 130 KB minified), are dead code there. Unbundled code (tests, the local server) keeps the SDK's chain.
  */
 export function defaultProvider(): () => Promise<EnvironmentCredentials> {
   return async function environmentCredentials() {
