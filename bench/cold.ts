@@ -8,10 +8,10 @@ import { LAMBDA_BUNDLE } from '../infra/bundling.js'
 
 // `npm run bench:cold [runs] [compare]`: bundles every function with the deployed esbuild settings
 // (infra/bundling.ts: minified ESM for node22, AWS SDK bundled with the environment-only credential provider, linked
-// source map) and measures each bundle's size and cold import time in a fresh Node process started with the deployed
-// `--enable-source-maps` (median of RUNS). `compare` also builds each function the previous way (AWS SDK external,
-// loaded from node_modules as from the Lambda runtime) and interleaves its runs with the deployed bundle's, so both
-// see the same machine load. Not a test: figures go to docs/benchmarks.md.
+// source map) and measures each bundle's size and cold import time in a fresh Node process started as deployed
+// (without `--enable-source-maps`, HttpFunction's default; median of RUNS). `compare` also builds each function the
+// previous way (AWS SDK external, loaded from node_modules as from the Lambda runtime) and interleaves its runs with
+// the deployed bundle's, so both see the same machine load. Not a test: figures go to docs/benchmarks.md.
 const RUNS = Number(process.argv[2] ?? 5)
 const COMPARE = process.argv[3] === 'compare'
 // Inside the repository, so the external variant resolves the SDK from node_modules.
@@ -60,7 +60,7 @@ function importOnce(outfile: string): [number, number] {
     'const u = process.cpuUsage(c)',
     'console.log(JSON.stringify([performance.now() - t, (u.user + u.system) / 1000]))',
   ].join('\n')
-  const out = execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
     env: {
       ...process.env,
       AWS_LAMBDA_FUNCTION_NAME: 'bench',

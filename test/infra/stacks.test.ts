@@ -104,7 +104,7 @@ describe('ApiStack', () => {
     }
   })
 
-  it("sets each function's manifest id as LOOM_FUNCTION_ID, the service dimension of its metrics", () => {
+  it("sets each function's manifest id as LOOM_FUNCTION_ID and leaves source maps off (cold-start cost)", () => {
     for (const entry of FUNCTIONS) {
       // Act
       const fn = functionOf(api, entry.id)
@@ -114,6 +114,7 @@ describe('ApiStack', () => {
 
       // Assess
       expect(resource.Properties.Environment.Variables.LOOM_FUNCTION_ID, entry.id).toBe(entry.id)
+      expect(resource.Properties.Environment.Variables.NODE_OPTIONS, entry.id).toBeUndefined()
     }
   })
 
