@@ -6,6 +6,7 @@ import { app as healthApp, handler as healthHandler } from '#functions/meta/get-
 import { app as readObjApp } from '#functions/tracing/read-obj/handler'
 import { config } from '#shared/config'
 import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
+import { createPublicApp } from '#shared/http/create-app'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
 import { addUpstreamModel } from '../../support/models.js'
@@ -82,6 +83,20 @@ describe('request metrics (EMF)', () => {
     // Assess
     expect(res.status).toBe(401)
     expect(records()).toEqual([expect.objectContaining({ Requests: 1, ClientErrors: 1, ServerErrors: 0 })])
+  })
+
+  it('counts an unexpected error answered 500 as a server error', async () => {
+    // Prepare
+    const app = createPublicApp().get('/boom', () => {
+      throw new Error('boom')
+    })
+
+    // Act
+    const res = await app.request('/boom')
+
+    // Assess
+    expect(res.status).toBe(500)
+    expect(records()).toEqual([expect.objectContaining({ Requests: 1, ClientErrors: 0, ServerErrors: 1 })])
   })
 
   it('adds prompt and completion tokens and the gateway overhead for a chat completion', async () => {
