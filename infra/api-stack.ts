@@ -1,4 +1,13 @@
-import { ArnFormat, CfnOutput, Duration, NestedStack, Stack, type StackProps, Validations } from 'aws-cdk-lib'
+import {
+  ArnFormat,
+  CfnOutput,
+  Duration,
+  NestedStack,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib'
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -16,10 +25,14 @@ import {
   Stage,
 } from 'aws-cdk-lib/aws-apigateway'
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch'
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
+import { Key } from 'aws-cdk-lib/aws-kms'
 import { ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda'
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
+import { Topic } from 'aws-cdk-lib/aws-sns'
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions'
 import type { Construct } from 'constructs'
 import { FUNCTIONS, type FunctionEntry } from '../functions/manifest.js'
 import { HttpFunction } from './constructs/http-function.js'
@@ -52,6 +65,11 @@ export type ApiStackProps = StackProps & {
    * @default 10_000
    */
   p99LatencyThresholdMs?: number
+  /**
+   * Address subscribed by email to the alarm topic (AWS sends a confirmation message first).
+   * @default - no subscription; subscribe to the `AlarmTopicArn` output yourself
+   */
+  alarmEmail?: string
 }
 
 /** Functions that resolve `secret:<id>` credential references (shared/inference/credentials.ts). */
@@ -135,6 +153,24 @@ function grantSecrets(fn: HttpFunction, namePrefix: string): void {
     id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${namePrefix}*]`,
     reason: 'Scoped to the configured secret-name prefix; secret ARNs carry a random suffix.',
   })
+}
+
+/**
+ * The alarms' SNS topic: SSL-only and encrypted with its own rotating KMS key (AwsSolutions SNS2/SNS3, KMS5), which
+ * CloudWatch may use; the AWS managed `alias/aws/sns` key would not let CloudWatch publish to the topic.
+ */
+function alarmTopicOf(stack: Stack, email: string | undefined): Topic {
+  const key = new Key(stack, 'AlarmTopicKey', {
+    description: 'Encrypts the Loom alarm topic',
+    enableKeyRotation: true,
+    // Encrypts only notifications in flight, nothing stored: no reason to keep it after the stack.
+    removalPolicy: RemovalPolicy.DESTROY,
+    pendingWindow: Duration.days(7),
+  })
+  key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*')
+  const topic = new Topic(stack, 'AlarmTopic', { displayName: 'Loom alarms', masterKey: key, enforceSSL: true })
+  if (email !== undefined) topic.addSubscription(new EmailSubscription(email))
+  return topic
 }
 
 function pascal(name: string): string {
@@ -246,8 +282,10 @@ export class ApiStack extends Stack {
       reason: 'WAF is an account-level choice with its own cost; attach a web ACL to the stage where required.',
     })
 
+    const alarmTopic = alarmTopicOf(this, props.alarmEmail)
+    const alarmAction = new SnsAction(alarmTopic)
     // Rate, not count: 5XXError's Average is the share of requests answered 5xx.
-    new Alarm(this, 'ServerErrorRateAlarm', {
+    const serverErrors = new Alarm(this, 'ServerErrorRateAlarm', {
       alarmDescription: 'Share of API requests answered 5xx',
       metric: this.stage.metricServerError({ statistic: 'Average', period: Duration.minutes(5) }),
       threshold: props.serverErrorRateThreshold ?? 0.05,
@@ -257,7 +295,7 @@ export class ApiStack extends Stack {
       treatMissingData: TreatMissingData.NOT_BREACHING,
     })
     // Streamed chat completions count with their full duration, so the default leaves room for long answers.
-    new Alarm(this, 'LatencyP99Alarm', {
+    const latency = new Alarm(this, 'LatencyP99Alarm', {
       alarmDescription: 'API p99 latency',
       metric: this.stage.metricLatency({ statistic: 'p99', period: Duration.minutes(5) }),
       threshold: props.p99LatencyThresholdMs ?? 10_000,
@@ -265,6 +303,15 @@ export class ApiStack extends Stack {
       evaluationPeriods: 3,
       datapointsToAlarm: 2,
       treatMissingData: TreatMissingData.NOT_BREACHING,
+    })
+    // OK actions too, so whoever was paged also learns when it is over.
+    for (const alarm of [serverErrors, latency]) {
+      alarm.addAlarmAction(alarmAction)
+      alarm.addOkAction(alarmAction)
+    }
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'SNS topic the 5xx-rate and p99-latency alarms notify',
+      value: alarmTopic.topicArn,
     })
 
     // One API serves both families: tracing SDKs take the stage root, OpenAI-compatible SDKs the `/v1` prefix.

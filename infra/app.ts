@@ -13,10 +13,12 @@ const context = (key: string): string | undefined => {
 const data = new DataStack(app, `Loom-${stage}-Data`, { production: stage === 'prod' })
 const secretNamePrefix = context('loom:secretNamePrefix')
 const secretsExtensionLayerArn = context('loom:secretsExtensionLayerArn')
+const alarmEmail = context('loom:alarmEmail')
 new ApiStack(app, `Loom-${stage}-Api`, {
   table: data.table as unknown as ITable,
   ...(secretNamePrefix === undefined ? {} : { secretNamePrefix }),
   ...(secretsExtensionLayerArn === undefined ? {} : { secretsExtensionLayerArn }),
+  ...(alarmEmail === undefined ? {} : { alarmEmail }),
 })
 // AwsSolutions violations fail synth; justified exceptions are acknowledged next to the construct they concern.
 Validations.of(app).addPlugins(new nag.AwsSolutionsChecks(app))

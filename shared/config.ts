@@ -57,6 +57,18 @@ export type Config = {
   concurrencyLeaseMs: number
   /** Inference gateway settings. */
   inference: InferenceConfig
+  /** CloudWatch metrics (Embedded Metric Format) settings. */
+  metrics: MetricsConfig
+}
+
+/** Per-request CloudWatch metrics, written as EMF records on stdout. */
+export type MetricsConfig = {
+  /** Whether requests emit EMF records (`LOOM_METRICS`; on by default only inside Lambda). */
+  enabled: boolean
+  /** CloudWatch namespace (`LOOM_METRICS_NAMESPACE`). */
+  namespace: string
+  /** The `service` dimension: the manifest id CDK sets as `LOOM_FUNCTION_ID`, `loom` elsewhere. */
+  service: string
 }
 
 /** DynamoDB client settings: bounded attempts with full-jitter exponential backoff, and socket timeouts. */
@@ -142,6 +154,13 @@ export const config: Config = {
     usageFlushMs: readInt('LOOM_USAGE_FLUSH_MS', read('AWS_LAMBDA_FUNCTION_NAME') === undefined ? 1_000 : 0),
     tracing: read('LOOM_INFERENCE_TRACING') !== 'off',
   },
+  metrics: {
+    // EMF records are stdout lines that only CloudWatch Logs turns into metrics: elsewhere they would be noise.
+    enabled:
+      read('LOOM_METRICS') === undefined ? read('AWS_LAMBDA_FUNCTION_NAME') !== undefined : readBool('LOOM_METRICS'),
+    namespace: read('LOOM_METRICS_NAMESPACE') ?? 'Loom',
+    service: read('LOOM_FUNCTION_ID') ?? 'loom',
+  },
 }
 
 /** Where the AWS Parameters and Secrets Lambda extension listens, and the token it expects (the session token). */
@@ -150,6 +169,16 @@ export function secretsExtension(): { port: number; token: string | undefined } 
     port: readInt('PARAMETERS_SECRETS_EXTENSION_HTTP_PORT', 2773, 1),
     token: read('LOOM_SECRETS_TOKEN') ?? read('AWS_SESSION_TOKEN'),
   }
+}
+
+/** The execution role's credentials that Lambda puts in the environment; undefined outside Lambda (or when unset). */
+export function lambdaCredentials():
+  | { accessKeyId: string; secretAccessKey: string; sessionToken: string | undefined }
+  | undefined {
+  const accessKeyId = read('AWS_ACCESS_KEY_ID')
+  const secretAccessKey = read('AWS_SECRET_ACCESS_KEY')
+  if (accessKeyId === undefined || secretAccessKey === undefined) return undefined
+  return { accessKeyId, secretAccessKey, sessionToken: read('AWS_SESSION_TOKEN') }
 }
 
 /** An upstream credential named by a catalog entry's `env:NAME` reference; undefined when unset. */

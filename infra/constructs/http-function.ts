@@ -6,6 +6,7 @@ import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
 import { GLOBAL_INDEXES } from '../../shared/db/table.js'
+import { LAMBDA_BUNDLE } from '../bundling.js'
 
 /** Props of a Loom function: the handler's folder under `functions/`, plus any NodejsFunction override. */
 export type HttpFunctionProps = Omit<NodejsFunctionProps, 'entry' | 'role'> & {
@@ -16,6 +17,14 @@ export type HttpFunctionProps = Omit<NodejsFunctionProps, 'entry' | 'role'> & {
    * @default RetentionDays.ONE_MONTH
    */
   logRetention?: RetentionDays
+  /**
+   * Start Node with `--enable-source-maps`, so logged stack traces point into the TypeScript sources. It parses the
+   * bundle's source map at every cold start: 12–26 ms of cold import measured (docs/benchmarks.md), a quarter of the
+   * 80 ms budget, so it is off by default. The map ships in every bundle either way, so setting
+   * `NODE_OPTIONS=--enable-source-maps` on a deployed function turns it on without a rebuild.
+   * @default false
+   */
+  sourceMaps?: boolean
 }
 
 const FUNCTIONS_DIR = new URL('../../functions/', import.meta.url)
@@ -37,7 +46,7 @@ export const TABLE_WRITE_ACTIONS = [
 ]
 
 /**
- * A NodejsFunction with Loom's defaults: nodejs22.x on arm64, minified ESM bundle with source maps, X-Ray tracing,
+ * A NodejsFunction with Loom's defaults: nodejs22.x on arm64, minified ESM bundle with source map, X-Ray tracing,
  * an explicit log group, and `props.environment` merged into (not replacing) the defaults. Its role is its own, with
  * write access to its own log group only (no AWSLambdaBasicExecutionRole, which grants logs on every group).
  */
@@ -45,7 +54,7 @@ export class HttpFunction extends NodejsFunction {
   readonly executionRole: Role
 
   constructor(scope: Construct, id: string, props: HttpFunctionProps) {
-    const { functionId, logRetention, environment, bundling, ...rest } = props
+    const { functionId, logRetention, sourceMaps, environment, bundling, ...rest } = props
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
@@ -64,18 +73,24 @@ export class HttpFunction extends NodejsFunction {
       entry: new URL(`${functionId}/handler.ts`, FUNCTIONS_DIR).pathname,
       handler: 'handler',
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        ...(sourceMaps === true ? { NODE_OPTIONS: '--enable-source-maps' } : {}),
         POWERTOOLS_SERVICE_NAME: 'loom',
+        // The `service` dimension of the function's request metrics (shared/http/metrics.ts).
+        LOOM_FUNCTION_ID: functionId,
         ...environment,
       },
+      // The same esbuild settings `npm run bench:cold` measures (infra/bundling.ts).
       bundling: {
         format: OutputFormat.ESM,
-        minify: true,
-        sourceMap: true,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        // ESM output needs `require` for the CommonJS dependencies esbuild inlines.
-        banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+        minify: LAMBDA_BUNDLE.minify,
+        sourceMap: LAMBDA_BUNDLE.sourcemap,
+        target: LAMBDA_BUNDLE.target,
+        mainFields: [...LAMBDA_BUNDLE.mainFields],
+        banner: LAMBDA_BUNDLE.banner,
+        bundleAwsSDK: true,
+        esbuildArgs: {
+          '--alias': Object.entries(LAMBDA_BUNDLE.alias).map(([from, to]) => `${from}=${to}`),
+        },
         ...bundling,
       },
     })

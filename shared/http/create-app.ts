@@ -8,6 +8,7 @@ import { tracingErrorResponse } from '#shared/errors/tracing-errors'
 import { trainingErrorResponse } from '#shared/errors/training-errors'
 import type { AppEnv, Family } from '#shared/http/app-env'
 import { principalFromAuthorizer } from '#shared/http/authorizer-context'
+import { requestMetrics } from '#shared/http/metrics'
 import { rateLimits } from '#shared/http/rate-limit'
 import { bodyLimit } from '#shared/http/request-body'
 import { logger } from '#shared/logger'
@@ -84,6 +85,8 @@ function createFamilyApp({ family, errors, scheme, extra = [] }: FamilyOptions):
     const response = errors(new NotFoundError(`No route for ${c.req.method} ${c.req.path}`))
     return c.json(response.body as object, 404)
   })
+  // First, so the record also counts what the later middleware answers (401, 413).
+  app.use(requestMetrics())
   app.use(requestContext(family))
   app.use(bodyLimit(config.maxBodyBytes))
   if (scheme !== undefined) app.use(auth(scheme))

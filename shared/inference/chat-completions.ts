@@ -3,6 +3,7 @@ import type { Context } from 'hono'
 import { config } from '#shared/config'
 import { afterResponse } from '#shared/http/after-response'
 import type { AppEnv } from '#shared/http/app-env'
+import { addRequestMetric } from '#shared/http/metrics'
 import { readJsonBody } from '#shared/http/read-json'
 import type { ChatBackendCall } from '#shared/inference/backend'
 import { backendFor } from '#shared/inference/backend-registry'
@@ -39,6 +40,8 @@ function finisher(c: Context<AppEnv>, call: ChatBackendCall, charge: TokenCharge
   const startedAt = new Date()
   return (ending) => {
     const { usage, aborted } = ending
+    addRequestMetric('PromptTokens', usage.prompt_tokens)
+    addRequestMetric('CompletionTokens', usage.completion_tokens)
     recordUsage({ entity: project.entity, project: project.project, model: call.model, usage, aborted })
     // Token limits count what was generated, aborted or not; awaited with the flush so Lambda cannot freeze it away.
     const flushed =
@@ -99,7 +102,9 @@ async function complete(c: Context<AppEnv>, call: ChatBackendCall, started: numb
   }
   const backendMs = performance.now() - backendStarted
   await finish({ usage: response.usage, aborted: false, output: response })
-  c.header(OVERHEAD_HEADER, ms(performance.now() - started - backendMs))
+  const overhead = performance.now() - started - backendMs
+  addRequestMetric('GatewayOverhead', overhead)
+  c.header(OVERHEAD_HEADER, ms(overhead))
   return c.json(response, 200)
 }
 
@@ -123,7 +128,9 @@ async function stream(c: Context<AppEnv>, call: ChatBackendCall, abort: () => vo
       return finish(exception === undefined ? ending : { ...ending, exception })
     },
   })
-  c.header(OVERHEAD_HEADER, ms(backendStarted - started + (performance.now() - firstAt)))
+  const overhead = backendStarted - started + (performance.now() - firstAt)
+  addRequestMetric('GatewayOverhead', overhead)
+  c.header(OVERHEAD_HEADER, ms(overhead))
   return c.body(body, 200, SSE_HEADERS)
 }
 

@@ -1,4 +1,4 @@
-import { App, type NestedStack, Stack } from 'aws-cdk-lib'
+import { App, type CfnResource, type NestedStack, Stack } from 'aws-cdk-lib'
 import { Match, Template } from 'aws-cdk-lib/assertions'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
 import type { CfnPolicy } from 'aws-cdk-lib/aws-iam'
@@ -101,6 +101,20 @@ describe('ApiStack', () => {
       for (const fn of Object.values(fns)) {
         expect(fn.Properties).toMatchObject({ Runtime: 'nodejs22.x', Architectures: ['arm64'] })
       }
+    }
+  })
+
+  it("sets each function's manifest id as LOOM_FUNCTION_ID and leaves source maps off (cold-start cost)", () => {
+    for (const entry of FUNCTIONS) {
+      // Act
+      const fn = functionOf(api, entry.id)
+      const resource = templateOf(Stack.of(fn)).toJSON().Resources[
+        Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnResource)
+      ]
+
+      // Assess
+      expect(resource.Properties.Environment.Variables.LOOM_FUNCTION_ID, entry.id).toBe(entry.id)
+      expect(resource.Properties.Environment.Variables.NODE_OPTIONS, entry.id).toBeUndefined()
     }
   })
 
@@ -288,6 +302,57 @@ describe('REST API settings', () => {
       ExtendedStatistic: 'p99',
       Threshold: 10_000,
       Dimensions: Match.arrayEquals(dimensions),
+    })
+  })
+
+  it('notifies an SSL-only topic encrypted with its own rotating key when either alarm fires or clears', () => {
+    // Act
+    const template = Template.fromStack(api)
+
+    // Assess
+    const topics = template.findResources('AWS::SNS::Topic')
+    expect(Object.keys(topics)).toHaveLength(1)
+    const [topicId, topic] = Object.entries(topics)[0] ?? []
+    const keyId = Object.keys(template.findResources('AWS::KMS::Key'))[0]
+    expect(topic?.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] })
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+          }),
+        ]),
+      },
+    })
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    })
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
+    expect(alarms).toHaveLength(2)
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }])
+      expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }])
+    }
+    template.resourceCountIs('AWS::SNS::Subscription', 0)
+    expect(Template.fromStack(api).toJSON().Outputs.AlarmTopicArn.Value).toEqual({ Ref: topicId })
+  })
+
+  it('subscribes the alarmEmail prop to the alarm topic', () => {
+    // Act
+    const template = Template.fromStack(synth({ alarmEmail: 'oncall@example.com' }).api)
+
+    // Assess
+    template.resourceCountIs('AWS::SNS::Subscription', 1)
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.com',
+      TopicArn: { Ref: Match.stringLikeRegexp('^AlarmTopic') },
     })
   })
 

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { app, handler } from '#functions/inference/list-models/handler'
+import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
 import { newCaller, type TestCaller } from '../../support/auth.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
 import { addUpstreamModel } from '../../support/models.js'
 
 let caller: TestCaller
@@ -99,5 +101,30 @@ describe('GET /v1/models', () => {
     // Assess
     expect(result.statusCode).toBe(200)
     expect((JSON.parse(result.body) as { object: string }).object).toBe('list')
+  })
+
+  it('lists only the entity models through the handler behind the REST authorizer', async () => {
+    // Prepare
+    const mine = await addUpstreamModel('http://127.0.0.1:9/v1', [caller.entity])
+    const theirs = await addUpstreamModel('http://127.0.0.1:9/v1', [(await newCaller()).entity])
+    const event = restEvent({
+      path: '/v1/models',
+      headers: caller.bearer,
+      authorizer: principalToAuthorizerContext({
+        userId: caller.userId,
+        keyId: caller.keyId,
+        entity: caller.entity,
+        entities: [caller.entity],
+      }),
+    })
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    const ids = (JSON.parse(result.body) as { data: { id: string }[] }).data.map((m) => m.id)
+    expect(ids).toContain(mine.id)
+    expect(ids).not.toContain(theirs.id)
   })
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { FUNCTIONS } from '#functions/manifest'
-import { app } from '#functions/meta/get-openapi/handler'
+import { app, handler } from '#functions/meta/get-openapi/handler'
+import { lambdaContext, restEvent } from '../../support/events.js'
 
 describe('GET /openapi.json', () => {
   it('documents every manifest route as OpenAPI 3.1 with security on authenticated routes', async () => {
@@ -16,5 +17,18 @@ describe('GET /openapi.json', () => {
         expect(operation?.security !== undefined).toBe(entry.auth)
       }
     }
+  })
+
+  it('answers a REST API proxy event through the Lambda handler with the same document', async () => {
+    // Prepare
+    const expected = await (await app.request('/openapi.json')).json()
+
+    // Act
+    const result = await handler(restEvent({ path: '/openapi.json' }), lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(result.multiValueHeaders?.['content-type']?.[0]).toContain('application/json')
+    expect(JSON.parse(result.body)).toEqual(expected)
   })
 })
