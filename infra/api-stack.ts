@@ -21,6 +21,7 @@ import {
   MockIntegration,
   RequestAuthorizer,
   ResponseTransferMode,
+  ResponseType,
   RestApi,
   Stage,
 } from 'aws-cdk-lib/aws-apigateway'
@@ -242,6 +243,8 @@ export class ApiStack extends Stack {
       resultsCacheTtl: Duration.seconds(5),
     })
 
+    this.addGatewayErrors()
+
     // exactOptionalPropertyTypes is stricter than aws-cdk-lib's own declarations; the construct is an IRestApi.
     const restApi = this.api as unknown as IRestApi
     authorizer._attachToApi(restApi)
@@ -324,5 +327,47 @@ export class ApiStack extends Stack {
       description: 'inference_base_url (OpenAI-compatible)',
       value: this.stage.urlForPath('/v1'),
     })
+  }
+
+  /**
+   * The few answers API Gateway gives itself: a request without `Authorization` never reaches the authorizer (401), an
+   * authorizer that crashed or timed out (500 by default), stage throttling (429). A gateway response has one body for
+   * the whole API, so it carries each family's error key at once: `error` (OpenAI / vLLM), `reason` (Weave) and
+   * `detail` (training), each client reading its own. Every other error comes from the functions, in their family's
+   * shape (the authorizer never denies; see shared/auth/authorizer.ts).
+   */
+  private addGatewayErrors(): void {
+    const body = (message: string, type: string, code: number) =>
+      JSON.stringify({ error: { message, type, param: null, code }, reason: message, detail: message })
+    const answers = [
+      {
+        id: 'Unauthorized',
+        type: ResponseType.UNAUTHORIZED,
+        status: 401,
+        body: body('Authentication failed', 'AuthenticationError', 401),
+      },
+      {
+        id: 'AuthorizerFailure',
+        type: ResponseType.AUTHORIZER_FAILURE,
+        status: 503,
+        body: body('The service is temporarily unavailable, please try again later', 'ServiceUnavailableError', 503),
+        retryAfter: true,
+      },
+      {
+        id: 'Throttled',
+        type: ResponseType.THROTTLED,
+        status: 429,
+        body: body('Rate limit reached for requests', 'RateLimitError', 429),
+        retryAfter: true,
+      },
+    ]
+    for (const answer of answers) {
+      this.api.addGatewayResponse(answer.id, {
+        type: answer.type,
+        statusCode: String(answer.status),
+        responseHeaders: answer.retryAfter ? { 'Retry-After': "'1'" } : {},
+        templates: { 'application/json': answer.body },
+      })
+    }
   }
 }

@@ -90,6 +90,28 @@ describe('ApiStack', () => {
     })
   })
 
+  it("answers API Gateway's own 401, authorizer failure and throttling with every family's error key", () => {
+    // Prepare
+    const responses = Object.values(Template.fromStack(api).findResources('AWS::ApiGateway::GatewayResponse')).map(
+      (r) => r.Properties as { ResponseType: string; StatusCode: string; ResponseTemplates: Record<string, string> },
+    )
+    const byType = new Map(responses.map((r) => [r.ResponseType, r]))
+
+    // Assess: one body per API, read by the OpenAI SDK (`error`), Weave (`reason`) and training clients (`detail`).
+    for (const [type, status, errorType] of [
+      ['UNAUTHORIZED', '401', 'AuthenticationError'],
+      ['AUTHORIZER_FAILURE', '503', 'ServiceUnavailableError'],
+      ['THROTTLED', '429', 'RateLimitError'],
+    ] as const) {
+      const response = byType.get(type)
+      expect(response?.StatusCode).toBe(status)
+      const body = JSON.parse(response?.ResponseTemplates['application/json'] ?? '{}')
+      expect(body.error).toMatchObject({ type: errorType, code: Number(status), param: null })
+      expect(body.reason).toBe(body.error.message)
+      expect(body.detail).toBe(body.error.message)
+    }
+  })
+
   it('deploys one arm64 nodejs22.x Lambda per manifest function', () => {
     const count = families.reduce(
       (sum, [, stack]) => sum + Object.keys(Template.fromStack(stack).findResources('AWS::Lambda::Function')).length,
