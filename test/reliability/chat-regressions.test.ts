@@ -1,25 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
-import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
-import { addUpstreamModel } from '../support/models.js'
+import { jsonInit } from '../support/auth.js'
+import { upstreamModelFixture } from '../support/models.js'
 import { sseEvents } from '../support/sse.js'
-import { startVllmUpstream, type VllmUpstream } from '../support/vllm-upstream.js'
 
 // Chat-completion inputs the chat fuzzer (chat-fuzz.test.ts) found answered with a 5xx; each is pinned here.
 
-let upstream: VllmUpstream
-let caller: TestCaller
-let model: string
-
-beforeAll(async () => {
-  upstream = await startVllmUpstream()
-  caller = await newCaller()
-  model = (await addUpstreamModel(upstream.baseUrl, [caller.entity])).id
-})
-
-afterAll(async () => {
-  await upstream.close()
-})
+const { upstream, caller, model } = await upstreamModelFixture()
 
 const messages = [{ role: 'user', content: 'Hello big world' }]
 

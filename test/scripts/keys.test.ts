@@ -1,31 +1,10 @@
-import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { authenticateKey, clearAuthCache } from '#shared/auth/authenticate'
-import { config } from '#shared/config'
 import { getApiKey } from '#shared/db/api-key-repository'
+import { runCli } from '../support/cli.js'
 
-const run = promisify(execFile)
-
-async function keys(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    ...process.env,
-    DYNAMODB_ENDPOINT: config.dynamoEndpoint ?? '',
-    LOOM_TABLE_NAME: config.tableName ?? '',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-  }
-  try {
-    const { stdout, stderr } = await run(join(process.cwd(), 'node_modules/.bin/tsx'), ['scripts/keys.ts', ...args], {
-      env,
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
+const keys = (...args: string[]) => runCli('scripts/keys.ts', ...args)
 
 describe('npm run keys limits', () => {
   it('creates a key with limits, changes and removes them with set-limits, and the principal carries them', async () => {

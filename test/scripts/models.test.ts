@@ -1,32 +1,12 @@
-import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { config } from '#shared/config'
 import { getModel } from '#shared/db/model-repository'
+import { runCli } from '../support/cli.js'
 
-const run = promisify(execFile)
-
-async function models(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    ...process.env,
-    DYNAMODB_ENDPOINT: config.dynamoEndpoint ?? '',
-    LOOM_TABLE_NAME: config.tableName ?? '',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-  }
-  try {
-    const { stdout, stderr } = await run(join(process.cwd(), 'node_modules/.bin/tsx'), ['scripts/models.ts', ...args], {
-      env,
-    })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
+const models = (...args: string[]) => runCli('scripts/models.ts', ...args)
 
 describe('npm run models', () => {
   it('adds, lists and removes a model in the configured table', async () => {

@@ -1,26 +1,12 @@
 import '../../support/lambda-shim.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { app as chatApp } from '#functions/inference/create-chat-completion/handler'
 import { app } from '#functions/inference/get-usage/handler'
 import { flushUsage } from '#shared/inference/usage-meter'
-import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
-import { addUpstreamModel } from '../../support/models.js'
-import { startVllmUpstream, type VllmUpstream } from '../../support/vllm-upstream.js'
+import { jsonInit } from '../../support/auth.js'
+import { upstreamModelFixture } from '../../support/models.js'
 
-let upstream: VllmUpstream
-let caller: TestCaller
-let model: string
-
-beforeAll(async () => {
-  upstream = await startVllmUpstream()
-  caller = await newCaller()
-  const prices = { prompt: 0.001, completion: 0.002 }
-  model = (await addUpstreamModel(upstream.baseUrl, [caller.entity], { prices })).id
-})
-
-afterAll(async () => {
-  await upstream.close()
-})
+const { caller, model } = await upstreamModelFixture(() => ({ prices: { prompt: 0.001, completion: 0.002 } }))
 
 type Report = {
   entity: string

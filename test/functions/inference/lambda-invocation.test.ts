@@ -21,19 +21,24 @@ const authorizer = () =>
     entities: [caller.entity],
   })
 
+// A chat-completions REST event as API Gateway sends it once the authorizer resolved the caller's key.
+function chatEvent(body: unknown, headers: Record<string, string> = {}) {
+  const init = jsonInit(body, { ...caller.bearer, ...headers })
+  return restEvent({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: init.headers as Record<string, string>,
+    body: init.body as string,
+    authorizer: authorizer(),
+  })
+}
+
 type StreamingHandler = (event: unknown, stream: PassThrough, context: unknown) => Promise<void>
 
 describe('inference Lambda handlers', () => {
   it('streams a chat completion through the response-streaming handler', async () => {
     // Prepare
-    const init = jsonInit({ model, messages: [{ role: 'user', content: 'from lambda' }], stream: true }, caller.bearer)
-    const event = restEvent({
-      method: 'POST',
-      path: '/v1/chat/completions',
-      headers: init.headers as Record<string, string>,
-      body: init.body as string,
-      authorizer: authorizer(),
-    })
+    const event = chatEvent({ model, messages: [{ role: 'user', content: 'from lambda' }], stream: true })
     const stream = new PassThrough()
     let text = ''
     stream.on('data', (piece: Buffer) => {
@@ -55,17 +60,10 @@ describe('inference Lambda handlers', () => {
   it('has the trace of a non-streamed completion written when the invocation ends, not after', async () => {
     // Prepare
     const projectId = `${caller.entity}/lambda-traced-${Date.now()}`
-    const init = jsonInit(
+    const event = chatEvent(
       { model, messages: [{ role: 'user', content: 'trace in lambda' }] },
-      { ...caller.bearer, 'OpenAI-Project': projectId },
+      { 'OpenAI-Project': projectId },
     )
-    const event = restEvent({
-      method: 'POST',
-      path: '/v1/chat/completions',
-      headers: init.headers as Record<string, string>,
-      body: init.body as string,
-      authorizer: authorizer(),
-    })
     const stream = new PassThrough()
     const pieces: Buffer[] = []
     stream.on('data', (piece: Buffer) => pieces.push(piece))

@@ -1,16 +1,15 @@
 import '../../support/lambda-shim.js'
 import { PassThrough } from 'node:stream'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { app as chatApp, handler as chatHandler } from '#functions/inference/create-chat-completion/handler'
 import { app as healthApp, handler as healthHandler } from '#functions/meta/get-health/handler'
 import { app as readObjApp } from '#functions/tracing/read-obj/handler'
 import { config } from '#shared/config'
 import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
 import { createPublicApp } from '#shared/http/create-app'
-import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
+import { jsonInit } from '../../support/auth.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
-import { addUpstreamModel } from '../../support/models.js'
-import { startVllmUpstream, type VllmUpstream } from '../../support/vllm-upstream.js'
+import { upstreamModelFixture } from '../../support/models.js'
 
 type EmfRecord = {
   _aws: {
@@ -19,20 +18,8 @@ type EmfRecord = {
   service: string
 } & Record<string, unknown>
 
-let upstream: VllmUpstream
-let caller: TestCaller
-let model: string
+const { caller, model } = await upstreamModelFixture()
 let written: string[]
-
-beforeAll(async () => {
-  upstream = await startVllmUpstream()
-  caller = await newCaller()
-  model = (await addUpstreamModel(upstream.baseUrl, [caller.entity])).id
-})
-
-afterAll(async () => {
-  await upstream.close()
-})
 
 // Powertools writes EMF records through its own Console on process.stdout, so the records are read there.
 beforeEach(() => {
