@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, vi } from 'vitest'
 import { config } from '#shared/config'
 import { ensureTable } from '#shared/db/ensure-table'
+import { settleAfterResponse } from '#shared/http/after-response'
+import { flushUsage } from '#shared/inference/usage-meter'
 import { startDynalite } from './support/dynamo.js'
 
 // One embedded DynamoDB per test file, with its own table; tests use unique ids so they never share state.
@@ -15,5 +17,9 @@ for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
 }
 
 afterAll(async () => {
+  // Work that outlives its response (completion traces, the batched usage flush) ends before the store closes, or
+  // it would write into a closed dynalite.
+  await settleAfterResponse()
+  await flushUsage().catch(() => undefined)
   await dynamo.close()
 })

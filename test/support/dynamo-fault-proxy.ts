@@ -167,8 +167,19 @@ export async function startDynamoFaultProxy(target = config.dynamoEndpoint): Pro
     res.end(forwarded.body)
   }
 
+  // Requests being forwarded: closing waits for them, so a write the proxy already passed on is never cut off while
+  // dynalite applies it (the file's dynalite would then close its database under that write).
+  const inflight = new Set<Promise<void>>()
   const server = createServer((req, res) => {
-    handle(req, res).catch(() => req.socket.destroy())
+    const handling: Promise<void> = handle(req, res)
+      .then(
+        () => undefined,
+        () => {
+          req.socket.destroy()
+        },
+      )
+      .finally(() => inflight.delete(handling))
+    inflight.add(handling)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
   const { port } = server.address() as AddressInfo
@@ -192,11 +203,13 @@ export async function startDynamoFaultProxy(target = config.dynamoEndpoint): Pro
         config.dynamoEndpoint = previous
       }
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await Promise.race([Promise.allSettled([...inflight]), sleep(2_000)])
+      await new Promise<void>((resolve) => {
         agent.destroy()
         server.closeAllConnections()
         server.close(() => resolve())
-      }),
+      })
+    },
   }
 }
