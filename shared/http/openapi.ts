@@ -22,6 +22,70 @@ const SECURITY: Record<string, Record<string, string[]>[]> = {
   tracing: [{ basic: [] }, { bearer: [] }],
 }
 
+const ISSUES = {
+  type: 'array',
+  items: { type: 'object', properties: { loc: {}, msg: { type: 'string' }, type: { type: 'string' } } },
+}
+
+// Each family's error body (STYLE §4, the contracts), as components the responses refer to.
+const ERROR_SCHEMAS: Record<string, Record<string, unknown>> = {
+  InferenceError: {
+    type: 'object',
+    required: ['error'],
+    properties: {
+      error: {
+        type: 'object',
+        required: ['message', 'type', 'param', 'code'],
+        properties: {
+          message: { type: 'string' },
+          type: { type: 'string' },
+          param: { type: ['string', 'null'] },
+          code: { type: 'integer' },
+        },
+      },
+    },
+  },
+  TracingError: {
+    type: 'object',
+    description: '`reason` for most errors (with extra keys such as `deleted_at`); request validation: `detail`.',
+    properties: { reason: { type: 'string' }, detail: ISSUES },
+  },
+  TrainingError: {
+    type: 'object',
+    required: ['detail'],
+    properties: { detail: { oneOf: [{ type: 'string' }, ISSUES] } },
+  },
+}
+
+const FAMILY_ERROR: Record<string, string> = {
+  inference: 'InferenceError',
+  tracing: 'TracingError',
+  training: 'TrainingError',
+}
+
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+}
+
+// The errors every route of a family may answer, in the family's shape: request errors, and for authenticated routes
+// the key's refusal, rate limits (429) and an unavailable store or engine (503), both with `Retry-After`.
+function errorResponses(family: string, auth: boolean): Record<string, unknown> {
+  const name = FAMILY_ERROR[family]
+  if (name === undefined) return {}
+  const content = { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } }
+  return {
+    '4XX': { description: 'Invalid request (validation, not found, conflict, too large)', content },
+    ...(auth
+      ? {
+          '401': { description: 'Missing, unknown or revoked key', content },
+          '403': { description: 'A project of an entity the key does not belong to', content },
+          '429': { description: 'Over a key or model rate or concurrency limit', headers: RETRY_AFTER, content },
+        }
+      : {}),
+    '503': { description: 'Storage or model server unavailable after retries', headers: RETRY_AFTER, content },
+  }
+}
+
 function jsonSchema(schema: z.core.$ZodType): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
     string,
@@ -63,6 +127,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], version
             ? { [doc.responseMediaType]: {} }
             : { 'application/json': { schema: doc?.response ? jsonSchema(doc.response) : {} } },
         },
+        ...errorResponses(route.family, route.auth),
       },
     }
     if (doc?.body) {
@@ -80,6 +145,7 @@ export function buildOpenApiDocument(routes: readonly DocumentedRoute[], version
     },
     paths,
     components: {
+      schemas: ERROR_SCHEMAS,
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer' },
         basic: { type: 'http', scheme: 'basic', description: 'username `api`, password = API key (Weave SDKs)' },

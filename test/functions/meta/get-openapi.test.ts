@@ -19,6 +19,28 @@ describe('GET /openapi.json', () => {
     }
   })
 
+  it("documents each family's error shape, with Retry-After on 429 and 503", async () => {
+    // Act
+    const doc = (await (await app.request('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, Response> }>>
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> }
+    }
+    type Response = { headers?: Record<string, unknown>; content?: Record<string, { schema: { $ref: string } }> }
+    const refOf = (r: Response | undefined) => r?.content?.['application/json']?.schema.$ref
+
+    // Assess
+    const chat = doc.paths['/v1/chat/completions']?.post?.responses ?? {}
+    expect(refOf(chat['429'])).toBe('#/components/schemas/InferenceError')
+    expect(chat['429']?.headers).toHaveProperty('Retry-After')
+    expect(chat['503']?.headers).toHaveProperty('Retry-After')
+    expect(refOf(doc.paths['/obj/read']?.post?.responses['4XX'])).toBe('#/components/schemas/TracingError')
+    expect(refOf(doc.paths['/v1/preview/models/{model_id}/log']?.post?.responses['401'])).toBe(
+      '#/components/schemas/TrainingError',
+    )
+    expect(doc.components.schemas.InferenceError?.properties).toHaveProperty('error')
+    expect(doc.paths['/health']?.get?.responses).not.toHaveProperty('401')
+  })
+
   it('answers a REST API proxy event through the Lambda handler with the same document', async () => {
     // Prepare
     const expected = await (await app.request('/openapi.json')).json()
