@@ -25,7 +25,7 @@ import {
   RestApi,
   Stage,
 } from 'aws-cdk-lib/aws-apigateway'
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch'
+import { Alarm, ComparisonOperator, type IMetric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch'
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
@@ -287,26 +287,31 @@ export class ApiStack extends Stack {
 
     const alarmTopic = alarmTopicOf(this, props.alarmEmail)
     const alarmAction = new SnsAction(alarmTopic)
+    // Both alarms: 2 of 3 five-minute periods over the threshold; no traffic is not an alarm.
+    const alarm = (id: string, description: string, metric: IMetric, threshold: number) =>
+      new Alarm(this, id, {
+        alarmDescription: description,
+        metric,
+        threshold,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      })
     // Rate, not count: 5XXError's Average is the share of requests answered 5xx.
-    const serverErrors = new Alarm(this, 'ServerErrorRateAlarm', {
-      alarmDescription: 'Share of API requests answered 5xx',
-      metric: this.stage.metricServerError({ statistic: 'Average', period: Duration.minutes(5) }),
-      threshold: props.serverErrorRateThreshold ?? 0.05,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    })
+    const serverErrors = alarm(
+      'ServerErrorRateAlarm',
+      'Share of API requests answered 5xx',
+      this.stage.metricServerError({ statistic: 'Average', period: Duration.minutes(5) }),
+      props.serverErrorRateThreshold ?? 0.05,
+    )
     // Streamed chat completions count with their full duration, so the default leaves room for long answers.
-    const latency = new Alarm(this, 'LatencyP99Alarm', {
-      alarmDescription: 'API p99 latency',
-      metric: this.stage.metricLatency({ statistic: 'p99', period: Duration.minutes(5) }),
-      threshold: props.p99LatencyThresholdMs ?? 10_000,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    })
+    const latency = alarm(
+      'LatencyP99Alarm',
+      'API p99 latency',
+      this.stage.metricLatency({ statistic: 'p99', period: Duration.minutes(5) }),
+      props.p99LatencyThresholdMs ?? 10_000,
+    )
     // OK actions too, so whoever was paged also learns when it is over.
     for (const alarm of [serverErrors, latency]) {
       alarm.addAlarmAction(alarmAction)

@@ -26,13 +26,12 @@ export function lambdaStreamHandler(app: Hono<any, any, any>): StreamHandler {
   const respond = streamHandle(app)
   return streamify(async (event, responseStream, context) => {
     const started = performance.now()
-    let latency = 0
     try {
       await respond(event, responseStream, context)
-      latency = performance.now() - started
     } finally {
+      const latency = performance.now() - started
       await settleAfterResponse()
-      publishRequestMetrics(latency || performance.now() - started)
+      publishRequestMetrics(latency)
     }
   })
 }
