@@ -7,6 +7,7 @@ import { cpus } from 'node:os'
 import { startReferenceServer } from '#shared/engine/openai-server'
 import { createReferenceBackend } from '#shared/engine/reference-backend'
 import { referenceCatalogModel } from '#shared/engine/settings'
+import { Cancellation } from '#shared/inference/cancellation'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 
 const backend = createReferenceBackend()
@@ -56,7 +57,7 @@ async function inProcess(request: ChatCompletionRequest, index: number): Promise
   const started = performance.now()
   let ttft = 0
   let tokens = 0
-  const call = { request, model, requestId: `bench-${index}`, created: 0, signal: new AbortController().signal }
+  const call = { request, model, requestId: `bench-${index}`, created: 0, signal: new Cancellation() }
   for await (const chunk of backend.stream(call)) {
     if (ttft === 0 && chunk.choices[0]?.delta.content) ttft = performance.now() - started
     if (chunk.choices.length === 0) tokens = chunk.usage?.completion_tokens ?? 0

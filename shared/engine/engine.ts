@@ -17,6 +17,7 @@ import {
 import { engineSettings, type ResolvedEngineSettings } from '#shared/engine/settings'
 import { constraintFor } from '#shared/engine/structured'
 import { BadRequestError } from '#shared/errors/http-error'
+import type { CancelSignal } from '#shared/inference/cancellation'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
 
@@ -127,7 +128,7 @@ function seedFor(prepared: Prepared, index: number): Rng {
  * Runs a prepared request once it is admitted: sampling choices advance round-robin one token at a time (yielding to
  * other requests between rounds); beam search yields each finished beam. Stops early when `signal` aborts.
  */
-export async function* generate(prepared: Prepared, signal: AbortSignal): AsyncGenerator<GenerationEvent> {
+export async function* generate(prepared: Prepared, signal: CancelSignal): AsyncGenerator<GenerationEvent> {
   const { params, job } = prepared
   if (params.beamSearch) {
     const beams = await beamSearch(job, params.n, async () => {

@@ -5,6 +5,7 @@ import { createReferenceBackend } from '#shared/engine/reference-backend'
 import { referenceCatalogModel } from '#shared/engine/settings'
 import { BadRequestError, NotFoundError, UnsupportedMediaTypeError } from '#shared/errors/http-error'
 import { inferenceErrorResponse } from '#shared/errors/inference-errors'
+import { Cancellation } from '#shared/inference/cancellation'
 import { checkServingRules } from '#shared/inference/serving-rules'
 import { parseChatRequest } from '#shared/inference/validate-request'
 import type { ChatCompletionChunk } from '#shared/schemas/chat-completion'
@@ -80,15 +81,15 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
     const model = request.model ? models.find((m) => m.id === request.model) : models[0]
     if (!model) throw new NotFoundError(`The model \`${request.model}\` does not exist.`, { param: 'model' })
     checkServingRules(request, model)
-    const controller = new AbortController()
-    res.on('close', () => controller.abort())
+    const cancellation = new Cancellation()
+    res.on('close', () => cancellation.abort())
     const headerId = req.headers['x-request-id']
     const call = {
       request,
       model,
       requestId: typeof headerId === 'string' ? headerId : (request.request_id ?? randomUUID()),
       created: Math.floor(Date.now() / 1000),
-      signal: controller.signal,
+      signal: cancellation,
     }
     if (request.stream !== true) return send(res, 200, await backend.complete(call))
     const iterator = backend.stream(call)[Symbol.asyncIterator]()

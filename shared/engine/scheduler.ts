@@ -1,4 +1,5 @@
 import { ServiceUnavailableError } from '#shared/errors/http-error'
+import type { CancelSignal } from '#shared/inference/cancellation'
 
 type Waiter = { priority: number; arrival: number; grant: () => void; reject: (error: Error) => void }
 
@@ -27,7 +28,7 @@ export class Scheduler {
   }
 
   /** Waits for a slot and returns its release function; an abort while queued removes the request. */
-  acquire(priority: number, signal?: AbortSignal): Promise<() => void> {
+  acquire(priority: number, signal?: CancelSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(new ServiceUnavailableError('Request aborted before scheduling'))
     return new Promise((resolve, reject) => {
       let released = false
@@ -41,7 +42,7 @@ export class Scheduler {
         priority: this.policy === 'priority' ? priority : 0,
         arrival: this.arrivals++,
         grant: () => {
-          signal?.removeEventListener('abort', onAbort)
+          stopWatching?.()
           this.running++
           resolve(release)
         },
@@ -54,7 +55,7 @@ export class Scheduler {
           reject(new ServiceUnavailableError('Request aborted while queued'))
         }
       }
-      signal?.addEventListener('abort', onAbort, { once: true })
+      const stopWatching = signal?.onAbort(onAbort)
       this.queue.push(waiter)
       this.queue.sort((a, b) => a.priority - b.priority || a.arrival - b.arrival)
       this.pump()

@@ -9,6 +9,7 @@ import { trainingErrorResponse } from '#shared/errors/training-errors'
 import type { AppEnv, Family } from '#shared/http/app-env'
 import { principalFromAuthorizer } from '#shared/http/authorizer-context'
 import { requestMetrics } from '#shared/http/metrics'
+import { requestHeader, setResponseHeader } from '#shared/http/node-bindings'
 import { rateLimits } from '#shared/http/rate-limit'
 import { bodyLimit } from '#shared/http/request-body'
 import { logger } from '#shared/logger'
@@ -20,14 +21,14 @@ function requestContext(family: Family): MiddlewareHandler<AppEnv> {
   return async function requestContext(c, next) {
     const started = performance.now()
     const requestId =
-      c.req.header('x-request-id') ??
+      requestHeader(c, 'x-request-id') ??
       (c.env?.lambdaContext ?? c.env?.context)?.awsRequestId ??
       globalThis.crypto.randomUUID()
     c.set('requestId', requestId)
     c.set('family', family)
     // Set before the handler so it is part of the response the handler builds: adding a header afterwards makes the
     // Node server re-read the finished body as a stream (a second write per response).
-    c.header('X-Request-Id', requestId)
+    setResponseHeader(c, 'X-Request-Id', requestId)
     await next()
     logger.info('request', {
       requestId,
@@ -44,7 +45,7 @@ function auth(scheme: AuthScheme): MiddlewareHandler<AppEnv> {
   return async function auth(c, next) {
     // Behind API Gateway the REQUEST authorizer has already resolved the key; locally we resolve it here.
     // The cached authorizer policy spans routes, so the family's scheme is still checked here (no I/O).
-    const header = c.req.header('authorization')
+    const header = requestHeader(c, 'authorization')
     const fromAuthorizer = principalFromAuthorizer(c.env?.requestContext?.authorizer)
     if (fromAuthorizer !== undefined) parseAuthorization(header, scheme)
     c.set('auth', fromAuthorizer ?? (await authenticate(header, scheme)))
@@ -57,7 +58,7 @@ const PROJECT_RE = /^([^/\s]+)\/([^/\s]+)$/
 // Inference attributes usage to `Compat-Project` / `OpenAI-Project`, else to the key's entity and project `inference`.
 const inferenceProject: MiddlewareHandler<AppEnv> = async function inferenceProject(c, next) {
   const principal = c.get('auth')
-  const header = c.req.header('compat-project') ?? c.req.header('openai-project')
+  const header = requestHeader(c, 'compat-project') ?? requestHeader(c, 'openai-project')
   if (header === undefined || header.trim() === '') {
     c.set('project', { entity: principal.entity, project: 'inference', id: `${principal.entity}/inference` })
   } else {

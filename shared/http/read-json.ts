@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import { jsonInvalidIssue } from '#shared/errors/error-response'
 import { RequestValidationError, UnsupportedMediaTypeError } from '#shared/errors/http-error'
 import type { AppEnv } from '#shared/http/app-env'
+import { requestHeader } from '#shared/http/node-bindings'
 import { requestText } from '#shared/http/request-body'
 
 const NOT_A_DICT = {
@@ -27,7 +28,7 @@ function positionOf(error: unknown, text: string): number {
  * other types with a 422. An empty or malformed body is a validation error, never a 500.
  */
 export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
-  const type = mediaType(c.req.header('content-type'))
+  const type = mediaType(requestHeader(c, 'content-type'))
   const family = c.get('family')
   if (family === 'inference') {
     if (type !== 'application/json') {

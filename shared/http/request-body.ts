@@ -3,12 +3,11 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { bodyLimit as streamingBodyLimit } from 'hono/body-limit'
 import { PayloadTooLargeError } from '#shared/errors/http-error'
 import type { AppEnv } from '#shared/http/app-env'
-
-type NodeBindings = { incoming?: IncomingMessage }
+import { nodeBindings, requestHeader } from '#shared/http/node-bindings'
 
 function declaredLength(c: Context): number | undefined {
-  const length = c.req.header('content-length')
-  if (length === undefined || c.req.header('transfer-encoding') !== undefined) return undefined
+  const length = requestHeader(c, 'content-length')
+  if (length === undefined || requestHeader(c, 'transfer-encoding') !== undefined) return undefined
   return Number.parseInt(length, 10)
 }
 
@@ -52,7 +51,7 @@ export function requestText(c: Context<AppEnv>): Promise<string> {
   // Hono keeps the body's promise in this cache (its type names the resolved value).
   const cache = c.req.bodyCache as unknown as { text?: Promise<string> }
   if (cache.text !== undefined) return cache.text
-  const incoming = (c.env as NodeBindings | undefined)?.incoming
+  const incoming = nodeBindings(c)?.incoming
   if (incoming === undefined || Object.keys(c.req.bodyCache).length > 0 || declaredLength(c) === undefined) {
     return c.req.text()
   }

@@ -1,3 +1,4 @@
+import type { CancelSignal } from '#shared/inference/cancellation'
 import type {
   ChatCompletionChunk,
   ChatCompletionRequest,
@@ -21,7 +22,7 @@ export type ChatBackendCall = {
   /** Unix seconds for `created`, the same for every chunk of a stream. */
   created: number
   /** Aborted when the client disconnects or the gateway gives up; a backend stops generating and releases resources. */
-  signal: AbortSignal
+  signal: CancelSignal
 }
 
 /**

@@ -1,12 +1,13 @@
-import { randomUUID } from 'node:crypto'
 import type { Context } from 'hono'
 import { config } from '#shared/config'
 import { afterResponse } from '#shared/http/after-response'
 import type { AppEnv } from '#shared/http/app-env'
 import { addRequestMetric } from '#shared/http/metrics'
+import { nodeBindings, requestHeader, setResponseHeader } from '#shared/http/node-bindings'
 import { readJsonBody } from '#shared/http/read-json'
 import type { ChatBackendCall } from '#shared/inference/backend'
 import { backendFor } from '#shared/inference/backend-registry'
+import { Cancellation } from '#shared/inference/cancellation'
 import { resolveModel } from '#shared/inference/catalog'
 import { admitCompletion, type TokenCharge } from '#shared/inference/completion-limits'
 import { checkServingRules } from '#shared/inference/serving-rules'
@@ -19,11 +20,7 @@ import type { ChatCompletionResponse } from '#shared/schemas/chat-completion'
 /** Response header carrying the gateway's own time in ms (total minus the backend's, up to the first byte). */
 export const OVERHEAD_HEADER = 'Loom-Overhead-Ms'
 
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-}
+const SSE_CONTENT_TYPE = { 'content-type': 'text/event-stream; charset=utf-8' }
 
 const ms = (value: number) => value.toFixed(3)
 
@@ -36,7 +33,7 @@ type Finish = (ending: Ending) => Promise<void>
 function finisher(c: Context<AppEnv>, call: ChatBackendCall, charge: TokenCharge | undefined): Finish {
   const project = c.get('project')
   const principal = c.get('auth')
-  const traced = config.inference.tracing && !traceOptedOut(c.req.header('loom-trace'))
+  const traced = config.inference.tracing && !traceOptedOut(requestHeader(c, 'loom-trace'))
   const startedAt = new Date()
   return (ending) => {
     const { usage, aborted } = ending
@@ -104,7 +101,7 @@ async function complete(c: Context<AppEnv>, call: ChatBackendCall, started: numb
   await finish({ usage: response.usage, aborted: false, output: response })
   const overhead = performance.now() - started - backendMs
   addRequestMetric('GatewayOverhead', overhead)
-  c.header(OVERHEAD_HEADER, ms(overhead))
+  setResponseHeader(c, OVERHEAD_HEADER, ms(overhead))
   return c.json(response, 200)
 }
 
@@ -130,16 +127,18 @@ async function stream(c: Context<AppEnv>, call: ChatBackendCall, abort: () => vo
   })
   const overhead = backendStarted - started + (performance.now() - firstAt)
   addRequestMetric('GatewayOverhead', overhead)
-  c.header(OVERHEAD_HEADER, ms(overhead))
-  return c.body(body, 200, SSE_HEADERS)
+  // Headers go through `setResponseHeader` and the answer names only its content type: Hono builds a fetch `Headers`
+  // for an answer given more than one header.
+  setResponseHeader(c, OVERHEAD_HEADER, ms(overhead))
+  setResponseHeader(c, 'cache-control', 'no-cache')
+  setResponseHeader(c, 'x-accel-buffering', 'no')
+  return c.body(body, 200, SSE_CONTENT_TYPE)
 }
-
-type NodeBindings = { outgoing?: { writableFinished: boolean; once: (event: 'close', f: () => void) => void } }
 
 // On the Node server the response's `close` tells a disconnect without materialising a full `Request` (its `signal`
 // getter costs more than the rest of the request's bookkeeping); elsewhere the request's signal does.
 function watchDisconnect(c: Context<AppEnv>, abort: () => void): void {
-  const outgoing = (c.env as NodeBindings | undefined)?.outgoing
+  const outgoing = nodeBindings(c)?.outgoing
   if (outgoing !== undefined) {
     outgoing.once('close', () => {
       if (!outgoing.writableFinished) abort()
@@ -160,15 +159,16 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
   const model = await resolveModel(request.model, c.get('project').entity)
   checkServingRules(request, model)
   const charge = await admitCompletion(c, model)
-  const controller = new AbortController()
-  const abort = () => controller.abort()
+  const cancellation = new Cancellation()
+  const abort = () => cancellation.abort()
   watchDisconnect(c, abort)
   const call: ChatBackendCall = {
     request,
     model,
-    requestId: c.req.header('x-request-id') ?? request.request_id ?? randomUUID(),
+    // Without an `X-Request-Id` or a body `request_id`, the id the response's `X-Request-Id` already carries.
+    requestId: requestHeader(c, 'x-request-id') ?? request.request_id ?? c.get('requestId'),
     created: Math.floor(Date.now() / 1000),
-    signal: controller.signal,
+    signal: cancellation,
   }
   const finish = finisher(c, call, charge)
   return request.stream === true ? stream(c, call, abort, started, finish) : complete(c, call, started, finish)

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import { config } from '#shared/config'
 import type { ChatBackend, ChatBackendCall } from '#shared/inference/backend'
 import { resolveCredential } from '#shared/inference/credentials'
-import { postUpstream, readBody, UpstreamError, upstreamError } from '#shared/inference/upstream-http'
+import { postUpstream, readBody, UpstreamError, upstreamEndpoint, upstreamError } from '#shared/inference/upstream-http'
 import {
   type ChatCompletionChunk,
   ChatCompletionRequestSchema,
@@ -12,7 +12,7 @@ import type { OpenAiCompatibleSettings } from '#shared/schemas/model'
 
 // Only the contract's fields are forwarded: unknown fields are ignored (contract §2), and hosted upstreams reject
 // names they do not know.
-const KNOWN_FIELDS = Object.keys(ChatCompletionRequestSchema.shape)
+const KNOWN_FIELDS = new Set(Object.keys(ChatCompletionRequestSchema.shape))
 const INTERNAL_ERROR = 'The server had an error while processing your request'
 
 function settingsOf(call: ChatBackendCall): OpenAiCompatibleSettings {
@@ -25,9 +25,9 @@ function settingsOf(call: ChatBackendCall): OpenAiCompatibleSettings {
 export function upstreamBody(call: ChatBackendCall, settings: OpenAiCompatibleSettings, stream: boolean): string {
   const source = call.request as Record<string, unknown>
   const body: Record<string, unknown> = {}
-  for (const key of KNOWN_FIELDS) {
+  for (const key in source) {
     const value = source[key]
-    if (value !== undefined) body[key] = value
+    if (value !== undefined && KNOWN_FIELDS.has(key)) body[key] = value
   }
   body.model = settings.upstreamModel ?? call.model.id
   if (body.engine_xargs !== undefined) {
@@ -55,7 +55,6 @@ const FORWARDABLE_ID = /^[\x21-\x7e][\x20-\x7e]{0,255}$/
 
 async function open(call: ChatBackendCall, stream: boolean): Promise<IncomingMessage> {
   const settings = settingsOf(call)
-  const base = settings.baseUrl.endsWith('/') ? settings.baseUrl : `${settings.baseUrl}/`
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: stream ? 'text/event-stream' : 'application/json',
@@ -64,7 +63,7 @@ async function open(call: ChatBackendCall, stream: boolean): Promise<IncomingMes
   const credential = await resolveCredential(settings.apiKeyRef)
   if (credential !== undefined) headers.authorization = `Bearer ${credential}`
   const res = await postUpstream({
-    url: new URL('chat/completions', base),
+    endpoint: upstreamEndpoint(settings.baseUrl, 'chat/completions'),
     body: upstreamBody(call, settings, stream),
     headers,
     connectTimeoutMs: settings.connectTimeoutMs ?? config.inference.connectTimeoutMs,
@@ -107,8 +106,7 @@ function toChunk(data: string, call: ChatBackendCall): ChatCompletionChunk {
 async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompletionChunk> {
   const res = await open(call, true)
   res.setEncoding('utf8')
-  const onAbort = () => res.destroy()
-  call.signal.addEventListener('abort', onAbort, { once: true })
+  const stopWatching = call.signal.onAbort(() => res.destroy())
   let pending = ''
   let complete = false
   try {
@@ -134,7 +132,7 @@ async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompleti
     if (error instanceof UpstreamError) throw error
     throw new UpstreamError(500, INTERNAL_ERROR, { cause: error })
   } finally {
-    call.signal.removeEventListener('abort', onAbort)
+    stopWatching()
     // An unfinished stream is closed: that is how vLLM learns the client went away and stops generating.
     if (!complete) res.destroy()
   }

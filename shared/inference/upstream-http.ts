@@ -1,6 +1,7 @@
 import http, { type IncomingMessage } from 'node:http'
 import https from 'node:https'
 import { HttpError } from '#shared/errors/http-error'
+import type { CancelSignal } from '#shared/inference/cancellation'
 import { logger } from '#shared/logger'
 
 // node:http with keep-alive agents rather than fetch: measurably less per-request overhead on the hot path, and
@@ -26,38 +27,74 @@ export class UpstreamError extends HttpError {
 /** The message the contract gives unreachable or overloaded engines (W&B's 503). */
 export const UNAVAILABLE = 'The engine is currently overloaded, please try again later'
 
+/** Where an upstream's chat completions are POSTed: its URL, parsed once (Node's request options). */
+export type UpstreamEndpoint = {
+  url: URL
+  protocol: 'http:' | 'https:'
+  hostname: string
+  port: number | undefined
+  path: string
+}
+
+const endpoints = new Map<string, UpstreamEndpoint>()
+
+/** The endpoint of `path` under an upstream's base URL (`http://host:8000/v1` + `chat/completions`), cached. */
+export function upstreamEndpoint(baseUrl: string, path: string): UpstreamEndpoint {
+  const key = `${baseUrl}\u0000${path}`
+  let endpoint = endpoints.get(key)
+  if (endpoint === undefined) {
+    const url = new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`)
+    endpoint = {
+      url,
+      protocol: url.protocol === 'https:' ? 'https:' : 'http:',
+      // Node wants IPv6 literals without their brackets.
+      hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+      port: url.port === '' ? undefined : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+    }
+    // Catalog base URLs are few; the bound only guards against a catalog that churns through many.
+    if (endpoints.size >= 1_000) endpoints.clear()
+    endpoints.set(key, endpoint)
+  }
+  return endpoint
+}
+
 /** Options of one upstream POST. */
 export type UpstreamRequestOptions = {
-  url: URL
+  endpoint: UpstreamEndpoint
   body: string
   headers: Record<string, string>
   connectTimeoutMs: number
   firstByteTimeoutMs: number
   retries: number
-  signal: AbortSignal
+  signal: CancelSignal
 }
 
 class RetryableError extends Error {}
 
 function attempt(options: UpstreamRequestOptions): Promise<IncomingMessage> {
-  const { url, body, headers, connectTimeoutMs, firstByteTimeoutMs, signal } = options
+  const { endpoint, body, headers, connectTimeoutMs, firstByteTimeoutMs, signal } = options
   return new Promise((resolve, reject) => {
-    const transport = url.protocol === 'https:' ? https : http
-    const req = transport.request(url, {
+    const transport = endpoint.protocol === 'https:' ? https : http
+    headers['content-length'] = String(Buffer.byteLength(body))
+    const req = transport.request({
       method: 'POST',
-      agent: AGENTS[url.protocol === 'https:' ? 'https:' : 'http:'],
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      protocol: endpoint.protocol,
+      hostname: endpoint.hostname,
+      port: endpoint.port,
+      path: endpoint.path,
+      agent: AGENTS[endpoint.protocol],
+      headers,
     })
     let responded = false
     const firstByte = setTimeout(() => {
       const cause = new Error('upstream first-byte timeout')
       req.destroy(new UpstreamError(503, UNAVAILABLE, { cause, headers: { 'Retry-After': String(RETRY_AFTER_S) } }))
     }, firstByteTimeoutMs)
-    const onAbort = () => req.destroy(new UpstreamError(499, 'Client disconnected'))
-    signal.addEventListener('abort', onAbort, { once: true })
+    const stopWatching = signal.onAbort(() => req.destroy(new UpstreamError(499, 'Client disconnected')))
     const cleanup = () => {
       clearTimeout(firstByte)
-      signal.removeEventListener('abort', onAbort)
+      stopWatching()
     }
     req.on('socket', (socket) => {
       if (!socket.connecting) return
@@ -107,7 +144,7 @@ export async function postUpstream(options: UpstreamRequestOptions): Promise<Inc
       if (!(error instanceof RetryableError)) throw error
       lastError = error
     }
-    logger.warn('upstream attempt failed', { url: options.url.origin, attempt: i + 1, error: lastError })
+    logger.warn('upstream attempt failed', { url: options.endpoint.url.origin, attempt: i + 1, error: lastError })
   }
   throw new UpstreamError(503, UNAVAILABLE, { cause: lastError, headers: { 'Retry-After': String(RETRY_AFTER_S) } })
 }

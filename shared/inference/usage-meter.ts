@@ -34,6 +34,16 @@ export function hourOf(date: Date): string {
   return date.toISOString().slice(0, 13)
 }
 
+const HOUR_MS = 3_600_000
+let current = { hour: -1, text: '' }
+
+// The current hour's text, formatted once an hour rather than on every completion.
+function currentHour(): string {
+  const hour = Math.floor(Date.now() / HOUR_MS)
+  if (hour !== current.hour) current = { hour, text: hourOf(new Date(hour * HOUR_MS)) }
+  return current.text
+}
+
 /** The cost of a completion at the model's prices (cached prompt tokens at the cached price when one is set). */
 export function costOf(model: CatalogModel, usage: CompletionUsage['usage']): number {
   const prices = model.prices
@@ -69,7 +79,7 @@ export function estimatePromptTokens(request: ChatCompletionRequest): number {
 
 /** Adds one completion to the batch. Never throws and never waits: metering is off the critical path. */
 export function recordUsage(entry: CompletionUsage): void {
-  const hour = hourOf(entry.at ?? new Date())
+  const hour = entry.at === undefined ? currentHour() : hourOf(entry.at)
   const key = `${entry.entity}\u0000${entry.project}\u0000${entry.model.id}\u0000${hour}`
   let delta = batch.get(key)
   if (delta === undefined) {

@@ -3,6 +3,7 @@ import { RequestValidationError, type ValidationIssue } from '#shared/errors/htt
 import { pyRepr } from '#shared/errors/inference-errors'
 import { toValidationIssues } from '#shared/errors/validation-issues'
 import { type ChatCompletionRequest, ChatCompletionRequestSchema } from '#shared/schemas/chat-completion'
+import { presentFieldsCheck } from '#shared/schemas/present-fields'
 
 // vLLM runs its request validators (`mode="before"`) on the raw JSON before field parsing, so they see absent and
 // null differently and use Python truthiness (contract §2, §3.1–3.7). The first failing rule is reported alone.
@@ -227,17 +228,26 @@ export function parseChatRequest(body: unknown): ChatCompletionRequest {
       throw error
     }
   }
-  const parsed = safeParse(ChatCompletionRequestSchema, body, { reportInput: true })
-  if (!parsed.success) throw new RequestValidationError(toValidationIssues(parsed.error.issues, ['body']))
-  const ranges = fieldRangeIssues(parsed.data)
+  const request = fieldsValid(body) ? (body as ChatCompletionRequest) : parseFields(body)
+  const ranges = fieldRangeIssues(request)
   if (ranges.length > 0) throw new RequestValidationError(ranges)
   try {
-    checkRepetitionDetection(parsed.data)
+    checkRepetitionDetection(request)
   } catch (error) {
     if (error instanceof RuleError) {
-      throw ruleIssue(error, parsed.data.repetition_detection, ['body', 'repetition_detection'])
+      throw ruleIssue(error, request.repetition_detection, ['body', 'repetition_detection'])
     }
     throw error
   }
+  return request
+}
+
+// Valid requests are checked field by field (only the fields they set); anything else gets zod's full parse, whose
+// issues are the answer's.
+const fieldsValid = presentFieldsCheck(ChatCompletionRequestSchema)
+
+function parseFields(body: unknown): ChatCompletionRequest {
+  const parsed = safeParse(ChatCompletionRequestSchema, body, { reportInput: true })
+  if (!parsed.success) throw new RequestValidationError(toValidationIssues(parsed.error.issues, ['body']))
   return parsed.data
 }

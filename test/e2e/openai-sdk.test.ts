@@ -46,10 +46,11 @@ describe('official openai SDK against the local stack', () => {
 
   it('creates a completion', async () => {
     // Act
-    const completion = await client.chat.completions.create({ model, messages })
+    const { data: completion, response } = await client.chat.completions.create({ model, messages }).withResponse()
 
     // Assess
-    expect(completion.id).toMatch(/^chatcmpl-/)
+    expect(completion.id).toBe(`chatcmpl-${response.headers.get('x-request-id')}`)
+    expect(Number(response.headers.get('loom-overhead-ms'))).toBeGreaterThanOrEqual(0)
     expect(completion.model).toBe(model)
     expect(completion.choices[0]?.message.content).toBe('Hello from the SDK')
     expect(completion.choices[0]?.finish_reason).toBe('stop')
@@ -58,12 +59,9 @@ describe('official openai SDK against the local stack', () => {
 
   it('streams with include_usage', async () => {
     // Act
-    const stream = await client.chat.completions.create({
-      model,
-      messages,
-      stream: true,
-      stream_options: { include_usage: true },
-    })
+    const { data: stream, response } = await client.chat.completions
+      .create({ model, messages, stream: true, stream_options: { include_usage: true } })
+      .withResponse()
     let text = ''
     let usage: OpenAI.CompletionUsage | null | undefined
     const finishes: (string | null)[] = []
@@ -74,6 +72,10 @@ describe('official openai SDK against the local stack', () => {
     }
 
     // Assess
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
+    expect(response.headers.get('cache-control')).toBe('no-cache')
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/)
+    expect(Number(response.headers.get('loom-overhead-ms'))).toBeGreaterThanOrEqual(0)
     expect(text).toBe('Hello from the SDK')
     expect(finishes).toEqual(['stop'])
     expect(usage).toEqual({ prompt_tokens: 6, completion_tokens: 4, total_tokens: 10 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { REASONING_BUDGET } from '#shared/engine/params'
 import { referenceBackend } from '#shared/engine/reference-backend'
+import { Cancellation } from '#shared/inference/cancellation'
 import { sseStream } from '#shared/inference/sse-stream'
 import type { ChatCompletionChunk } from '#shared/schemas/chat-completion'
 import { sseChunks, sseEvents } from '../../support/sse.js'
@@ -183,7 +184,7 @@ describe('reference backend', () => {
       stream_options: { include_usage: true },
     })
     const iterator = referenceBackend
-      .stream({ request, model: model(), requestId: 'sse', created: 1, signal: new AbortController().signal })
+      .stream({ request, model: model(), requestId: 'sse', created: 1, signal: new Cancellation() })
       [Symbol.asyncIterator]()
     let usage: unknown
 
@@ -256,7 +257,7 @@ describe('reference backend', () => {
 
   it('stops generating when the signal aborts', async () => {
     // Prepare
-    const controller = new AbortController()
+    const cancellation = new Cancellation()
     const chunks: ChatCompletionChunk[] = []
 
     // Act
@@ -265,10 +266,10 @@ describe('reference backend', () => {
       model: model(),
       requestId: 'abort',
       created: 1,
-      signal: controller.signal,
+      signal: cancellation,
     })) {
       chunks.push(chunk)
-      if (chunks.length === 5) controller.abort()
+      if (chunks.length === 5) cancellation.abort()
     }
 
     // Assess
@@ -278,15 +279,15 @@ describe('reference backend', () => {
 
   it('answers a disconnected non-streaming request with an error', async () => {
     // Prepare
-    const controller = new AbortController()
+    const cancellation = new Cancellation()
     const pending = complete(
       ask('Tell me a story.', { ignore_eos: true, max_completion_tokens: 2000 }),
       model(),
-      controller.signal,
+      cancellation,
     )
 
     // Act
-    setImmediate(() => controller.abort())
+    setImmediate(() => cancellation.abort())
 
     // Assess
     await expect(pending).rejects.toThrow('Client disconnected')

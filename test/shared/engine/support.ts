@@ -1,5 +1,6 @@
 import { referenceBackend } from '#shared/engine/reference-backend'
 import { referenceCatalogModel } from '#shared/engine/settings'
+import { Cancellation, type CancelSignal } from '#shared/inference/cancellation'
 import type {
   ChatCompletionChunk,
   ChatCompletionRequest,
@@ -12,7 +13,7 @@ export function model(overrides: Partial<CatalogModel> = {}): CatalogModel {
   return referenceCatalogModel(overrides)
 }
 
-function call(request: ChatCompletionRequest, m: CatalogModel, signal = new AbortController().signal) {
+function call(request: ChatCompletionRequest, m: CatalogModel, signal: CancelSignal = new Cancellation()) {
   return { request, model: m, requestId: 'test', created: 1_700_000_000, signal }
 }
 
@@ -25,7 +26,7 @@ export function ask(content: string, extra: Partial<ChatCompletionRequest> = {})
 export function complete(
   request: ChatCompletionRequest,
   m = model(),
-  signal?: AbortSignal,
+  signal?: CancelSignal,
 ): Promise<ChatCompletionResponse> {
   return referenceBackend.complete(call(request, m, signal))
 }
