@@ -49,14 +49,22 @@ async function loadPrincipal(key: string): Promise<Principal | undefined> {
 
 /** Resolves an API key to its principal (cached briefly), or throws 401. */
 export async function authenticateKey(key: string, now = Date.now()): Promise<Principal> {
-  const principal = await cache.get(hashApiKey(key), () => loadPrincipal(key), now)
+  return principalOf(await cache.get(hashApiKey(key), () => loadPrincipal(key), now))
+}
+
+function principalOf(principal: Principal | undefined): Principal {
   if (principal === undefined) throw new UnauthorizedError('Authentication failed')
   return principal
 }
 
-/** Authenticates an `Authorization` header for a route family. */
-export async function authenticate(header: string | undefined, scheme: AuthScheme): Promise<Principal> {
-  return authenticateKey(parseAuthorization(header, scheme))
+/**
+ * Authenticates an `Authorization` header for a route family: the principal itself when the key is cached (the
+ * request path's usual case, no promise), else a promise of it. Throws or rejects with 401.
+ */
+export function authenticate(header: string | undefined, scheme: AuthScheme): Principal | Promise<Principal> {
+  const key = parseAuthorization(header, scheme)
+  const principal = cache.peek(hashApiKey(key), () => loadPrincipal(key))
+  return principal instanceof Promise ? principal.then(principalOf) : principalOf(principal)
 }
 
 /** Drops every cached look-up (tests, key administration in the same process). */

@@ -12,7 +12,7 @@ import { requestMetrics } from '#shared/http/metrics'
 import { requestHeader, setResponseHeader } from '#shared/http/node-bindings'
 import { rateLimits } from '#shared/http/rate-limit'
 import { bodyLimit } from '#shared/http/request-body'
-import { logger } from '#shared/logger'
+import { infoEnabled, logger } from '#shared/logger'
 
 /** Route prefixes that are served without credentials. */
 export const PUBLIC_PATHS = ['/health', '/openapi.json', '/server_info'] as const
@@ -30,6 +30,7 @@ function requestContext(family: Family): MiddlewareHandler<AppEnv> {
     // Node server re-read the finished body as a stream (a second write per response).
     setResponseHeader(c, 'X-Request-Id', requestId)
     await next()
+    if (!infoEnabled()) return
     logger.info('request', {
       requestId,
       family,
@@ -48,7 +49,12 @@ function auth(scheme: AuthScheme): MiddlewareHandler<AppEnv> {
     const header = requestHeader(c, 'authorization')
     const fromAuthorizer = principalFromAuthorizer(c.env?.requestContext?.authorizer)
     if (fromAuthorizer !== undefined) parseAuthorization(header, scheme)
-    c.set('auth', fromAuthorizer ?? (await authenticate(header, scheme)))
+    if (fromAuthorizer !== undefined) {
+      c.set('auth', fromAuthorizer)
+    } else {
+      const principal = authenticate(header, scheme)
+      c.set('auth', principal instanceof Promise ? await principal : principal)
+    }
     await next()
   }
 }

@@ -9,16 +9,22 @@ const LOADERS: Record<BackendKind, BackendLoader> = {
   reference: async () => (await import('#shared/engine/reference-backend')).referenceBackend,
 }
 
-const loaded = new Map<BackendKind, Promise<ChatBackend>>()
+const loading = new Map<BackendKind, Promise<ChatBackend>>()
+const ready = new Map<BackendKind, ChatBackend>()
 
-/** The backend serving a kind of model, loaded once per process. */
-export function backendFor(kind: BackendKind): Promise<ChatBackend> {
-  let backend = loaded.get(kind)
-  if (backend === undefined) {
-    backend = LOADERS[kind]()
+/** The backend serving a kind of model, loaded once per process; once loaded, returned without a promise. */
+export function backendFor(kind: BackendKind): ChatBackend | Promise<ChatBackend> {
+  const backend = ready.get(kind)
+  if (backend !== undefined) return backend
+  let pending = loading.get(kind)
+  if (pending === undefined) {
+    pending = LOADERS[kind]().then((loaded) => {
+      ready.set(kind, loaded)
+      return loaded
+    })
     // A failed load is not cached, so a transient import error does not stick.
-    backend.catch(() => loaded.delete(kind))
-    loaded.set(kind, backend)
+    pending.catch(() => loading.delete(kind))
+    loading.set(kind, pending)
   }
-  return backend
+  return pending
 }

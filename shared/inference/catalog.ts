@@ -46,6 +46,11 @@ export function allModels(now = Date.now()): Promise<CatalogModel[]> {
   return cache.get('catalog', load, now)
 }
 
+// The catalog itself when it is cached (no promise), else a promise of it.
+function catalogNow(): CatalogModel[] | Promise<CatalogModel[]> {
+  return cache.peek('catalog', load)
+}
+
 /** Forgets the cached catalog (tests, the CLI in the same process). */
 export function clearCatalogCache(): void {
   cache.clear()
@@ -66,21 +71,26 @@ export async function modelsFor(entity: string): Promise<CatalogModel[]> {
  * Resolves the request's `model` for an entity: unknown or not permitted → 404 (contract §4.3); missing or empty →
  * the only model the entity may use, else 400 naming the choices.
  */
-export async function resolveModel(name: string | null | undefined, entity: string): Promise<CatalogModel> {
-  const models = await modelsFor(entity)
-  if (name === undefined || name === null || name === '') {
-    if (models.length === 1 && models[0] !== undefined) return models[0]
-    const names = models.map((m) => m.id).join(', ')
-    throw new BadRequestError(
-      models.length === 0
-        ? 'The `model` field is required, and no model is available to this entity.'
-        : `The \`model\` field is required when several models are available. Available models: ${names}.`,
-      { param: 'model' },
-    )
+export function resolveModel(name: string | null | undefined, entity: string): CatalogModel | Promise<CatalogModel> {
+  const catalog = catalogNow()
+  return catalog instanceof Promise ? catalog.then((all) => pick(all, name, entity)) : pick(catalog, name, entity)
+}
+
+function pick(catalog: CatalogModel[], name: string | null | undefined, entity: string): CatalogModel {
+  if (name !== undefined && name !== null && name !== '') {
+    const model = catalog.find((m) => m.id === name)
+    if (model === undefined || !mayUse(model, entity)) {
+      throw new NotFoundError(`The model \`${name}\` does not exist.`, { param: 'model' })
+    }
+    return model
   }
-  const model = models.find((m) => m.id === name)
-  if (model === undefined) {
-    throw new NotFoundError(`The model \`${name}\` does not exist.`, { param: 'model' })
-  }
-  return model
+  const models = catalog.filter((m) => mayUse(m, entity))
+  if (models.length === 1 && models[0] !== undefined) return models[0]
+  const names = models.map((m) => m.id).join(', ')
+  throw new BadRequestError(
+    models.length === 0
+      ? 'The `model` field is required, and no model is available to this entity.'
+      : `The \`model\` field is required when several models are available. Available models: ${names}.`,
+    { param: 'model' },
+  )
 }

@@ -85,7 +85,8 @@ function exceptionOf(outcome: StreamOutcome): string | undefined {
 }
 
 async function complete(c: Context<AppEnv>, call: ChatBackendCall, started: number, finish: Finish) {
-  const backend = await backendFor(call.model.backend.kind)
+  const loaded = backendFor(call.model.backend.kind)
+  const backend = loaded instanceof Promise ? await loaded : loaded
   const backendStarted = performance.now()
   let response: ChatCompletionResponse
   try {
@@ -106,7 +107,8 @@ async function complete(c: Context<AppEnv>, call: ChatBackendCall, started: numb
 }
 
 async function stream(c: Context<AppEnv>, call: ChatBackendCall, abort: () => void, started: number, finish: Finish) {
-  const backend = await backendFor(call.model.backend.kind)
+  const loaded = backendFor(call.model.backend.kind)
+  const backend = loaded instanceof Promise ? await loaded : loaded
   const iterator = backend.stream(call)[Symbol.asyncIterator]()
   const backendStarted = performance.now()
   const { first, settled } = await firstWithin(iterator)
@@ -156,9 +158,11 @@ function watchDisconnect(c: Context<AppEnv>, abort: () => void): void {
 export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
   const started = performance.now()
   const request = parseChatRequest(await readJsonBody(c))
-  const model = await resolveModel(request.model, c.get('project').entity)
+  const resolved = resolveModel(request.model, c.get('project').entity)
+  const model = resolved instanceof Promise ? await resolved : resolved
   checkServingRules(request, model)
-  const charge = await admitCompletion(c, model)
+  const admission = admitCompletion(c, model)
+  const charge = admission === undefined ? undefined : await admission
   const cancellation = new Cancellation()
   const abort = () => cancellation.abort()
   watchDisconnect(c, abort)

@@ -9,10 +9,10 @@ export type TokenCharge = (tokens: number) => Promise<void>
 
 /**
  * Admits a chat completion under the key's `tpm` and the model's per-project `rpm`, `tpm` and `concurrency`, or throws
- * 429. The model's slot is freed once the response ended. Returns the token charge, undefined when no `tpm` applies;
- * with no limit set this does no I/O at all.
+ * 429. The model's slot is freed once the response ended. Resolves to the token charge, undefined when no `tpm`
+ * applies; with no limit set this returns undefined at once (no I/O, no promise).
  */
-export async function admitCompletion(c: Context<AppEnv>, model: CatalogModel): Promise<TokenCharge | undefined> {
+export function admitCompletion(c: Context<AppEnv>, model: CatalogModel): Promise<TokenCharge | undefined> | undefined {
   const checks: LimitCheck[] = []
   const principal = c.get('auth')
   const keyTpm = principal.limits?.tpm
@@ -26,7 +26,9 @@ export async function admitCompletion(c: Context<AppEnv>, model: CatalogModel): 
     })
   }
   if (checks.length === 0) return undefined
-  releaseAfterResponse(c, await admit(checks))
-  const scopes = checks.filter((check) => check.tpm !== undefined).map((check) => check.scope)
-  return scopes.length === 0 ? undefined : (tokens) => chargeTokens(scopes, tokens)
+  return admit(checks).then((release) => {
+    releaseAfterResponse(c, release)
+    const scopes = checks.filter((check) => check.tpm !== undefined).map((check) => check.scope)
+    return scopes.length === 0 ? undefined : (tokens: number) => chargeTokens(scopes, tokens)
+  })
 }

@@ -60,7 +60,7 @@ async function open(call: ChatBackendCall, stream: boolean): Promise<IncomingMes
     accept: stream ? 'text/event-stream' : 'application/json',
   }
   if (FORWARDABLE_ID.test(call.requestId)) headers['x-request-id'] = call.requestId
-  const credential = await resolveCredential(settings.apiKeyRef)
+  const credential = settings.apiKeyRef === undefined ? undefined : await resolveCredential(settings.apiKeyRef)
   if (credential !== undefined) headers.authorization = `Bearer ${credential}`
   const res = await postUpstream({
     endpoint: upstreamEndpoint(settings.baseUrl, 'chat/completions'),

@@ -150,11 +150,20 @@ export async function postUpstream(options: UpstreamRequestOptions): Promise<Inc
 }
 
 /** Reads a whole upstream response body as text. */
-export async function readBody(res: IncomingMessage): Promise<string> {
-  res.setEncoding('utf8')
-  let text = ''
-  for await (const piece of res) text += piece
-  return text
+export function readBody(res: IncomingMessage): Promise<string> {
+  // Events rather than `for await`: the async iterator costs a few microseconds on every completion.
+  return new Promise((resolve, reject) => {
+    let text = ''
+    res.setEncoding('utf8')
+    res.on('data', (piece: string) => {
+      text += piece
+    })
+    res.once('end', () => resolve(text))
+    res.once('error', reject)
+    res.once('close', () => {
+      if (!res.complete) reject(new Error('upstream closed the connection before the body ended'))
+    })
+  })
 }
 
 type UpstreamErrorBody = { error?: unknown; message?: unknown; detail?: unknown; param?: unknown }

@@ -20,6 +20,28 @@ function deferredLoads() {
 }
 
 describe('RefreshingCache', () => {
+  it('peeks a fresh value without a promise, and a missing or expired one as the load', async () => {
+    // Prepare
+    const cache = newCache()
+    const loads = deferredLoads()
+
+    // Act
+    const missing = cache.peek('k', loads.load, 0)
+    loads.resolve('v1')
+    const loaded = await missing
+    const fresh = cache.peek('k', loads.load, 100)
+    const expired = cache.peek('k', loads.load, TTL + 1)
+    loads.resolve('v2')
+
+    // Assess
+    expect(missing).toBeInstanceOf(Promise)
+    expect(loaded).toBe('v1')
+    expect(fresh).toBe('v1')
+    expect(expired).toBeInstanceOf(Promise)
+    expect(await expired).toBe('v2')
+    expect(loads.calls()).toBe(2)
+  })
+
   it('shares one load between concurrent misses', async () => {
     // Prepare
     const cache = newCache()
