@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
-import { type BuildOptions, build } from 'esbuild'
+import type { BuildOptions } from 'esbuild'
 import { FUNCTIONS } from '#functions/manifest'
-import { LAMBDA_BUNDLE } from '../infra/bundling.js'
+import { bundleAsDeployed } from './support/bundle.js'
 
 // `npm run bench:cold [runs] [compare]`: bundles every function with the deployed esbuild settings
 // (infra/bundling.ts: minified ESM for node22, AWS SDK bundled with the environment-only credential provider, linked
@@ -29,27 +29,15 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
 
-const DEPLOYED: BuildOptions = { alias: LAMBDA_BUNDLE.alias }
-const EXTERNAL_SDK: BuildOptions = { external: ['@aws-sdk/*', '@smithy/*'] }
+// The deployed settings, and the same with the AWS SDK left to the runtime (`compare`).
+const EXTERNAL_SDK: BuildOptions = { alias: {}, external: ['@aws-sdk/*', '@smithy/*'] }
 
-async function bundle(id: string, variant: BuildOptions, suffix: string): Promise<string> {
-  const outfile = join(OUT, `${id.replace('/', '__')}${suffix}.mjs`)
-  await build({
-    entryPoints: [join('functions', id, 'handler.ts')],
-    bundle: true,
-    platform: 'node',
-    format: LAMBDA_BUNDLE.format,
-    target: LAMBDA_BUNDLE.target,
-    minify: LAMBDA_BUNDLE.minify,
-    sourcemap: LAMBDA_BUNDLE.sourcemap,
-    mainFields: [...LAMBDA_BUNDLE.mainFields],
-    banner: { js: LAMBDA_BUNDLE.banner },
-    absWorkingDir: process.cwd(),
-    outfile,
-    logLevel: 'silent',
-    ...variant,
-  })
-  return outfile
+function bundle(id: string, variant: BuildOptions, suffix: string): Promise<string> {
+  return bundleAsDeployed(
+    join('functions', id, 'handler.ts'),
+    join(OUT, `${id.replace('/', '__')}${suffix}.mjs`),
+    variant,
+  )
 }
 
 /** One cold import in a fresh process: wall time and CPU time (user + system), in ms. */
@@ -82,7 +70,7 @@ const lines = [
   `|---|---:|---:|---:|---:|${COMPARE ? '---:|---:|' : ''}`,
 ]
 for (const entry of ENTRIES) {
-  const deployed = await bundle(entry.id, DEPLOYED, '')
+  const deployed = await bundle(entry.id, {}, '')
   const external = COMPARE ? await bundle(entry.id, EXTERNAL_SDK, '.external') : undefined
   const samples = new Map<string, Sample>([[deployed, sample(deployed)]])
   if (external !== undefined) samples.set(external, sample(external))

@@ -3,15 +3,20 @@ import { readFile, writeFile } from 'node:fs/promises'
 import http from 'node:http'
 import os from 'node:os'
 import { join } from 'node:path'
+import { bundleAsDeployed } from './support/bundle.js'
 
 // `npm run bench:gateway`: Loom's chat-completions gateway against a fast loopback upstream, beside the same load
 // sent straight to the upstream and through Portkey's open-source gateway (routed to the same upstream). Each server
-// runs in its own process; this process only generates load.
-//   throughput: closed loop, CONCURRENCY requests in flight for THROUGHPUT_S seconds;
+// runs in its own process; this process only generates load. Loom runs as deployed (the esbuild bundle of
+// infra/bundling.ts), as Portkey runs its published build.
+//   throughput: closed loop, CONCURRENCY requests in flight for THROUGHPUT_S seconds per target, ROUNDS rounds with
+//               the targets taking turns (the machine is shared: its speed drifts, and every target sees the same
+//               drift); the median round is reported;
 //   latency:    open loop at RATE requests/s for LATENCY_S seconds, added latency = gateway minus direct;
 //   streaming:  the same open loop with `stream: true`, time to first body byte and to the end of the stream.
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64)
-const THROUGHPUT_S = Number(process.env.BENCH_THROUGHPUT_S ?? 5)
+const THROUGHPUT_S = Number(process.env.BENCH_THROUGHPUT_S ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const RATE = Number(process.env.BENCH_RATE ?? 500)
 const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 10)
 const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== '0'
@@ -173,9 +178,15 @@ async function main() {
     l.startsWith('{'),
   )
   const store = JSON.parse(storeStart.line) as { port: number }
+  const loomBundle = await bundleAsDeployed(
+    'bench/support/loom-server.ts',
+    join(root, 'node_modules/.cache/loom-bench/loom-server.mjs'),
+    // Only loaded without a DynamoDB endpoint, which the bench always gives.
+    { external: ['dynalite'], sourcemap: false },
+  )
   const loomStart = await start(
     node,
-    ['--import', 'tsx', 'bench/support/loom-server.ts', upstreamBase, `http://127.0.0.1:${store.port}`],
+    [loomBundle, upstreamBase, `http://127.0.0.1:${store.port}`],
     (l) => l.startsWith('{'),
     { LOOM_INFERENCE_TRACING: process.env.BENCH_TRACING === '1' ? 'on' : 'off' },
   )
@@ -227,11 +238,32 @@ async function main() {
 
   const rows: string[] = []
   const results: Record<string, Record<string, number>> = {}
+  const ratios: string[] = []
   for (const stream of [false, true]) {
     const mode = stream ? 'streaming' : 'non-streaming'
+    const rounds = new Map<Target, Awaited<ReturnType<typeof throughput>>[]>(targets.map((t) => [t, []]))
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const t of targets) rounds.get(t)?.push(await throughput(t, stream))
+    }
+    const perRound = (rounds.get(targets[1] as Target) ?? []).map((loomRound, i) => {
+      const portkeyRound = rounds.get(targets[2] as Target)?.[i]
+      return portkeyRound === undefined ? Number.NaN : loomRound.rps / portkeyRound.rps
+    })
+    ratios.push(`${mode} ${perRound.map((r) => f(r, 1)).join(', ')}`)
     const latencies: Record<string, { p50: number; p99: number; ttfb50: number; ttfb99: number; errors: number }> = {}
     for (const t of targets) {
-      const tp = await throughput(t, stream)
+      const all = rounds.get(t) ?? []
+      const tp = {
+        rps: quantile(
+          all.map((r) => r.rps),
+          0.5,
+        ),
+        cpuMsPerRequest: quantile(
+          all.map((r) => r.cpuMsPerRequest),
+          0.5,
+        ),
+        errors: all.reduce((n, r) => n + r.errors, 0),
+      }
       const { samples, errors } = await fixedRate(t, stream)
       const totals = samples.map((s) => s.total)
       const ttfbs = samples.map((s) => s.ttfb)
@@ -267,7 +299,8 @@ async function main() {
         .loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')} at the end, the machine is shared), Node ${process.version}; ` +
-      `throughput: ${CONCURRENCY} in flight for ${THROUGHPUT_S} s; latency: open loop at ${RATE} req/s for ${LATENCY_S} s; ` +
+      `throughput: ${CONCURRENCY} in flight for ${THROUGHPUT_S} s per target and round, median of ${ROUNDS} rounds ` +
+      `(Loom / Portkey per round: ${ratios.join('; ')}); latency: open loop at ${RATE} req/s for ${LATENCY_S} s; ` +
       `tracing ${process.env.BENCH_TRACING === '1' ? 'on' : 'off'} (Loom's DynamoDB is a dynalite in a process of its own, its CPU time counted as Loom's).`,
     '',
     '| mode | target | throughput (req/s) | server CPU ms / request | req/s per CPU core | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | first byte p50 / p99 (ms) | added first byte p50 (ms) | added first byte p99 (ms) | errors |',
@@ -293,10 +326,13 @@ async function writeSection(table: string) {
     'chat-completions function served by `@hono/node-server` (keys, catalog and usage counters in a dynalite of its own',
     "process, as DynamoDB is a remote service in production; its CPU time is counted as Loom's), and Portkey's",
     'open-source gateway (`@portkey-ai/gateway`, `x-portkey-provider: openai`,',
-    '`x-portkey-custom-host` = the same upstream). "direct" is the upstream without a gateway; "added" = gateway minus',
-    'direct at the same percentile. "server CPU ms / request" is the gateway process\'s own CPU time (from /proc) over',
-    'the throughput run divided by the requests served: unlike req/s and tail latencies it barely depends on what else',
-    'the machine runs, so "req/s per CPU core" is the capacity comparison to trust on a shared machine.',
+    '`x-portkey-custom-host` = the same upstream). Loom runs as deployed, from the esbuild bundle of',
+    '`infra/bundling.ts` (minified ESM), as Portkey runs its published build. "direct" is the upstream without a',
+    'gateway; "added" = gateway minus direct at the same percentile. Throughput is measured in rounds, the targets',
+    "taking turns, and each target's median round is reported: the machine is shared and its speed drifts within",
+    'minutes, so targets measured one after the other would see different machines. "server CPU ms / request" is the',
+    "gateway process's own CPU time (from /proc) over a throughput round divided by the requests served, and",
+    '"req/s per CPU core" its inverse: the capacity comparison least affected by what else the machine runs.',
     'Portkey 1.15.2 answers every streamed request through a custom host with HTTP 500 here (Node 20; its log shows',
     '`tryTargetsRecursively error: immutable TypeError: immutable` from `updateHeaders` appending to a fetch',
     "response's headers), so it has no streaming figures.",

@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
-import dynalite from 'dynalite'
 import { createApiKey } from '#shared/auth/key-admin'
 import { config } from '#shared/config'
 import { ensureTable } from '#shared/db/ensure-table'
@@ -13,6 +12,7 @@ const [upstream, dynamoEndpoint] = process.argv.slice(2)
 if (upstream === undefined) throw new Error('usage: loom-server.ts <upstream base URL> [DynamoDB endpoint]')
 
 if (dynamoEndpoint === undefined) {
+  const { default: dynalite } = await import('dynalite')
   const store = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 })
   await new Promise<void>((resolve) => store.listen(0, '127.0.0.1', () => resolve()))
   config.dynamoEndpoint = `http://127.0.0.1:${(store.address() as AddressInfo).port}`
