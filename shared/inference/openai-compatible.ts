@@ -1,8 +1,14 @@
-import type { IncomingMessage } from 'node:http'
 import { config } from '#shared/config'
 import type { ChatBackend, ChatBackendCall } from '#shared/inference/backend'
 import { resolveCredential } from '#shared/inference/credentials'
-import { postUpstream, readBody, UpstreamError, upstreamEndpoint, upstreamError } from '#shared/inference/upstream-http'
+import {
+  postUpstream,
+  readBody,
+  UpstreamError,
+  type UpstreamResponse,
+  upstreamEndpoint,
+  upstreamError,
+} from '#shared/inference/upstream-http'
 import {
   type ChatCompletionChunk,
   ChatCompletionRequestSchema,
@@ -53,7 +59,7 @@ export function upstreamBody(call: ChatBackendCall, settings: OpenAiCompatibleSe
 // so an upstream that gets none just names the request itself.
 const FORWARDABLE_ID = /^[\x21-\x7e][\x20-\x7e]{0,255}$/
 
-async function open(call: ChatBackendCall, stream: boolean): Promise<IncomingMessage> {
+async function open(call: ChatBackendCall, stream: boolean): Promise<UpstreamResponse> {
   const settings = settingsOf(call)
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -71,7 +77,7 @@ async function open(call: ChatBackendCall, stream: boolean): Promise<IncomingMes
     retries: config.inference.upstreamRetries,
     signal: call.signal,
   })
-  const status = res.statusCode ?? 500
+  const status = res.statusCode
   if (status < 200 || status >= 300) throw upstreamError(status, await readBody(res))
   return res
 }
@@ -105,12 +111,11 @@ function toChunk(data: string, call: ChatBackendCall): ChatCompletionChunk {
 
 async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompletionChunk> {
   const res = await open(call, true)
-  res.setEncoding('utf8')
   const stopWatching = call.signal.onAbort(() => res.destroy())
   let pending = ''
   let complete = false
   try {
-    for await (const piece of res as AsyncIterable<string>) {
+    for await (const piece of res) {
       if (complete) continue
       pending += piece.includes('\r') ? piece.replaceAll('\r\n', '\n') : piece
       let end = pending.indexOf('\n\n')

@@ -1,14 +1,30 @@
-import http, { type IncomingMessage } from 'node:http'
-import https from 'node:https'
+import { StringDecoder } from 'node:string_decoder'
+import type { Dispatcher, Pool as PoolType } from 'undici'
+import Pool from 'undici/lib/dispatcher/pool.js'
 import { HttpError } from '#shared/errors/http-error'
 import type { CancelSignal } from '#shared/inference/cancellation'
 import { logger } from '#shared/logger'
 
-// node:http with keep-alive agents rather than fetch: measurably less per-request overhead on the hot path, and
-// direct control of the connect and first-byte timeouts.
-const AGENTS = {
-  'http:': new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 256, scheduling: 'lifo' }),
-  'https:': new https.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 256, scheduling: 'lifo' }),
+// Upstream calls go through undici's connection pools (the HTTP/1.1 client behind Node's fetch) by their dispatch
+// API: callbacks instead of node:http's ClientRequest, Agent and response stream, whose bookkeeping was the largest
+// cost of the gateway's request path after the socket writes themselves. One keep-alive pool per origin and connect
+// timeout.
+const pools = new Map<string, PoolType>()
+
+function poolFor(origin: string, connectTimeoutMs: number): PoolType {
+  const key = `${origin} ${connectTimeoutMs}`
+  let pool = pools.get(key)
+  if (pool === undefined) {
+    // Generation may pause between tokens for as long as it likes: no body timeout (the first byte has its own).
+    pool = new Pool(origin, {
+      keepAliveTimeout: 60_000,
+      bodyTimeout: 0,
+      headersTimeout: 0,
+      connectTimeout: connectTimeoutMs,
+    })
+    pools.set(key, pool)
+  }
+  return pool
 }
 
 /** An error answered on behalf of an upstream model server, with any status the contract allows. */
@@ -27,14 +43,8 @@ export class UpstreamError extends HttpError {
 /** The message the contract gives unreachable or overloaded engines (W&B's 503). */
 export const UNAVAILABLE = 'The engine is currently overloaded, please try again later'
 
-/** Where an upstream's chat completions are POSTed: its URL, parsed once (Node's request options). */
-export type UpstreamEndpoint = {
-  url: URL
-  protocol: 'http:' | 'https:'
-  hostname: string
-  port: number | undefined
-  path: string
-}
+/** Where an upstream's chat completions are POSTed: its URL, parsed once. */
+export type UpstreamEndpoint = { url: URL; origin: string; path: string }
 
 const endpoints = new Map<string, UpstreamEndpoint>()
 
@@ -44,14 +54,7 @@ export function upstreamEndpoint(baseUrl: string, path: string): UpstreamEndpoin
   let endpoint = endpoints.get(key)
   if (endpoint === undefined) {
     const url = new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`)
-    endpoint = {
-      url,
-      protocol: url.protocol === 'https:' ? 'https:' : 'http:',
-      // Node wants IPv6 literals without their brackets.
-      hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-      port: url.port === '' ? undefined : Number(url.port),
-      path: `${url.pathname}${url.search}`,
-    }
+    endpoint = { url, origin: url.origin, path: `${url.pathname}${url.search}` }
     // Catalog base URLs are few; the bound only guards against a catalog that churns through many.
     if (endpoints.size >= 1_000) endpoints.clear()
     endpoints.set(key, endpoint)
@@ -72,53 +75,151 @@ export type UpstreamRequestOptions = {
 
 class RetryableError extends Error {}
 
-function attempt(options: UpstreamRequestOptions): Promise<IncomingMessage> {
+// Chunks an unread streaming body may hold before the upstream connection is paused.
+const HIGH_WATER = 16
+
+/**
+ * An upstream answer once its headers arrived: the status, and the body as text pieces, read whole (`text()`) or as
+ * they come (`for await`, paused while the reader falls behind). `destroy()` closes the connection: that is how vLLM
+ * learns the client went away.
+ */
+export class UpstreamResponse implements AsyncIterable<string> {
+  statusCode = 0
+  readonly #decoder = new StringDecoder('utf8')
+  readonly #pieces: string[] = []
+  #ended = false
+  #error: Error | undefined
+  #wake: (() => void) | undefined
+  #resume: (() => void) | undefined
+  #paused = false
+  #abort: ((error: Error) => void) | undefined
+  // Set by `text()`: the whole body is wanted, so pieces just accumulate until the end.
+  #whole: (() => void) | undefined
+
+  /** The whole body as text (read it this way or by iterating, not both). */
+  text(): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const finish = () => {
+        if (this.#error !== undefined) reject(this.#error)
+        else resolve(this.#pieces.join(''))
+      }
+      if (this.#ended) return finish()
+      this.#whole = finish
+      this.#resume?.()
+    })
+  }
+
+  /** Stops the request and closes its connection (a no-op once the body has ended). */
+  destroy(): void {
+    if (this.#ended) return
+    this.#ended = true
+    this.#abort?.(new Error('upstream response destroyed'))
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<string> {
+    for (;;) {
+      const piece = this.#pieces.shift()
+      if (piece !== undefined) {
+        if (this.#paused && this.#pieces.length < HIGH_WATER / 2) {
+          this.#paused = false
+          this.#resume?.()
+        }
+        if (piece !== '') yield piece
+        continue
+      }
+      if (this.#error !== undefined) throw this.#error
+      if (this.#ended) return
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve
+      })
+    }
+  }
+
+  /** @internal the dispatch handler's side. */
+  connected(abort: (error: Error) => void): void {
+    this.#abort = abort
+  }
+
+  /** @internal */
+  headers(statusCode: number, resume: () => void): void {
+    this.statusCode = statusCode
+    this.#resume = resume
+  }
+
+  /** @internal returns false to pause the connection until the reader catches up. */
+  data(chunk: Buffer): boolean {
+    this.#pieces.push(this.#decoder.write(chunk))
+    this.#notify()
+    if (this.#whole !== undefined || this.#pieces.length < HIGH_WATER) return true
+    this.#paused = true
+    return false
+  }
+
+  /** @internal */
+  end(error?: Error): void {
+    if (error === undefined) this.#pieces.push(this.#decoder.end())
+    else this.#error ??= error
+    this.#ended = true
+    this.#notify()
+    this.#whole?.()
+  }
+
+  #notify(): void {
+    const wake = this.#wake
+    this.#wake = undefined
+    wake?.()
+  }
+}
+
+function attempt(options: UpstreamRequestOptions): Promise<UpstreamResponse> {
   const { endpoint, body, headers, connectTimeoutMs, firstByteTimeoutMs, signal } = options
   return new Promise((resolve, reject) => {
-    const transport = endpoint.protocol === 'https:' ? https : http
-    headers['content-length'] = String(Buffer.byteLength(body))
-    const req = transport.request({
-      method: 'POST',
-      protocol: endpoint.protocol,
-      hostname: endpoint.hostname,
-      port: endpoint.port,
-      path: endpoint.path,
-      agent: AGENTS[endpoint.protocol],
-      headers,
-    })
+    const response = new UpstreamResponse()
     let responded = false
+    let failure: Error | undefined
+    // Ends the request before its headers with `error` (the first cause wins), or the body after them.
+    const fail = (error: Error) => {
+      failure ??= error
+      response.destroy()
+    }
     const firstByte = setTimeout(() => {
       const cause = new Error('upstream first-byte timeout')
-      req.destroy(new UpstreamError(503, UNAVAILABLE, { cause, headers: { 'Retry-After': String(RETRY_AFTER_S) } }))
+      fail(new UpstreamError(503, UNAVAILABLE, { cause, headers: { 'Retry-After': String(RETRY_AFTER_S) } }))
     }, firstByteTimeoutMs)
-    const stopWatching = signal.onAbort(() => req.destroy(new UpstreamError(499, 'Client disconnected')))
-    const cleanup = () => {
+    const stopWatching = signal.onAbort(() => fail(new UpstreamError(499, 'Client disconnected')))
+    const settle = () => {
       clearTimeout(firstByte)
       stopWatching()
     }
-    req.on('socket', (socket) => {
-      if (!socket.connecting) return
-      const connect = setTimeout(() => {
-        req.destroy(new RetryableError('upstream connect timeout'))
-      }, connectTimeoutMs)
-      socket.once('connect', () => clearTimeout(connect))
-      socket.once('close', () => clearTimeout(connect))
-    })
-    req.on('response', (res) => {
-      responded = true
-      cleanup()
-      resolve(res)
-    })
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      cleanup()
-      if (responded) return
-      if (error instanceof HttpError) return reject(error)
-      // Refused, reset or timed-out connections never reached the engine's generation: safe to retry.
-      reject(new RetryableError(error.message, { cause: error }))
-    })
-    // Writing once the socket is assigned lets Node send headers and body in one write (before, they are queued
-    // and flushed as a writev, a second syscall on every request).
-    req.once('socket', () => req.end(body))
+    const handler: Dispatcher.DispatchHandlers = {
+      onConnect(abort) {
+        response.connected(abort)
+        if (failure !== undefined) abort(failure)
+      },
+      onHeaders(statusCode, _headers, resume) {
+        // 1xx answers come before the real one.
+        if (statusCode < 200) return true
+        responded = true
+        settle()
+        response.headers(statusCode, resume)
+        resolve(response)
+        return true
+      },
+      onData: (chunk) => response.data(chunk),
+      onComplete: () => response.end(),
+      onError(error) {
+        settle()
+        if (responded) return response.end(error)
+        const cause = failure ?? error
+        if (cause instanceof HttpError) return reject(cause)
+        // Refused, reset or timed-out connections never reached the engine's generation: safe to retry.
+        reject(new RetryableError(error.message, { cause: error }))
+      },
+    }
+    poolFor(endpoint.origin, connectTimeoutMs).dispatch(
+      { origin: endpoint.origin, path: endpoint.path, method: 'POST', headers, body },
+      handler,
+    )
   })
 }
 
@@ -130,15 +231,15 @@ const RETRY_AFTER_S = 1
  * POSTs a JSON body upstream, retrying refused or reset connections and 502/503/504 answers (nothing has reached
  * the client yet at this point); returns the response once its headers arrive.
  */
-export async function postUpstream(options: UpstreamRequestOptions): Promise<IncomingMessage> {
+export async function postUpstream(options: UpstreamRequestOptions): Promise<UpstreamResponse> {
   let lastError: unknown
   for (let i = 0; i <= options.retries; i++) {
     if (i > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** i))
     if (options.signal.aborted) throw new UpstreamError(499, 'Client disconnected')
     try {
       const res = await attempt(options)
-      if (!RETRY_STATUSES.has(res.statusCode ?? 0)) return res
-      res.resume()
+      if (!RETRY_STATUSES.has(res.statusCode)) return res
+      res.destroy()
       lastError = new Error(`upstream answered ${res.statusCode}`)
     } catch (error) {
       if (!(error instanceof RetryableError)) throw error
@@ -150,20 +251,8 @@ export async function postUpstream(options: UpstreamRequestOptions): Promise<Inc
 }
 
 /** Reads a whole upstream response body as text. */
-export function readBody(res: IncomingMessage): Promise<string> {
-  // Events rather than `for await`: the async iterator costs a few microseconds on every completion.
-  return new Promise((resolve, reject) => {
-    let text = ''
-    res.setEncoding('utf8')
-    res.on('data', (piece: string) => {
-      text += piece
-    })
-    res.once('end', () => resolve(text))
-    res.once('error', reject)
-    res.once('close', () => {
-      if (!res.complete) reject(new Error('upstream closed the connection before the body ended'))
-    })
-  })
+export function readBody(res: UpstreamResponse): Promise<string> {
+  return res.text()
 }
 
 type UpstreamErrorBody = { error?: unknown; message?: unknown; detail?: unknown; param?: unknown }

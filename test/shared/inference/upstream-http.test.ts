@@ -1,0 +1,99 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { Cancellation } from '#shared/inference/cancellation'
+import { postUpstream, upstreamEndpoint } from '#shared/inference/upstream-http'
+
+// A loopback server: `/many` streams 200 numbered lines in separate writes, `/hang` never answers.
+let server: Server
+let base: string
+let closed = 0
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      if (req.url === '/hang') {
+        res.on('close', () => closed++)
+        return
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' })
+      let i = 0
+      const next = () => {
+        if (i === 200) return res.end()
+        res.write(`line ${i++} ${'é'.repeat(50)}\n`, next)
+      }
+      next()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+})
+
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+function post(path: string, signal = new Cancellation(), firstByteTimeoutMs = 5_000) {
+  return postUpstream({
+    endpoint: upstreamEndpoint(base, path),
+    body: '{}',
+    headers: { 'content-type': 'application/json' },
+    connectTimeoutMs: 1_000,
+    firstByteTimeoutMs,
+    retries: 0,
+    signal,
+  })
+}
+
+describe('upstream responses', () => {
+  it('deliver every piece in order to a slow reader, multi-byte characters intact', async () => {
+    // Prepare
+    const res = await post('many')
+    let text = ''
+
+    // Act
+    for await (const piece of res) {
+      text += piece
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+
+    // Assess
+    const lines = text.trimEnd().split('\n')
+    expect(res.statusCode).toBe(200)
+    expect(lines).toHaveLength(200)
+    expect(lines.every((line, i) => line === `line ${i} ${'é'.repeat(50)}`)).toBe(true)
+  })
+
+  it('read whole as text', async () => {
+    // Act
+    const text = await (await post('many')).text()
+
+    // Assess
+    expect(text.split('\n')).toHaveLength(201)
+  })
+
+  it('stop a request whose headers are late with the first-byte timeout, closing its connection', async () => {
+    // Prepare
+    const before = closed
+
+    // Act
+    const pending = post('hang', new Cancellation(), 100)
+
+    // Assess
+    await expect(pending).rejects.toMatchObject({ statusCode: 503 })
+    await expect.poll(() => closed).toBe(before + 1)
+  })
+
+  it('stop a request when the client goes away before the headers', async () => {
+    // Prepare
+    const cancellation = new Cancellation()
+    const before = closed
+    const pending = post('hang', cancellation)
+
+    // Act
+    setTimeout(() => cancellation.abort(), 50)
+
+    // Assess
+    await expect(pending).rejects.toMatchObject({ statusCode: 499 })
+    await expect.poll(() => closed).toBe(before + 1)
+  })
+})
