@@ -51,29 +51,24 @@ function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
   return Promise.race([settled, timeout]).finally(() => clearTimeout(timer))
 }
 
-// An async generator hands over a value it already holds within a few microtask turns; waiting that long (never a
-// timer or an I/O turn) tells "available now" from "still being generated".
-const MICROTASK_TURNS = 16
-
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown }
 
+// Whether `promise` settles before the event loop's next check phase: the chunks an upstream read delivered are all
+// handed over by then (microtasks only), while a chunk still being generated needs more I/O. Tells "available now"
+// from "still being generated" without a timer.
 function soon<T>(promise: Promise<T>): Promise<Settled<T> | undefined> {
-  let settled: Settled<T> | undefined
-  promise.then(
-    (value) => {
-      settled = { ok: true, value }
-    },
-    (error: unknown) => {
-      settled = { ok: false, error }
-    },
-  )
   return new Promise((resolve) => {
-    let turns = 0
-    const check = () => {
-      if (settled !== undefined || ++turns > MICROTASK_TURNS) resolve(settled)
-      else queueMicrotask(check)
-    }
-    queueMicrotask(check)
+    const immediate = setImmediate(() => resolve(undefined))
+    promise.then(
+      (value) => {
+        clearImmediate(immediate)
+        resolve({ ok: true, value })
+      },
+      (error: unknown) => {
+        clearImmediate(immediate)
+        resolve({ ok: false, error })
+      },
+    )
   })
 }
 
