@@ -186,8 +186,8 @@ async function main() {
   )
   const loomStart = await start(
     node,
-    // The young-generation size `npm start` gives the server (package.json): a gateway allocates per request, and
-    // with V8's default most of its garbage-collection time went to scavenges of short-lived request objects.
+    // The young-generation size `npm start` gives the server (package.json): a gateway allocates per request, and a
+    // larger young generation means fewer scavenges of short-lived request objects.
     ['--max-semi-space-size=64', loomBundle, upstreamBase, `http://127.0.0.1:${store.port}`],
     (l) => l.startsWith('{'),
     { LOOM_INFERENCE_TRACING: process.env.BENCH_TRACING === '1' ? 'on' : 'off' },
