@@ -89,7 +89,6 @@ function poolFor(port: number): PoolType {
 }
 
 function request(target: Target, stream: boolean): Promise<Sample> {
-  const body = stream ? BODIES.get(target.model)?.stream : BODIES.get(target.model)?.buffered
   return new Promise((resolve, reject) => {
     const started = performance.now()
     let ttfb = 0
@@ -99,7 +98,7 @@ function request(target: Target, stream: boolean): Promise<Sample> {
         path: target.path,
         method: 'POST',
         headers: { 'content-type': 'application/json', ...target.headers },
-        body: body ?? requestBody(target.model, stream),
+        body: requestBody(target.model, stream),
       },
       {
         onConnect() {},
@@ -123,19 +122,23 @@ function request(target: Target, stream: boolean): Promise<Sample> {
   })
 }
 
-function requestBody(model: string, stream: boolean): string {
-  return JSON.stringify({
-    model,
-    messages: [{ role: 'user', content: 'Say hello in a few words.' }],
-    max_tokens: 16,
-    ...(stream ? { stream: true } : {}),
-  })
-}
+// Every target is asked the same thing, so each body is built once.
+const bodies = new Map<string, string>()
 
-// Every target is asked the same thing; the bodies are built once.
-const BODIES = new Map(
-  ['bench/fast'].map((model) => [model, { buffered: requestBody(model, false), stream: requestBody(model, true) }]),
-)
+function requestBody(model: string, stream: boolean): string {
+  const key = `${model} ${stream}`
+  let body = bodies.get(key)
+  if (body === undefined) {
+    body = JSON.stringify({
+      model,
+      messages: [{ role: 'user', content: 'Say hello in a few words.' }],
+      max_tokens: 16,
+      ...(stream ? { stream: true } : {}),
+    })
+    bodies.set(key, body)
+  }
+  return body
+}
 
 async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_S) {
   const cpuBefore = await cpuOf(target.pids)

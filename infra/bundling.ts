@@ -1,3 +1,5 @@
+import type { BuildOptions } from 'esbuild'
+
 /**
  * The esbuild settings of every deployed function, shared by `infra/constructs/http-function.ts` and
  * `npm run bench:cold` so the bench measures exactly what is deployed.
@@ -19,3 +21,16 @@ export const LAMBDA_BUNDLE = {
   // Paths relative to the project root, the working directory of both CDK's local bundling and the bench.
   alias: { '@aws-sdk/credential-provider-node': './shared/db/lambda-credentials.ts' } as Record<string, string>,
 } as const
+
+/** `LAMBDA_BUNDLE` as esbuild's own options, for benches and tests that bundle functions exactly as CDK does. */
+export const LAMBDA_ESBUILD_OPTIONS: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: LAMBDA_BUNDLE.format,
+  target: LAMBDA_BUNDLE.target,
+  minify: LAMBDA_BUNDLE.minify,
+  sourcemap: LAMBDA_BUNDLE.sourcemap,
+  mainFields: [...LAMBDA_BUNDLE.mainFields],
+  banner: { js: LAMBDA_BUNDLE.banner },
+  alias: LAMBDA_BUNDLE.alias,
+}

@@ -1,5 +1,5 @@
 import { type BuildOptions, build } from 'esbuild'
-import { LAMBDA_BUNDLE } from '../../infra/bundling.js'
+import { LAMBDA_ESBUILD_OPTIONS } from '../../infra/bundling.js'
 
 /**
  * Bundles `entry` into `outfile` with the esbuild settings every deployed function gets (infra/bundling.ts), so a
@@ -8,16 +8,8 @@ import { LAMBDA_BUNDLE } from '../../infra/bundling.js'
  */
 export async function bundleAsDeployed(entry: string, outfile: string, variant: BuildOptions = {}): Promise<string> {
   await build({
+    ...LAMBDA_ESBUILD_OPTIONS,
     entryPoints: [entry],
-    bundle: true,
-    platform: 'node',
-    format: LAMBDA_BUNDLE.format,
-    target: LAMBDA_BUNDLE.target,
-    minify: LAMBDA_BUNDLE.minify,
-    sourcemap: LAMBDA_BUNDLE.sourcemap,
-    mainFields: [...LAMBDA_BUNDLE.mainFields],
-    banner: { js: LAMBDA_BUNDLE.banner },
-    alias: LAMBDA_BUNDLE.alias,
     absWorkingDir: process.cwd(),
     outfile,
     logLevel: 'silent',

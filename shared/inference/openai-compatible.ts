@@ -3,7 +3,6 @@ import type { ChatBackend, ChatBackendCall } from '#shared/inference/backend'
 import { resolveCredential } from '#shared/inference/credentials'
 import {
   postUpstream,
-  readBody,
   UpstreamError,
   type UpstreamResponse,
   upstreamEndpoint,
@@ -78,7 +77,7 @@ async function open(call: ChatBackendCall, stream: boolean): Promise<UpstreamRes
     signal: call.signal,
   })
   const status = res.statusCode
-  if (status < 200 || status >= 300) throw upstreamError(status, await readBody(res))
+  if (status < 200 || status >= 300) throw upstreamError(status, await res.text())
   return res
 }
 
@@ -179,7 +178,7 @@ export function normalizeResponse(body: ChatCompletionResponse): ChatCompletionR
 export const openAiCompatibleBackend: ChatBackend = {
   async complete(call) {
     const res = await open(call, false)
-    const text = await readBody(res)
+    const text = await res.text()
     let body: ChatCompletionResponse
     try {
       body = JSON.parse(text) as ChatCompletionResponse

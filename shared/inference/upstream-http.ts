@@ -250,11 +250,6 @@ export async function postUpstream(options: UpstreamRequestOptions): Promise<Ups
   throw new UpstreamError(503, UNAVAILABLE, { cause: lastError, headers: { 'Retry-After': String(RETRY_AFTER_S) } })
 }
 
-/** Reads a whole upstream response body as text. */
-export function readBody(res: UpstreamResponse): Promise<string> {
-  return res.text()
-}
-
 type UpstreamErrorBody = { error?: unknown; message?: unknown; detail?: unknown; param?: unknown }
 
 /**

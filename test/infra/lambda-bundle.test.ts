@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url'
 import { build, type Metafile } from 'esbuild'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { config } from '#shared/config'
-import { LAMBDA_BUNDLE } from '../../infra/bundling.js'
+import { LAMBDA_ESBUILD_OPTIONS } from '../../infra/bundling.js'
 import { newCaller, type TestCaller } from '../support/auth.js'
 import { authorizerFor } from '../support/calls.js'
 import { lambdaContext, restEvent } from '../support/events.js'
@@ -21,15 +21,9 @@ let caller: TestCaller
 // dynalite. Each bundle has its own copy of shared/config, which reads the environment when the bundle loads.
 beforeAll(async () => {
   const result = await build({
+    ...LAMBDA_ESBUILD_OPTIONS,
     entryPoints: Object.fromEntries(FUNCTIONS.map((id) => [id, join('functions', id, 'handler.ts')])),
-    bundle: true,
-    platform: 'node',
-    format: LAMBDA_BUNDLE.format,
-    target: LAMBDA_BUNDLE.target,
-    minify: LAMBDA_BUNDLE.minify,
-    mainFields: [...LAMBDA_BUNDLE.mainFields],
-    banner: { js: LAMBDA_BUNDLE.banner },
-    alias: LAMBDA_BUNDLE.alias,
+    sourcemap: false,
     absWorkingDir: process.cwd(),
     outdir,
     outExtension: { '.js': '.mjs' },
