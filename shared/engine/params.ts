@@ -103,6 +103,8 @@ export function engineParams(
       'max_tokens',
     )
   }
+  const n = r.n ?? CHAT_DEFAULTS.n
+  if (n > settings.maxN) bad(`n must be at most ${settings.maxN}, got ${n}.`, 'n')
   const gen = settings.generationConfig
   const maxTokens = Math.min(L - promptLength, requested ?? gen.max_tokens ?? Number.POSITIVE_INFINITY)
   const allowed = r.allowed_token_ids ?? undefined
@@ -125,7 +127,7 @@ export function engineParams(
       repetitionPenalty: r.repetition_penalty ?? gen.repetition_penalty ?? CHAT_DEFAULTS.repetition_penalty,
       logitBias: logitBias(r),
     },
-    n: r.n ?? CHAT_DEFAULTS.n,
+    n,
     beamSearch,
     lengthPenalty: r.length_penalty ?? CHAT_DEFAULTS.length_penalty,
     maxTokens,

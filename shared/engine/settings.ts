@@ -10,6 +10,8 @@ export const EngineSettingsSchema = z.object({
   chatTemplate: z.optional(z.nullable(z.string())),
   /** Requests generating at once; more wait in the model's queue. */
   maxConcurrency: z.optional(z.int().check(z.minimum(1))),
+  /** Largest `n` (choices, or beams with beam search) one request may ask for. */
+  maxN: z.optional(z.int().check(z.minimum(1))),
   /** Largest `top_logprobs` / `prompt_logprobs` accepted (-1: the vocabulary size), vLLM's `max_logprobs`. */
   maxLogprobs: z.optional(z.int().check(z.minimum(-1))),
   /** Weight of the prompt's n-gram counts against the shipped corpus. */
@@ -36,12 +38,19 @@ export type EngineSettings = z.infer<typeof EngineSettingsSchema>
 /** The reference model's context window when the catalog entry sets none. */
 export const DEFAULT_MAX_MODEL_LEN = 8192
 
+/**
+ * Largest `n` when the catalog entry sets none. vLLM itself sets no bound (a huge `n` exhausts its memory); Loom's
+ * engine answers 400 instead, at OpenAI's documented cap.
+ */
+export const DEFAULT_MAX_N = 128
+
 /** Resolved settings of one reference model. */
 export type ResolvedEngineSettings = {
   id: string
   maxModelLen: number
   chatTemplate: string | null | undefined
   maxConcurrency: number
+  maxN: number
   maxLogprobs: number
   contextWeight: number
   prefixCacheBlocks: number
@@ -59,6 +68,7 @@ export function engineSettings(model: CatalogModel): ResolvedEngineSettings {
     maxModelLen: model.maxModelLen ?? DEFAULT_MAX_MODEL_LEN,
     chatTemplate: model.hasChatTemplate === false ? null : s.chatTemplate,
     maxConcurrency: s.maxConcurrency ?? 8,
+    maxN: s.maxN ?? DEFAULT_MAX_N,
     maxLogprobs: s.maxLogprobs ?? 20,
     contextWeight: s.contextWeight ?? 0.5,
     prefixCacheBlocks: s.prefixCacheBlocks ?? 4096,

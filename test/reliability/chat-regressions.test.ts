@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
+import { putModel } from '#shared/db/model-repository'
+import { referenceCatalogModel } from '#shared/engine/settings'
+import { clearCatalogCache } from '#shared/inference/catalog'
 import { jsonInit } from '../support/auth.js'
 import { upstreamModelFixture } from '../support/models.js'
 import { sseEvents } from '../support/sse.js'
@@ -61,5 +64,27 @@ describe('a body request_id that is no valid HTTP header value', () => {
     // Assess
     expect(res.status).toBe(200)
     expect(upstream.seen.slice(before).map((s) => s.headers['x-request-id'])).toEqual(['req-42'])
+  })
+})
+
+describe('an n too large for the reference engine', () => {
+  it.each([
+    [false, 1.7976931348623157e308],
+    [true, 1e7],
+  ])('(stream %s, n %d) is a 400 on n, not an exhausted heap', async (stream, n) => {
+    // Prepare
+    await putModel(referenceCatalogModel())
+    clearCatalogCache()
+
+    // Act
+    const res = await app.request(
+      '/v1/chat/completions',
+      jsonInit({ model: 'loom/reference-1', messages, max_tokens: 8, n, stream }, caller.bearer),
+    )
+    const body = (await res.json()) as { error: { message: string; param: string; code: number } }
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(body.error).toMatchObject({ param: 'n', code: 400, message: `n must be at most 128, got ${n}.` })
   })
 })

@@ -260,6 +260,22 @@ describe('reference engine sampling', () => {
     await expect(logprobs).rejects.toThrow('Requested sample logprobs of 21, which is greater than max allowed: 20')
   })
 
+  it('rejects an n above the maxN of the model before allocating any sequence', async () => {
+    // Act
+    const huge = complete(ask('Hi', { n: 1.7976931348623157e308, max_completion_tokens: 4 }))
+    const beams = complete(ask('Hi', { n: 129, use_beam_search: true, max_completion_tokens: 4 }))
+    const atCap = await complete(ask('Hi', { n: 128, max_completion_tokens: 1 }))
+
+    // Assess
+    await expect(huge).rejects.toMatchObject({
+      statusCode: 400,
+      param: 'n',
+      message: 'n must be at most 128, got 1.7976931348623157e+308.',
+    })
+    await expect(beams).rejects.toThrow('n must be at most 128, got 129.')
+    expect(atCap.choices).toHaveLength(128)
+  })
+
   it('honours min_tokens, stop_token_ids and ignore_eos', async () => {
     // Prepare
     const space = ' '.charCodeAt(0)
