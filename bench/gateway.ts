@@ -15,8 +15,8 @@ import { RawHttpClient, rawPost } from './support/raw-http.js'
 //   latency:    open loop at RATE requests/s for LATENCY_S seconds, added latency = gateway minus direct;
 //   streaming:  the same open loop with `stream: true`, time to first body byte and to the end of the stream.
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64)
-const THROUGHPUT_S = Number(process.env.BENCH_THROUGHPUT_S ?? 3)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const THROUGHPUT_S = Number(process.env.BENCH_THROUGHPUT_S ?? 2)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9)
 const RATE = Number(process.env.BENCH_RATE ?? 500)
 const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 10)
 const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== '0'
@@ -42,6 +42,23 @@ async function cpuSeconds(pid: number): Promise<number> {
   if (stat === undefined) return Number.NaN
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+// The machine's steal and total CPU time so far (/proc/stat, Linux; NaN elsewhere): time the hypervisor gave this
+// VM's CPUs to others. Shared hosts steal in bursts, and a burst during a phase slows whatever that phase measures.
+async function machineTime(): Promise<{ steal: number; total: number }> {
+  const stat = await readFile('/proc/stat', 'utf8').catch(() => undefined)
+  const fields = (stat?.split('\n')[0] ?? '').split(/\s+/).slice(1, 9).map(Number)
+  if (fields.length < 8) return { steal: Number.NaN, total: Number.NaN }
+  return { steal: fields[7] ?? Number.NaN, total: fields.reduce((a, b) => a + b, 0) }
+}
+
+/** Runs a phase and gives the share of the machine's CPU time stolen during it, in percent. */
+async function withSteal<T>(phase: () => Promise<T>): Promise<[T, number]> {
+  const before = await machineTime()
+  const result = await phase()
+  const after = await machineTime()
+  return [result, ((after.steal - before.steal) * 100) / (after.total - before.total)]
 }
 
 async function cpuOf(pids: number[]): Promise<number> {
@@ -110,6 +127,7 @@ async function request(target: Target, stream: boolean): Promise<Sample> {
 }
 
 async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_S) {
+  const machineBefore = await machineTime()
   const cpuBefore = await cpuOf(target.pids)
   let done = 0
   let errors = 0
@@ -128,7 +146,9 @@ async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_
   const started = performance.now()
   await Promise.all(Array.from({ length: CONCURRENCY }, worker))
   const cpuMsPerRequest = done === 0 ? Number.NaN : (((await cpuOf(target.pids)) - cpuBefore) * 1000) / done
-  return { rps: done / ((performance.now() - started) / 1000), errors, cpuMsPerRequest }
+  const machineAfter = await machineTime()
+  const steal = ((machineAfter.steal - machineBefore.steal) * 100) / (machineAfter.total - machineBefore.total)
+  return { rps: done / ((performance.now() - started) / 1000), errors, cpuMsPerRequest, steal }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -244,12 +264,17 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of targets) rounds.get(t)?.push(await throughput(t, stream))
     }
+    // Each round's ratio with the steal during Loom's and Portkey's turns, so a round the hypervisor hit shows.
     const perRound = (rounds.get(targets[1] as Target) ?? []).map((loomRound, i) => {
       const portkeyRound = rounds.get(targets[2] as Target)?.[i]
-      return portkeyRound === undefined ? Number.NaN : loomRound.rps / portkeyRound.rps
+      if (portkeyRound === undefined) return 'n/a'
+      return `${f(loomRound.rps / portkeyRound.rps, 1)} (${f(loomRound.steal, 0)}/${f(portkeyRound.steal, 0)}%)`
     })
-    ratios.push(`${mode} ${perRound.map((r) => f(r, 1)).join(', ')}`)
-    const latencies: Record<string, { p50: number; p99: number; ttfb50: number; ttfb99: number; errors: number }> = {}
+    ratios.push(`${mode} ${perRound.join(', ')}`)
+    const latencies: Record<
+      string,
+      { p50: number; p99: number; ttfb50: number; ttfb99: number; errors: number; stealTp: number; stealLat: number }
+    > = {}
     for (const t of targets) {
       const all = rounds.get(t) ?? []
       const tp = {
@@ -262,8 +287,12 @@ async function main() {
           0.5,
         ),
         errors: all.reduce((n, r) => n + r.errors, 0),
+        steal: quantile(
+          all.map((r) => r.steal),
+          0.5,
+        ),
       }
-      const { samples, errors } = await fixedRate(t, stream)
+      const [{ samples, errors }, latencySteal] = await withSteal(() => fixedRate(t, stream))
       const totals = samples.map((s) => s.total)
       const ttfbs = samples.map((s) => s.ttfb)
       latencies[t.name] = {
@@ -272,6 +301,8 @@ async function main() {
         ttfb50: quantile(ttfbs, 0.5),
         ttfb99: quantile(ttfbs, 0.99),
         errors: errors + tp.errors,
+        stealTp: tp.steal,
+        stealLat: latencySteal,
       }
       results[`${t.name} ${mode}`] = { rps: tp.rps, cpu: tp.cpuMsPerRequest, ...latencies[t.name] }
       process.stderr.write(`${t.name} ${mode}: ${f(tp.rps, 0)} req/s, p50 ${f(quantile(totals, 0.5))} ms\n`)
@@ -284,7 +315,7 @@ async function main() {
       const added = (a: number, b: number) => (t.name === 'direct' ? '–' : f(a - b))
       rows.push(
         `| ${mode} | ${t.name} | ${f(r.rps ?? 0, 0)} | ${f(r.cpu ?? Number.NaN, 3)} | ${f(1000 / (r.cpu ?? Number.NaN), 0)} | ${f(l.p50)} | ${f(l.p99)} | ${added(l.p50, base.p50)} | ${added(l.p99, base.p99)} | ` +
-          `${stream ? `${f(l.ttfb50)} / ${f(l.ttfb99)}` : '–'} | ${stream ? added(l.ttfb50, base.ttfb50) : '–'} | ${stream ? added(l.ttfb99, base.ttfb99) : '–'} | ${l.errors} |`,
+          `${stream ? `${f(l.ttfb50)} / ${f(l.ttfb99)}` : '–'} | ${stream ? added(l.ttfb50, base.ttfb50) : '–'} | ${stream ? added(l.ttfb99, base.ttfb99) : '–'} | ${l.errors} | ${f(l.stealTp, 0)} / ${f(l.stealLat, 0)} |`,
       )
     }
   }
@@ -299,11 +330,11 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ')} at the end, the machine is shared), Node ${process.version}; ` +
       `throughput: ${CONCURRENCY} in flight for ${THROUGHPUT_S} s per target and round, median of ${ROUNDS} rounds ` +
-      `(Loom / Portkey per round: ${ratios.join('; ')}); latency: open loop at ${RATE} req/s for ${LATENCY_S} s; ` +
+      `(Loom / Portkey per round, with the host's steal during Loom's / Portkey's turn: ${ratios.join('; ')}); latency: open loop at ${RATE} req/s for ${LATENCY_S} s; ` +
       `tracing ${process.env.BENCH_TRACING === '1' ? 'on' : 'off'} (Loom's DynamoDB is a dynalite in a process of its own, its CPU time counted as Loom's).`,
     '',
-    '| mode | target | throughput (req/s) | server CPU ms / request | req/s per CPU core | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | first byte p50 / p99 (ms) | added first byte p50 (ms) | added first byte p99 (ms) | errors |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| mode | target | throughput (req/s) | server CPU ms / request | req/s per CPU core | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | first byte p50 / p99 (ms) | added first byte p50 (ms) | added first byte p99 (ms) | errors | host steal % (throughput / latency) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     `Loom / Portkey throughput: ${f(loomRps / portkeyRps, 1)}× non-streaming, ${f(loomStreamRps / portkeyStreamRps, 1)}× streaming; ` +
