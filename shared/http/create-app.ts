@@ -18,7 +18,7 @@ import { infoEnabled, logger } from '#shared/logger'
 export const PUBLIC_PATHS = ['/health', '/openapi.json', '/server_info'] as const
 
 function requestContext(family: Family): MiddlewareHandler<AppEnv> {
-  return async function requestContext(c, next) {
+  return function requestContext(c, next) {
     const started = performance.now()
     const requestId =
       requestHeader(c, 'x-request-id') ??
@@ -29,40 +29,43 @@ function requestContext(family: Family): MiddlewareHandler<AppEnv> {
     // Set before the handler so it is part of the response the handler builds: adding a header afterwards makes the
     // Node server re-read the finished body as a stream (a second write per response).
     setResponseHeader(c, 'X-Request-Id', requestId)
-    await next()
-    if (!infoEnabled()) return
-    logger.info('request', {
-      requestId,
-      family,
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-    })
+    if (!infoEnabled()) return next()
+    return next().then(() =>
+      logger.info('request', {
+        requestId,
+        family,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+      }),
+    )
   }
 }
 
 function auth(scheme: AuthScheme): MiddlewareHandler<AppEnv> {
-  return async function auth(c, next) {
+  return function auth(c, next) {
     // Behind API Gateway the REQUEST authorizer has already resolved the key; locally we resolve it here.
     // The cached authorizer policy spans routes, so the family's scheme is still checked here (no I/O).
     const header = requestHeader(c, 'authorization')
     const fromAuthorizer = principalFromAuthorizer(c.env?.requestContext?.authorizer)
     if (fromAuthorizer !== undefined) parseAuthorization(header, scheme)
-    if (fromAuthorizer !== undefined) {
-      c.set('auth', fromAuthorizer)
-    } else {
-      const principal = authenticate(header, scheme)
-      c.set('auth', principal instanceof Promise ? await principal : principal)
+    const principal = fromAuthorizer ?? authenticate(header, scheme)
+    if (principal instanceof Promise) {
+      return principal.then((p) => {
+        c.set('auth', p)
+        return next()
+      })
     }
-    await next()
+    c.set('auth', principal)
+    return next()
   }
 }
 
 const PROJECT_RE = /^([^/\s]+)\/([^/\s]+)$/
 
 // Inference attributes usage to `Compat-Project` / `OpenAI-Project`, else to the key's entity and project `inference`.
-const inferenceProject: MiddlewareHandler<AppEnv> = async function inferenceProject(c, next) {
+const inferenceProject: MiddlewareHandler<AppEnv> = function inferenceProject(c, next) {
   const principal = c.get('auth')
   const header = requestHeader(c, 'compat-project') ?? requestHeader(c, 'openai-project')
   if (header === undefined || header.trim() === '') {
@@ -75,7 +78,7 @@ const inferenceProject: MiddlewareHandler<AppEnv> = async function inferenceProj
     assertProjectAccess(principal, header.trim())
     c.set('project', { entity: match[1], project: match[2], id: `${match[1]}/${match[2]}` })
   }
-  await next()
+  return next()
 }
 
 type FamilyOptions = { family: Family; errors: ErrorMapper; scheme?: AuthScheme; extra?: MiddlewareHandler<AppEnv>[] }

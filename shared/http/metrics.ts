@@ -1,5 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler, Next } from 'hono'
 import { config } from '#shared/config'
 import type { AppEnv } from '#shared/http/app-env'
 
@@ -37,18 +37,22 @@ export function publishRequestMetrics(latencyMs?: number): void {
  * config check per request while metrics are off (locally and in tests by default).
  */
 export function requestMetrics(): MiddlewareHandler<AppEnv> {
-  return async function requestMetrics(c, next) {
+  // Not async unless metrics are on: a middleware that only passes the request on costs no promise of its own.
+  return function requestMetrics(c, next) {
     const metrics = store()
-    if (metrics === undefined) return next()
-    const started = performance.now()
-    await next()
-    const status = c.res.status
-    metrics.addMetric('Requests', MetricUnit.Count, 1)
-    metrics.addMetric('ClientErrors', MetricUnit.Count, status >= 400 && status < 500 ? 1 : 0)
-    metrics.addMetric('ServerErrors', MetricUnit.Count, status >= 500 ? 1 : 0)
-    // Under `streamHandle` (which binds `context`) the body is still streaming: shared/http/lambda-stream.ts adds the
-    // full latency and publishes once the stream has ended, so streamed token counts land in the same record.
-    if (c.env?.context !== undefined) return
-    publishRequestMetrics(performance.now() - started)
+    return metrics === undefined ? next() : measured(c, next, metrics)
   }
+}
+
+async function measured(c: Context<AppEnv>, next: Next, metrics: Metrics): Promise<void> {
+  const started = performance.now()
+  await next()
+  const status = c.res.status
+  metrics.addMetric('Requests', MetricUnit.Count, 1)
+  metrics.addMetric('ClientErrors', MetricUnit.Count, status >= 400 && status < 500 ? 1 : 0)
+  metrics.addMetric('ServerErrors', MetricUnit.Count, status >= 500 ? 1 : 0)
+  // Under `streamHandle` (which binds `context`) the body is still streaming: shared/http/lambda-stream.ts adds the
+  // full latency and publishes once the stream has ended, so streamed token counts land in the same record.
+  if (c.env?.context !== undefined) return
+  publishRequestMetrics(performance.now() - started)
 }

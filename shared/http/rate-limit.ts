@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler, Next } from 'hono'
 import type { AppEnv } from '#shared/http/app-env'
 import { admit, keyScope, type Release } from '#shared/limits/limiter'
 
@@ -56,20 +56,24 @@ function settle(c: Context<AppEnv>): Promise<void> | undefined {
  * The key's `rpm` and `concurrency` on every authenticated route (429 in the family's shape), and the release of every
  * concurrency slot a request holds once its response ended. A key without limits costs no DynamoDB call.
  */
-export const rateLimits: MiddlewareHandler<AppEnv> = async function rateLimits(c, next) {
-  const principal = c.get('auth')
-  const limits = principal.limits
-  if (limits !== undefined && (limits.rpm !== undefined || limits.concurrency !== undefined)) {
-    const release = await admit([
-      { scope: keyScope(principal.keyId), rpm: limits.rpm, concurrency: limits.concurrency },
-    ])
-    releaseAfterResponse(c, release)
-  }
-  try {
-    await next()
-  } catch (error) {
-    await Promise.all((c.get('releases') ?? []).map((release) => release()))
-    throw error
-  }
-  await settle(c)
+export const rateLimits: MiddlewareHandler<AppEnv> = function rateLimits(c, next) {
+  const limits = c.get('auth').limits
+  if (limits === undefined || (limits.rpm === undefined && limits.concurrency === undefined)) return released(c, next)
+  return admit([{ scope: keyScope(c.get('auth').keyId), rpm: limits.rpm, concurrency: limits.concurrency }]).then(
+    (release) => {
+      releaseAfterResponse(c, release)
+      return released(c, next)
+    },
+  )
+}
+
+// Runs the rest of the chain, then frees what the request holds (at once, or when a streamed body ends).
+function released(c: Context<AppEnv>, next: Next): Promise<void> {
+  return next().then(
+    () => settle(c),
+    (error: unknown) =>
+      Promise.all((c.get('releases') ?? []).map((release) => release())).then(() => {
+        throw error
+      }),
+  )
 }

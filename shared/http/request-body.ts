@@ -21,7 +21,7 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
     throw new PayloadTooLargeError(`Request body larger than ${maxBytes} bytes`)
   }
   const counting = streamingBodyLimit({ maxSize: maxBytes, onError: tooLarge })
-  return async (c, next) => {
+  return (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
     const length = declaredLength(c)
     if (length === undefined) return counting(c, next)
