@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
@@ -65,8 +65,23 @@ async function cpuOf(pids: number[]): Promise<number> {
   return (await Promise.all(pids.map(cpuSeconds))).reduce((a, b) => a + b, 0)
 }
 
-function start(command: string, args: string[], ready: (line: string) => boolean, env: Record<string, string> = {}) {
-  const child = spawn(command, args, {
+// Where taskset exists (Linux) and the machine has two cores or more, the gateway under test gets the last core to
+// itself and the harness (this load generator, the upstream, DynamoDB's stand-in) the others, as a gateway in
+// production does not share its machine with its clients: otherwise the scheduler lets the load generator preempt
+// the gateway, and a faster gateway, which keeps the harness busier, loses more to it. `BENCH_PIN=0` turns it off.
+const CORES = os.cpus().length
+const PIN =
+  process.env.BENCH_PIN !== '0' && CORES >= 2 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0
+const GATEWAY_CORE = String(CORES - 1)
+const HARNESS_CORES = CORES === 2 ? '0' : `0-${CORES - 2}`
+type Role = 'gateway' | 'harness'
+
+function start(role: Role, args: string[], ready: (line: string) => boolean, env: Record<string, string> = {}) {
+  // taskset execs the command, so the child's pid is the server's and every thread it starts inherits the core.
+  const [command, argv] = PIN
+    ? ['taskset', ['-c', role === 'gateway' ? GATEWAY_CORE : HARNESS_CORES, process.execPath, ...args]]
+    : [process.execPath, args]
+  const child = spawn(command, argv, {
     cwd: root,
     env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -187,11 +202,14 @@ const f = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '
 
 async function main() {
   // One node process per server (tsx as a loader, not its CLI wrapper), so /proc shows each server's own CPU time.
-  const node = process.execPath
-  const upStart = await start(node, ['--import', 'tsx', 'bench/support/fast-upstream.ts'], (l) => l.startsWith('{'))
+  // This process, the load generator, is harness too (-a: all its threads).
+  if (PIN) spawnSync('taskset', ['-a', '-p', '-c', HARNESS_CORES, String(process.pid)], { stdio: 'ignore' })
+  const upStart = await start('harness', ['--import', 'tsx', 'bench/support/fast-upstream.ts'], (l) =>
+    l.startsWith('{'),
+  )
   const up = JSON.parse(upStart.line) as { port: number }
   const upstreamBase = `http://127.0.0.1:${up.port}/v1`
-  const storeStart = await start(node, ['--import', 'tsx', 'bench/support/dynalite-server.ts'], (l) =>
+  const storeStart = await start('harness', ['--import', 'tsx', 'bench/support/dynalite-server.ts'], (l) =>
     l.startsWith('{'),
   )
   const store = JSON.parse(storeStart.line) as { port: number }
@@ -202,7 +220,7 @@ async function main() {
     { external: ['dynalite'], sourcemap: false },
   )
   const loomStart = await start(
-    node,
+    'gateway',
     // The young-generation size `npm start` gives the server (package.json): a gateway allocates per request, and a
     // larger young generation means fewer scavenges of short-lived request objects.
     ['--max-semi-space-size=64', loomBundle, upstreamBase, `http://127.0.0.1:${store.port}`],
@@ -212,7 +230,7 @@ async function main() {
   const loom = JSON.parse(loomStart.line) as { port: number; key: string }
   const portkeyPort = 18_000 + Math.floor(Math.random() * 2_000)
   const portkeyStart = await start(
-    node,
+    'gateway',
     ['node_modules/@portkey-ai/gateway/build/start-server.js', `--port=${portkeyPort}`, '--headless'],
     (l) => l.includes('Ready for connections'),
   )
@@ -331,6 +349,7 @@ async function main() {
         .join(' ')} at the end, the machine is shared), Node ${process.version}; ` +
       `throughput: ${CONCURRENCY} in flight for ${THROUGHPUT_S} s per target and round, median of ${ROUNDS} rounds ` +
       `(Loom / Portkey per round, with the host's steal during Loom's / Portkey's turn: ${ratios.join('; ')}); latency: open loop at ${RATE} req/s for ${LATENCY_S} s; ` +
+      `${PIN ? `gateway under test alone on core ${GATEWAY_CORE}, load generator, upstream and dynalite on ${HARNESS_CORES}` : 'no core pinning'}; ` +
       `tracing ${process.env.BENCH_TRACING === '1' ? 'on' : 'off'} (Loom's DynamoDB is a dynalite in a process of its own, its CPU time counted as Loom's).`,
     '',
     '| mode | target | throughput (req/s) | server CPU ms / request | req/s per CPU core | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | first byte p50 / p99 (ms) | added first byte p50 (ms) | added first byte p99 (ms) | errors | host steal % (throughput / latency) |',
@@ -365,9 +384,12 @@ async function writeSection(table: string) {
     'minutes, so targets measured one after the other would see different machines. "server CPU ms / request" is the',
     "gateway process's own CPU time (from /proc) over a throughput round divided by the requests served, and",
     '"req/s per CPU core" its inverse: the capacity comparison least affected by what else the machine runs. The',
-    'load generator is this process: it shares the two cores with the servers, so it writes prebuilt requests on',
-    'keep-alive sockets and only frames the responses (bench/support/raw-http.ts), about 0.018 ms of CPU per request',
-    "against ~0.05 ms for undici's dispatch API or autocannon 9.",
+    'load generator is this process: it writes prebuilt requests on keep-alive sockets and only frames the responses',
+    "(bench/support/raw-http.ts), about 0.018 ms of CPU per request against ~0.05 ms for undici's dispatch API or",
+    'autocannon 9. With taskset (Linux), the gateway under test runs alone on the last core and the harness (load',
+    "generator, upstream, dynalite) on the others, as a production gateway does not share its machine with its",
+    'clients; both gateways are single Node processes, so each gets exactly one core (`BENCH_PIN=0`: no pinning).',
+    "\"host steal\" is the share of the VM's CPU time the hypervisor gave to others during a phase (/proc/stat).",
     'Portkey 1.15.2 answers every streamed request through a custom host with HTTP 500 here (Node 20; its log shows',
     '`tryTargetsRecursively error: immutable TypeError: immutable` from `updateHeaders` appending to a fetch',
     "response's headers), so it has no streaming figures.",
