@@ -12,7 +12,8 @@ import { RawHttpClient, rawPost } from './support/raw-http.js'
 //   throughput: closed loop, CONCURRENCY requests in flight for THROUGHPUT_S seconds per target, ROUNDS rounds with
 //               the targets taking turns (the machine is shared: its speed drifts, and every target sees the same
 //               drift); the median round is reported;
-//   latency:    open loop at RATE requests/s for LATENCY_S seconds, added latency = gateway minus direct;
+//   latency:    open loop at RATE requests/s for LATENCY_S one-second slices per target, the targets taking turns;
+//               added latency = gateway minus direct;
 //   streaming:  the same open loop with `stream: true`, time to first body byte and to the end of the stream.
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64)
 const THROUGHPUT_S = Number(process.env.BENCH_THROUGHPUT_S ?? 2)
@@ -65,23 +66,32 @@ async function cpuOf(pids: number[]): Promise<number> {
   return (await Promise.all(pids.map(cpuSeconds))).reduce((a, b) => a + b, 0)
 }
 
-// Where taskset exists (Linux) and the machine has two cores or more, the gateway under test gets the last core to
-// itself and the harness (this load generator, the upstream, DynamoDB's stand-in) the others, as a gateway in
-// production does not share its machine with its clients: otherwise the scheduler lets the load generator preempt
-// the gateway, and a faster gateway, which keeps the harness busier, loses more to it. `BENCH_PIN=0` turns it off.
+// Throughput rounds: where taskset exists (Linux) and the machine has two cores or more, the gateway under test gets
+// the last core to itself and the harness (this load generator, the upstream, DynamoDB's stand-in) the others, as a
+// gateway in production does not share its machine with its clients; otherwise the scheduler lets the load generator
+// preempt the gateway, and a faster gateway, which keeps the harness busier, loses more to it. Both gateways are single
+// Node processes, so each gets exactly one core. Latency slices run unpinned (the scheduler's own placement), as they
+// measure time added to a request, not capacity. `BENCH_PIN=0` turns pinning off.
 const CORES = os.cpus().length
 const PIN =
   process.env.BENCH_PIN !== '0' && CORES >= 2 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0
 const GATEWAY_CORE = String(CORES - 1)
 const HARNESS_CORES = CORES === 2 ? '0' : `0-${CORES - 2}`
+const ALL_CORES = `0-${CORES - 1}`
 type Role = 'gateway' | 'harness'
+const roles = new Map<number, Role>()
+
+/** Pins every server and this process (all their threads: -a) to its role's cores, or frees them all. */
+function pin(on: boolean): void {
+  if (!PIN) return
+  const cores = (role: Role) => (!on ? ALL_CORES : role === 'gateway' ? GATEWAY_CORE : HARNESS_CORES)
+  for (const [pid, role] of [...roles, [process.pid, 'harness'] as const]) {
+    spawnSync('taskset', ['-a', '-p', '-c', cores(role), String(pid)], { stdio: 'ignore' })
+  }
+}
 
 function start(role: Role, args: string[], ready: (line: string) => boolean, env: Record<string, string> = {}) {
-  // taskset execs the command, so the child's pid is the server's and every thread it starts inherits the core.
-  const [command, argv] = PIN
-    ? ['taskset', ['-c', role === 'gateway' ? GATEWAY_CORE : HARNESS_CORES, process.execPath, ...args]]
-    : [process.execPath, args]
-  const child = spawn(command, argv, {
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,6 +105,7 @@ function start(role: Role, args: string[], ready: (line: string) => boolean, env
       const line = out.split('\n').find(ready)
       if (line !== undefined) {
         clearTimeout(timer)
+        roles.set(child.pid ?? 0, role)
         resolve({ line, pid: child.pid ?? 0 })
       }
     }
@@ -168,7 +179,7 @@ async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function fixedRate(target: Target, stream: boolean, rate = RATE, seconds = LATENCY_S) {
+async function fixedRate(target: Target, stream: boolean, rate: number, seconds: number) {
   const samples: Sample[] = []
   let errors = 0
   const pending: Promise<void>[] = []
@@ -202,8 +213,6 @@ const f = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '
 
 async function main() {
   // One node process per server (tsx as a loader, not its CLI wrapper), so /proc shows each server's own CPU time.
-  // This process, the load generator, is harness too (-a: all its threads).
-  if (PIN) spawnSync('taskset', ['-a', '-p', '-c', HARNESS_CORES, String(process.pid)], { stdio: 'ignore' })
   const upStart = await start('harness', ['--import', 'tsx', 'bench/support/fast-upstream.ts'], (l) =>
     l.startsWith('{'),
   )
@@ -279,9 +288,11 @@ async function main() {
   for (const stream of [false, true]) {
     const mode = stream ? 'streaming' : 'non-streaming'
     const rounds = new Map<Target, Awaited<ReturnType<typeof throughput>>[]>(targets.map((t) => [t, []]))
+    pin(true)
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of targets) rounds.get(t)?.push(await throughput(t, stream))
     }
+    pin(false)
     // Each round's ratio with the steal during Loom's and Portkey's turns, so a round the hypervisor hit shows.
     const perRound = (rounds.get(targets[1] as Target) ?? []).map((loomRound, i) => {
       const portkeyRound = rounds.get(targets[2] as Target)?.[i]
@@ -293,6 +304,18 @@ async function main() {
       string,
       { p50: number; p99: number; ttfb50: number; ttfb99: number; errors: number; stealTp: number; stealLat: number }
     > = {}
+    // Latency in 1 s slices with the targets taking turns, so the gateways and the direct baseline they are compared
+    // with meet the same moments of the shared host (a stall then lands in every target's tail, not in one).
+    const open = new Map(targets.map((t) => [t, { samples: [] as Sample[], errors: 0, steal: [] as number[] }]))
+    for (let slice = 0; slice < LATENCY_S; slice++) {
+      for (const t of targets) {
+        const [{ samples, errors }, steal] = await withSteal(() => fixedRate(t, stream, RATE, 1))
+        const into = open.get(t)
+        into?.samples.push(...samples)
+        into?.steal.push(steal)
+        if (into !== undefined) into.errors += errors
+      }
+    }
     for (const t of targets) {
       const all = rounds.get(t) ?? []
       const tp = {
@@ -310,7 +333,8 @@ async function main() {
           0.5,
         ),
       }
-      const [{ samples, errors }, latencySteal] = await withSteal(() => fixedRate(t, stream))
+      const { samples, errors, steal } = open.get(t) ?? { samples: [], errors: 0, steal: [] }
+      const latencySteal = steal.reduce((a, b) => a + b, 0) / steal.length
       const totals = samples.map((s) => s.total)
       const ttfbs = samples.map((s) => s.ttfb)
       latencies[t.name] = {
@@ -348,8 +372,8 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ')} at the end, the machine is shared), Node ${process.version}; ` +
       `throughput: ${CONCURRENCY} in flight for ${THROUGHPUT_S} s per target and round, median of ${ROUNDS} rounds ` +
-      `(Loom / Portkey per round, with the host's steal during Loom's / Portkey's turn: ${ratios.join('; ')}); latency: open loop at ${RATE} req/s for ${LATENCY_S} s; ` +
-      `${PIN ? `gateway under test alone on core ${GATEWAY_CORE}, load generator, upstream and dynalite on ${HARNESS_CORES}` : 'no core pinning'}; ` +
+      `(Loom / Portkey per round, with the host's steal during Loom's / Portkey's turn: ${ratios.join('; ')}); latency: open loop at ${RATE} req/s, ${LATENCY_S} slices of 1 s per target taking turns; ` +
+      `${PIN ? `throughput with the gateway under test alone on core ${GATEWAY_CORE}, load generator, upstream and dynalite on ${HARNESS_CORES}, latency unpinned` : 'no core pinning'}; ` +
       `tracing ${process.env.BENCH_TRACING === '1' ? 'on' : 'off'} (Loom's DynamoDB is a dynalite in a process of its own, its CPU time counted as Loom's).`,
     '',
     '| mode | target | throughput (req/s) | server CPU ms / request | req/s per CPU core | p50 (ms) | p99 (ms) | added p50 (ms) | added p99 (ms) | first byte p50 / p99 (ms) | added first byte p50 (ms) | added first byte p99 (ms) | errors | host steal % (throughput / latency) |',
@@ -380,16 +404,17 @@ async function writeSection(table: string) {
     '`x-portkey-custom-host` = the same upstream). Loom runs as deployed, from the esbuild bundle of',
     '`infra/bundling.ts` (minified ESM), as Portkey runs its published build. "direct" is the upstream without a',
     'gateway; "added" = gateway minus direct at the same percentile. Throughput is measured in rounds, the targets',
-    "taking turns, and each target's median round is reported: the machine is shared and its speed drifts within",
-    'minutes, so targets measured one after the other would see different machines. "server CPU ms / request" is the',
+    "taking turns, and each target's median round is reported; latency likewise in one-second slices, the targets",
+    'taking turns: the machine is shared and its speed drifts within seconds, so targets measured one after the',
+    'other would see different machines. "server CPU ms / request" is the',
     "gateway process's own CPU time (from /proc) over a throughput round divided by the requests served, and",
     '"req/s per CPU core" its inverse: the capacity comparison least affected by what else the machine runs. The',
     'load generator is this process: it writes prebuilt requests on keep-alive sockets and only frames the responses',
     "(bench/support/raw-http.ts), about 0.018 ms of CPU per request against ~0.05 ms for undici's dispatch API or",
     'autocannon 9. With taskset (Linux), the gateway under test runs alone on the last core and the harness (load',
-    "generator, upstream, dynalite) on the others, as a production gateway does not share its machine with its",
+    'generator, upstream, dynalite) on the others, as a production gateway does not share its machine with its',
     'clients; both gateways are single Node processes, so each gets exactly one core (`BENCH_PIN=0`: no pinning).',
-    "\"host steal\" is the share of the VM's CPU time the hypervisor gave to others during a phase (/proc/stat).",
+    '"host steal" is the share of the VM\'s CPU time the hypervisor gave to others during a phase (/proc/stat).',
     'Portkey 1.15.2 answers every streamed request through a custom host with HTTP 500 here (Node 20; its log shows',
     '`tryTargetsRecursively error: immutable TypeError: immutable` from `updateHeaders` appending to a fetch',
     "response's headers), so it has no streaming figures.",
