@@ -12,7 +12,8 @@ import { RawHttpClient, rawPost } from './support/raw-http.js'
 //   throughput: closed loop, CONCURRENCY requests in flight for THROUGHPUT_S seconds per target, ROUNDS rounds with
 //               the targets taking turns (the machine is shared: its speed drifts, and every target sees the same
 //               drift); the median round is reported;
-//   latency:    open loop at RATE requests/s for LATENCY_S one-second slices per target, the targets taking turns;
+//   latency:    open loop at RATE requests/s for LATENCY_S one-second slices per target, the targets taking turns,
+//               each slice after 100 ms at the rate that is not recorded;
 //               added latency = gateway minus direct;
 //   streaming:  the same open loop with `stream: true`, time to first body byte and to the end of the stream.
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64)
@@ -309,6 +310,9 @@ async function main() {
     const open = new Map(targets.map((t) => [t, { samples: [] as Sample[], errors: 0, steal: [] as number[] }]))
     for (let slice = 0; slice < LATENCY_S; slice++) {
       for (const t of targets) {
+        // The target sat idle through the others' slices; the first 100 ms at the rate are not recorded, so a slice
+        // measures the steady rate and not the wake-up after a pause that steady traffic never has.
+        await fixedRate(t, stream, RATE, 0.1)
         const [{ samples, errors }, steal] = await withSteal(() => fixedRate(t, stream, RATE, 1))
         const into = open.get(t)
         into?.samples.push(...samples)
@@ -372,7 +376,7 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ')} at the end, the machine is shared), Node ${process.version}; ` +
       `throughput: ${CONCURRENCY} in flight for ${THROUGHPUT_S} s per target and round, median of ${ROUNDS} rounds ` +
-      `(Loom / Portkey per round, with the host's steal during Loom's / Portkey's turn: ${ratios.join('; ')}); latency: open loop at ${RATE} req/s, ${LATENCY_S} slices of 1 s per target taking turns; ` +
+      `(Loom / Portkey per round, with the host's steal during Loom's / Portkey's turn: ${ratios.join('; ')}); latency: open loop at ${RATE} req/s, ${LATENCY_S} slices of 1 s per target taking turns, each after 100 ms unrecorded; ` +
       `${PIN ? `throughput with the gateway under test alone on core ${GATEWAY_CORE}, load generator, upstream and dynalite on ${HARNESS_CORES}, latency unpinned` : 'no core pinning'}; ` +
       `tracing ${process.env.BENCH_TRACING === '1' ? 'on' : 'off'} (Loom's DynamoDB is a dynalite in a process of its own, its CPU time counted as Loom's).`,
     '',
