@@ -34,7 +34,13 @@ type Target = {
 }
 type Sample = { ttfb: number; total: number }
 
-let firstError: string | undefined
+// Failed requests by target, mode and reason, all listed under the table.
+const failures = new Map<string, number>()
+
+function noteFailure(target: Target, stream: boolean, error: unknown): void {
+  const key = `${target.name} ${stream ? 'streaming' : 'non-streaming'}: ${(error as Error).message ?? String(error)}`
+  failures.set(key, (failures.get(key) ?? 0) + 1)
+}
 const root = process.cwd()
 const children: ChildProcess[] = []
 
@@ -148,7 +154,7 @@ async function request(target: Target, stream: boolean): Promise<Sample> {
   }
   const timing = await client.request(requestBytes(target, stream))
   if (timing.status !== 200) {
-    throw new Error(`${target.name} ${stream ? 'streaming' : 'non-streaming'}: HTTP ${timing.status}`)
+    throw new Error(`HTTP ${timing.status}`)
   }
   return timing
 }
@@ -166,7 +172,7 @@ async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_
         done++
       } catch (error) {
         errors++
-        firstError ??= (error as Error).message
+        noteFailure(target, stream, error)
       }
     }
   }
@@ -195,8 +201,9 @@ async function fixedRate(target: Target, stream: boolean, rate: number, seconds:
         (s) => {
           samples.push(s)
         },
-        () => {
+        (error: unknown) => {
           errors++
+          noteFailure(target, stream, error)
         },
       ),
     )
@@ -387,7 +394,9 @@ async function main() {
     `Loom / Portkey throughput: ${f(loomRps / portkeyRps, 1)}× non-streaming, ${f(loomStreamRps / portkeyStreamRps, 1)}× streaming; ` +
       `per CPU core (server CPU time per request): ${f((results['Portkey non-streaming']?.cpu ?? Number.NaN) / (results['Loom non-streaming']?.cpu ?? Number.NaN), 1)}× non-streaming, ` +
       `${f((results['Portkey streaming']?.cpu ?? Number.NaN) / (results['Loom streaming']?.cpu ?? Number.NaN), 1)}× streaming.`,
-    ...(firstError === undefined ? [] : ['', `First failed request: ${firstError}.`]),
+    ...(failures.size === 0
+      ? []
+      : ['', `Failed requests: ${[...failures].map(([reason, n]) => `${reason} (${n})`).join('; ')}.`]),
   ].join('\n')
   process.stdout.write(`${table}\n`)
   if (WRITE_DOCS) await writeSection(table)

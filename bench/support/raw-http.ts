@@ -29,6 +29,9 @@ class Connection {
   private remaining = 0
   private status = 0
   private closeAfter = false
+  /** How long the server keeps this connection idle (its `Keep-Alive: timeout=` hint), and since when it is idle. */
+  keepAliveMs = Number.POSITIVE_INFINITY
+  idleSince = 0
   private started = 0
   private ttfb = 0
   private resolve: ((t: Timing) => void) | undefined
@@ -75,6 +78,7 @@ class Connection {
       this.drop(this)
       this.socket.destroy()
     } else {
+      this.idleSince = performance.now()
       this.release(this)
     }
     resolve?.(timing)
@@ -152,6 +156,10 @@ class Connection {
       if (name === 'content-length') length = Number(value)
       else if (name === 'transfer-encoding') chunked = value.includes('chunked')
       else if (name === 'connection') this.closeAfter = value.includes('close')
+      else if (name === 'keep-alive') {
+        const timeout = /timeout=(\d+)/.exec(value)
+        if (timeout !== null) this.keepAliveMs = Number(timeout[1]) * 1000
+      }
     }
     if (chunked) return 'chunked'
     return length !== undefined && Number.isInteger(length) ? length : undefined
@@ -167,6 +175,13 @@ export class RawHttpClient {
 
   request(bytes: Buffer): Promise<Timing> {
     let connection = this.idle.pop()
+    // A connection near the end of the server's keep-alive window may be closed as the request goes out (a reset
+    // that is the client's doing, not the server's failure): like undici, leave it a second early.
+    while (connection !== undefined && performance.now() - connection.idleSince > connection.keepAliveMs - 1000) {
+      this.forget(connection)
+      connection.socket.destroy()
+      connection = this.idle.pop()
+    }
     if (connection === undefined) {
       connection = new Connection(
         this.port,

@@ -98,6 +98,35 @@ describe('RawHttpClient', () => {
     expect(after.status).toBe(200)
   })
 
+  it("leaves a connection a second before the server's Keep-Alive timeout, instead of racing its close", async () => {
+    // Prepare: Node announces `Keep-Alive: timeout=2` for a 2 s keep-alive window.
+    const from: (number | undefined)[] = []
+    const short = createServer((req, res) => {
+      from.push(req.socket.remotePort)
+      req.resume()
+      req.on('end', () => res.end('ok'))
+    })
+    short.keepAliveTimeout = 2_000
+    await new Promise<void>((resolve) => short.listen(0, '127.0.0.1', resolve))
+    const shortPort = (short.address() as AddressInfo).port
+    const client = new RawHttpClient(shortPort)
+    const bytes = rawPost(shortPort, '/', {}, '')
+
+    // Act
+    await client.request(bytes)
+    await client.request(bytes)
+    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    const late = await client.request(bytes)
+    client.close()
+    short.closeAllConnections()
+    await new Promise((resolve) => short.close(resolve))
+
+    // Assess: the first two share a connection; the one after 1.1 s idle opens a new one, and succeeds.
+    expect(late.status).toBe(200)
+    expect(from[0]).toBe(from[1])
+    expect(from[2]).not.toBe(from[1])
+  })
+
   it('rejects when the server goes away mid-response', async () => {
     // Prepare
     const client = new RawHttpClient(port)
