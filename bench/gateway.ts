@@ -41,6 +41,7 @@ function noteFailure(target: Target, stream: boolean, error: unknown): void {
   const key = `${target.name} ${stream ? 'streaming' : 'non-streaming'}: ${(error as Error).message ?? String(error)}`
   failures.set(key, (failures.get(key) ?? 0) + 1)
 }
+
 const root = process.cwd()
 const children: ChildProcess[] = []
 
@@ -160,28 +161,28 @@ async function request(target: Target, stream: boolean): Promise<Sample> {
 }
 
 async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_S) {
-  const machineBefore = await machineTime()
-  const cpuBefore = await cpuOf(target.pids)
-  let done = 0
-  let errors = 0
-  const end = performance.now() + seconds * 1000
-  const worker = async () => {
-    while (performance.now() < end) {
-      try {
-        await request(target, stream)
-        done++
-      } catch (error) {
-        errors++
-        noteFailure(target, stream, error)
+  const [round, steal] = await withSteal(async () => {
+    const cpuBefore = await cpuOf(target.pids)
+    let done = 0
+    let errors = 0
+    const end = performance.now() + seconds * 1000
+    const worker = async () => {
+      while (performance.now() < end) {
+        try {
+          await request(target, stream)
+          done++
+        } catch (error) {
+          errors++
+          noteFailure(target, stream, error)
+        }
       }
     }
-  }
-  const started = performance.now()
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-  const cpuMsPerRequest = done === 0 ? Number.NaN : (((await cpuOf(target.pids)) - cpuBefore) * 1000) / done
-  const machineAfter = await machineTime()
-  const steal = ((machineAfter.steal - machineBefore.steal) * 100) / (machineAfter.total - machineBefore.total)
-  return { rps: done / ((performance.now() - started) / 1000), errors, cpuMsPerRequest, steal }
+    const started = performance.now()
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker))
+    const cpuMsPerRequest = done === 0 ? Number.NaN : (((await cpuOf(target.pids)) - cpuBefore) * 1000) / done
+    return { rps: done / ((performance.now() - started) / 1000), errors, cpuMsPerRequest }
+  })
+  return { ...round, steal }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
