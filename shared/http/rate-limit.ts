@@ -57,14 +57,12 @@ function settle(c: Context<AppEnv>): Promise<void> | undefined {
  * concurrency slot a request holds once its response ended. A key without limits costs no DynamoDB call.
  */
 export const rateLimits: MiddlewareHandler<AppEnv> = function rateLimits(c, next) {
-  const limits = c.get('auth').limits
+  const { limits, keyId } = c.get('auth')
   if (limits === undefined || (limits.rpm === undefined && limits.concurrency === undefined)) return released(c, next)
-  return admit([{ scope: keyScope(c.get('auth').keyId), rpm: limits.rpm, concurrency: limits.concurrency }]).then(
-    (release) => {
-      releaseAfterResponse(c, release)
-      return released(c, next)
-    },
-  )
+  return admit([{ scope: keyScope(keyId), rpm: limits.rpm, concurrency: limits.concurrency }]).then((release) => {
+    releaseAfterResponse(c, release)
+    return released(c, next)
+  })
 }
 
 // Runs the rest of the chain, then frees what the request holds (at once, or when a streamed body ends).

@@ -5,7 +5,7 @@ import type { AppEnv } from '#shared/http/app-env'
 import { addRequestMetric } from '#shared/http/metrics'
 import { nodeBindings, requestHeader, setResponseHeader } from '#shared/http/node-bindings'
 import { readJsonBody } from '#shared/http/read-json'
-import type { ChatBackendCall } from '#shared/inference/backend'
+import type { ChatBackend, ChatBackendCall } from '#shared/inference/backend'
 import { backendFor } from '#shared/inference/backend-registry'
 import { Cancellation } from '#shared/inference/cancellation'
 import { resolveModel } from '#shared/inference/catalog'
@@ -84,9 +84,13 @@ function exceptionOf(outcome: StreamOutcome): string | undefined {
   return outcome.error === undefined ? undefined : String((outcome.error as Error).message ?? outcome.error)
 }
 
-async function complete(c: Context<AppEnv>, call: ChatBackendCall, started: number, finish: Finish) {
-  const loaded = backendFor(call.model.backend.kind)
-  const backend = loaded instanceof Promise ? await loaded : loaded
+async function complete(
+  c: Context<AppEnv>,
+  backend: ChatBackend,
+  call: ChatBackendCall,
+  started: number,
+  finish: Finish,
+) {
   const backendStarted = performance.now()
   let response: ChatCompletionResponse
   try {
@@ -106,9 +110,14 @@ async function complete(c: Context<AppEnv>, call: ChatBackendCall, started: numb
   return c.json(response, 200)
 }
 
-async function stream(c: Context<AppEnv>, call: ChatBackendCall, abort: () => void, started: number, finish: Finish) {
-  const loaded = backendFor(call.model.backend.kind)
-  const backend = loaded instanceof Promise ? await loaded : loaded
+async function stream(
+  c: Context<AppEnv>,
+  backend: ChatBackend,
+  call: ChatBackendCall,
+  abort: () => void,
+  started: number,
+  finish: Finish,
+) {
   const iterator = backend.stream(call)[Symbol.asyncIterator]()
   const backendStarted = performance.now()
   const { first, settled } = await firstWithin(iterator)
@@ -175,5 +184,9 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
     signal: cancellation,
   }
   const finish = finisher(c, call, charge)
-  return request.stream === true ? stream(c, call, abort, started, finish) : complete(c, call, started, finish)
+  const loaded = backendFor(model.backend.kind)
+  const backend = loaded instanceof Promise ? await loaded : loaded
+  return request.stream === true
+    ? stream(c, backend, call, abort, started, finish)
+    : complete(c, backend, call, started, finish)
 }
