@@ -4,6 +4,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { bundleAsDeployed } from './support/bundle.js'
 import { RawHttpClient, rawPost } from './support/raw-http.js'
+import { probeCores } from './support/wake-latency.js'
 
 // `npm run bench:gateway`: Loom's chat-completions gateway against a fast loopback upstream, beside the same load
 // sent straight to the upstream and through Portkey's open-source gateway (routed to the same upstream). Each server
@@ -294,6 +295,7 @@ async function main() {
   const rows: string[] = []
   const results: Record<string, Record<string, number>> = {}
   const ratios: string[] = []
+  const wakeups: string[] = []
   for (const stream of [false, true]) {
     const mode = stream ? 'streaming' : 'non-streaming'
     const rounds = new Map<Target, Awaited<ReturnType<typeof throughput>>[]>(targets.map((t) => [t, []]))
@@ -309,6 +311,23 @@ async function main() {
       return `${f(loomRound.rps / portkeyRound.rps, 1)} (${f(loomRound.steal, 0)}/${f(portkeyRound.steal, 0)}%)`
     })
     ratios.push(`${mode} ${perRound.join(', ')}`)
+    // The host's wake-up latency just before the latency slices, every server idle: what a sleeping process waits
+    // beyond its timer on each core, the hazard every hop of a request is exposed to.
+    if (PIN) {
+      const probes = await probeCores(
+        Array.from({ length: CORES }, (_, core) => core),
+        1,
+      )
+      wakeups.push(
+        `${mode} ${probes
+          .map((p, core) =>
+            p === undefined
+              ? `core ${core} n/a`
+              : `core ${core} p50 ${f(p.p50, 3)} / p99 ${f(p.p99, 3)} / max ${f(p.max)} ms, ${p.over500us} of ${p.waits} over 0.5 ms`,
+          )
+          .join(', ')}`,
+      )
+    }
     const latencies: Record<
       string,
       { p50: number; p99: number; ttfb50: number; ttfb99: number; errors: number; stealTp: number; stealLat: number }
@@ -385,6 +404,7 @@ async function main() {
         .join(' ')} at the end, the machine is shared), Node ${process.version}; ` +
       `throughput: ${CONCURRENCY} in flight for ${THROUGHPUT_S} s per target and round, median of ${ROUNDS} rounds ` +
       `(Loom / Portkey per round, with the host's steal during Loom's / Portkey's turn: ${ratios.join('; ')}); latency: open loop at ${RATE} req/s, ${LATENCY_S} slices of 1 s per target taking turns, each after 100 ms unrecorded; ` +
+      `${wakeups.length > 0 ? `host wake-up latency before the latency slices (0.5 ms futex sleeps for 1 s on every core at once, servers idle): ${wakeups.join('; ')}; ` : ''}` +
       `${PIN ? `throughput with the gateway under test alone on core ${GATEWAY_CORE}, load generator, upstream and dynalite on ${HARNESS_CORES}, latency unpinned` : 'no core pinning'}; ` +
       `tracing ${process.env.BENCH_TRACING === '1' ? 'on' : 'off'} (Loom's DynamoDB is a dynalite in a process of its own, its CPU time counted as Loom's).`,
     '',
@@ -430,6 +450,9 @@ async function writeSection(table: string) {
     'machine with its clients; both gateways are single Node processes, so each gets exactly one core. Latency',
     'slices run unpinned, each after 100 ms at the rate that is not recorded (`BENCH_PIN=0`: no pinning at all).',
     '"host steal" is the share of the VM\'s CPU time the hypervisor gave to others during a phase (/proc/stat).',
+    '"Host wake-up latency" (bench/support/wake-latency.ts, as cyclictest measures it) is how much later than asked a',
+    'thread sleeping 0.5 ms in a futex wait runs again, on each core with the servers idle: every request wakes sleeping',
+    "processes at each hop (gateway, upstream, gateway, client), so a host that wakes late shows in a gateway's tail.",
     'Portkey 1.15.2 answers every streamed request through a custom host with HTTP 500 here (Node 20; its log shows',
     '`tryTargetsRecursively error: immutable TypeError: immutable` from `updateHeaders` appending to a fetch',
     "response's headers), so it has no streaming figures.",
