@@ -4,6 +4,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { bundleAsDeployed } from './support/bundle.js'
 import { RawHttpClient, rawPost } from './support/raw-http.js'
+import { quantile } from './support/stats.js'
 import { probeCores } from './support/wake-latency.js'
 
 // `npm run bench:gateway`: Loom's chat-completions gateway against a fast loopback upstream, beside the same load
@@ -212,11 +213,6 @@ async function fixedRate(target: Target, stream: boolean, rate: number, seconds:
   }
   await Promise.all(pending)
   return { samples, errors }
-}
-
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
 }
 
 const f = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a')

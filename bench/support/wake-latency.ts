@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { quantile } from './stats.js'
 
 // How late a sleeping thread wakes on this machine, as cyclictest measures it: sleep SLEEP_MS in a futex wait
 // (Atomics.wait), over and over, and record how much later than asked each wait returns. On an idle core that is the
@@ -13,14 +14,12 @@ export type WakeLatency = { waits: number; p50: number; p99: number; max: number
 
 /** Summarises how late each wait returned (ms past the asked sleep). */
 export function summarize(lateMs: number[], seconds: number): WakeLatency {
-  const sorted = [...lateMs].sort((a, b) => a - b)
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN
   return {
-    waits: sorted.length,
-    p50: at(0.5),
-    p99: at(0.99),
-    max: sorted.at(-1) ?? Number.NaN,
-    over500us: sorted.filter((late) => late > 0.5).length,
+    waits: lateMs.length,
+    p50: quantile(lateMs, 0.5),
+    p99: quantile(lateMs, 0.99),
+    max: quantile(lateMs, 1),
+    over500us: lateMs.filter((late) => late > 0.5).length,
     seconds,
   }
 }
