@@ -22,10 +22,40 @@ function positionOf(error: unknown, text: string): number {
   return /end of JSON/i.test(message) ? text.length : 0
 }
 
+/** Deepest nesting of arrays and objects a JSON body may have: pydantic-core's JSON parser stops at 200 as well. */
+export const MAX_JSON_DEPTH = 200
+
+/**
+ * Where a JSON text first nests arrays and objects deeper than `limit`, or -1. Brackets inside strings do not count.
+ * Code downstream (serialisers, validators, error reprs, DynamoDB) recurses once per level, so a body of a few KB of
+ * brackets would otherwise overflow a stack and answer 500.
+ */
+export function excessNesting(text: string, limit = MAX_JSON_DEPTH): number {
+  // Nesting deeper than `limit` needs more than `limit` opening and as many closing brackets.
+  if (text.length <= 2 * limit) return -1
+  let depth = 0
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code === 0x22) {
+      // Skips a string, escapes included.
+      for (i++; i < text.length; i++) {
+        const inner = text.charCodeAt(i)
+        if (inner === 0x5c) i++
+        else if (inner === 0x22) break
+      }
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return i
+    } else if (code === 0x5d || code === 0x7d) {
+      depth--
+    }
+  }
+  return -1
+}
+
 /**
  * Reads and parses a JSON request body under the family's rules: inference requires `application/json` exactly
  * (vLLM's check, contract §1); tracing and training parse a body without a content type as JSON (FastAPI) and reject
- * other types with a 422. An empty or malformed body is a validation error, never a 500.
+ * other types with a 422. An empty or malformed body, or one nested deeper than MAX_JSON_DEPTH, is a validation error, never a 500.
  */
 export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   const type = mediaType(requestHeader(c, 'content-type'))
@@ -41,9 +71,17 @@ export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   if (text.trim() === '') {
     throw new RequestValidationError([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }])
   }
+  let body: unknown
   try {
-    return JSON.parse(text)
+    body = JSON.parse(text)
   } catch (error) {
     throw new RequestValidationError([jsonInvalidIssue(positionOf(error, text), (error as Error).message)])
   }
+  const tooDeep = excessNesting(text)
+  if (tooDeep >= 0) {
+    throw new RequestValidationError([
+      jsonInvalidIssue(tooDeep, `arrays and objects nested deeper than ${MAX_JSON_DEPTH} levels`),
+    ])
+  }
+  return body
 }

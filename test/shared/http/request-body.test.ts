@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
 import { config } from '#shared/config'
 import { createInferenceApp, createTracingApp, createTrainingApp } from '#shared/http/create-app'
+import { excessNesting, MAX_JSON_DEPTH } from '#shared/http/read-json'
 import { validate } from '#shared/http/validate'
 import { newCaller } from '../../support/auth.js'
 
@@ -52,6 +53,38 @@ describe('JSON request bodies', () => {
         ],
       })
     }
+  })
+
+  it('rejects arrays and objects nested deeper than the limit before any handler sees them', async () => {
+    const nested = (depth: number) => `{"name":"a","x":${'['.repeat(depth)}${']'.repeat(depth)}}`
+    // The body object is one level, so the deepest allowed array run is one shorter than the limit.
+    for (const family of ['inference', 'training', 'tracing'] as const) {
+      const ok = await send(family, nested(MAX_JSON_DEPTH - 1), 'application/json')
+      expect(ok).toEqual({ status: 200, body: { name: 'a' } })
+      const deep = await send(family, nested(6_000), 'application/json')
+      expect(deep.status).toBe(family === 'inference' ? 400 : 422)
+      const detail = family === 'inference' ? (deep.body.error as { message: string }).message : deep.body.detail
+      if (family === 'inference') expect(detail).toMatch(/json_invalid.*nested deeper than 200 levels/s)
+      else {
+        expect(detail).toEqual([
+          {
+            type: 'json_invalid',
+            loc: ['body', '{"name":"a","x":'.length + MAX_JSON_DEPTH - 1],
+            msg: 'JSON decode error',
+            input: {},
+            ctx: { error: 'arrays and objects nested deeper than 200 levels' },
+          },
+        ])
+      }
+    }
+  })
+
+  it('counts nesting outside strings only', () => {
+    expect(excessNesting('[[[]]]', 2)).toBe(2)
+    expect(excessNesting('[[]]  ', 2)).toBe(-1)
+    expect(excessNesting('["[[[[", "\\\\", "\\\\"]', 2)).toBe(-1)
+    expect(excessNesting('["\\"[[[", [[]]]', 3)).toBe(-1)
+    expect(excessNesting('[{"a":{"b":[1]}}]   ', 3)).toBe(11)
   })
 
   it('requires application/json on inference and rejects other types elsewhere with 422', async () => {
