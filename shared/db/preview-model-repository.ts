@@ -8,6 +8,7 @@ import { type PreviewModel, PreviewModelSchema } from '#shared/schemas/preview-m
 // Name claim: PK=PMODELNAME#<entity>/<project>/<name> SK=PMODELNAME, a full copy of the model, written first with a
 // condition so two creates of one name can never yield two ids; the by-id item is re-derived from it on retry.
 const modelKey = (id: string) => ({ PK: `PMODEL#${id}`, SK: 'PMODEL' })
+const MAX_ID_BYTES = 1_024
 const nameKey = (m: Pick<PreviewModel, 'entity' | 'project' | 'name'>) => ({
   PK: `PMODELNAME#${m.entity}/${m.project}/${m.name}`,
   SK: 'PMODELNAME',
@@ -68,6 +69,8 @@ export async function createPreviewModel(model: PreviewModel): Promise<{ model: 
 
 /** Reads a model by id; undefined when unknown or deleted. */
 export async function getPreviewModel(id: string): Promise<PreviewModel | undefined> {
+  // Ids are UUIDs; one too long for a partition key (2,048 bytes) names no model rather than failing the read.
+  if (Buffer.byteLength(id) > MAX_ID_BYTES) return undefined
   const { Item } = await db().send(new GetCommand({ TableName: table(), Key: modelKey(id), ConsistentRead: true }))
   return Item === undefined ? undefined : parse(Item)
 }

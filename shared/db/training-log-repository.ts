@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { getAll, putAll } from '#shared/db/batch-write'
@@ -24,8 +25,34 @@ const chunkKey = (logId: string, group: number, chunk: number) => ({
 })
 const idemKey = (modelId: string, key: string) => ({ PK: `PMODEL#${modelId}`, SK: `IDEM#${key}` })
 
-// Splits are free strings: encoding keeps `#` out of the sort key, so one split's prefix never matches another's.
-const splitPart = (split: string) => encodeURIComponent(split)
+// Splits are free strings: encoding keeps `#` out of the sort key, so one split's prefix never matches another's. A
+// split whose encoding would not leave room in the sort key (1,024 bytes), or that is not well-formed UTF-16 (writes
+// reject it; a query may still name it), is keyed by a hash of its UTF-16 code units instead: `%H` never starts a
+// percent-encoding, so a hashed part cannot equal an encoded one.
+const MAX_SPLIT_KEY_BYTES = 512
+const LONE_SURROGATE = /\p{Cs}/u
+
+function splitPart(split: string): string {
+  if (!LONE_SURROGATE.test(split)) {
+    const encoded = encodeURIComponent(split)
+    if (encoded.length <= MAX_SPLIT_KEY_BYTES) return encoded
+  }
+  return `%H${createHash('sha256').update(Buffer.from(split, 'utf16le')).digest('hex')}`
+}
+
+// Metric values (a log record's, and those of the response an idempotency record keeps) are stored as JSON text, not
+// as DynamoDB numbers: a double ranges wider (up to 1.8e308, down to 5e-324) than DynamoDB's numbers (1e-130 to
+// 1e126), and JSON keeps every double exactly. Rows written as maps before read as they are.
+function parseLogRecord(item: Record<string, unknown>): LogRecord {
+  return LogRecordSchema.parse(typeof item.metrics === 'string' ? { ...item, metrics: JSON.parse(item.metrics) } : item)
+}
+
+function parseIdempotencyRecord(item: Record<string, unknown>): IdempotencyRecord {
+  const { response } = item
+  return IdempotencyRecordSchema.parse(
+    typeof response === 'string' ? { ...item, response: JSON.parse(response) } : item,
+  )
+}
 const stepPart = (step: number) => String(step).padStart(STEP_DIGITS, '0')
 
 /** Stores every chunk of every group of one log call (idempotent: a repeat rewrites identical items). */
@@ -63,6 +90,7 @@ export async function putLogRecord(record: LogRecord): Promise<void> {
         PK: `PMODEL#${record.modelId}`,
         SK: `LOG#${splitPart(record.split)}#${stepPart(record.step)}#${record.recordedAt}#${record.logId}`,
         ...item,
+        metrics: JSON.stringify(item.metrics),
       },
     }),
   )
@@ -78,7 +106,7 @@ export async function listLogRecords(modelId: string, split?: string, afterStep?
     ExpressionAttributeValues: { ':pk': `PMODEL#${modelId}`, ':lo': lower, ':hi': `${prefix}\uffff` },
     ConsistentRead: true,
   })
-  const records = items.map((item) => LogRecordSchema.parse(item))
+  const records = items.map(parseLogRecord)
   const after = afterStep ?? Number.NEGATIVE_INFINITY
   return records
     .filter((r) => r.step > after)
@@ -92,7 +120,7 @@ export async function listLogRecordsAt(modelId: string, split: string, step: num
     ExpressionAttributeValues: { ':pk': `PMODEL#${modelId}`, ':prefix': `LOG#${splitPart(split)}#${stepPart(step)}#` },
     ConsistentRead: true,
   })
-  return items.map((item) => LogRecordSchema.parse(item))
+  return items.map(parseLogRecord)
 }
 
 /** Reads the idempotency record of a key, if the key was used on this model. */
@@ -100,7 +128,7 @@ export async function getIdempotencyRecord(modelId: string, key: string): Promis
   const { Item } = await db().send(
     new GetCommand({ TableName: table(), Key: idemKey(modelId, key), ConsistentRead: true }),
   )
-  return Item === undefined ? undefined : IdempotencyRecordSchema.parse(Item)
+  return Item === undefined ? undefined : parseIdempotencyRecord(Item)
 }
 
 /** Claims a key for a log call; returns the record that holds the key (this one when the claim won). */
@@ -135,7 +163,7 @@ export async function completeIdempotencyKey(modelId: string, key: string, respo
       UpdateExpression: 'SET #response = :response',
       ConditionExpression: 'attribute_exists(PK) AND logId = :logId',
       ExpressionAttributeNames: { '#response': 'response' },
-      ExpressionAttributeValues: { ':response': response, ':logId': response.log_id },
+      ExpressionAttributeValues: { ':response': JSON.stringify(response), ':logId': response.log_id },
     }),
   )
 }

@@ -74,7 +74,12 @@ export const ChoiceSchema = z.looseObject({
       }),
     ),
   ),
-  message: z.looseObject({ role: z.literal('assistant'), ...AssistantFieldsShape }),
+  // A completion's message (contract §2.5): its content is text or null, never content parts.
+  message: z.looseObject({
+    role: z.literal('assistant'),
+    ...AssistantFieldsShape,
+    content: z.optional(z.nullable(z.string())),
+  }),
 })
 
 /**

@@ -40,6 +40,7 @@ function withRoleTags(issues: readonly ZodIssue[]): ZodIssue[] {
 }
 
 const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/
+const LONE_SURROGATE = /\p{Cs}/u
 
 function invalid(loc: (string | number)[], msg: string, type = 'value_error'): never {
   const issue: ValidationIssue = { type, loc, msg }
@@ -62,6 +63,15 @@ export function parseLogInput(modelId: string, body: unknown, bodyText: string, 
     )
   }
   const request = parsed.data
+  // The split is part of stored keys and attributes: it must be text DynamoDB can hold (no lone UTF-16 surrogate,
+  // which JSON's `\ud800` escapes can carry).
+  if (LONE_SURROGATE.test(request.split)) {
+    invalid(
+      ['body', 'split'],
+      'Input should be a valid string, unable to parse raw data as a unicode string',
+      'string_unicode',
+    )
+  }
   if (request.trajectory_groups.length > MAX_GROUPS_PER_LOG) {
     invalid(
       ['body', 'trajectory_groups'],
