@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto'
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { getAll, putAll } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
 import { queryAll } from '#shared/db/query'
 import {
   type IdempotencyRecord,
@@ -25,20 +25,11 @@ const chunkKey = (logId: string, group: number, chunk: number) => ({
 })
 const idemKey = (modelId: string, key: string) => ({ PK: `PMODEL#${modelId}`, SK: `IDEM#${key}` })
 
-// Splits are free strings: encoding keeps `#` out of the sort key, so one split's prefix never matches another's. A
-// split whose encoding would not leave room in the sort key (1,024 bytes), or that is not well-formed UTF-16 (writes
-// reject it; a query may still name it), is keyed by a hash of its UTF-16 code units instead: `%H` never starts a
-// percent-encoding, so a hashed part cannot equal an encoded one.
-const MAX_SPLIT_KEY_BYTES = 512
-const LONE_SURROGATE = /\p{Cs}/u
-
-function splitPart(split: string): string {
-  if (!LONE_SURROGATE.test(split)) {
-    const encoded = encodeURIComponent(split)
-    if (encoded.length <= MAX_SPLIT_KEY_BYTES) return encoded
-  }
-  return `%H${createHash('sha256').update(Buffer.from(split, 'utf16le')).digest('hex')}`
-}
+// Splits are free strings: encoding keeps `#` out of the sort key, so one split's prefix never matches another's, and
+// a long one enters as a digest (`keyPart`). Writes reject a split with a lone surrogate; a query naming one reads it as
+// U+FFFD, which `encodeURIComponent` accepts.
+const splitPart = (split: string) => keyPart(encodeURIComponent(split.replace(/\p{Cs}/gu, '\ufffd')))
+const stepPart = (step: number) => String(step).padStart(STEP_DIGITS, '0')
 
 // Metric values (a log record's, and those of the response an idempotency record keeps) are stored as JSON text, not
 // as DynamoDB numbers: a double ranges wider (up to 1.8e308, down to 5e-324) than DynamoDB's numbers (1e-130 to
@@ -53,7 +44,6 @@ function parseIdempotencyRecord(item: Record<string, unknown>): IdempotencyRecor
     typeof response === 'string' ? { ...item, response: JSON.parse(response) } : item,
   )
 }
-const stepPart = (step: number) => String(step).padStart(STEP_DIGITS, '0')
 
 /** Stores every chunk of every group of one log call (idempotent: a repeat rewrites identical items). */
 export async function putLogGroups(logId: string, groups: readonly Uint8Array[][]): Promise<void> {
