@@ -1,3 +1,5 @@
+import { utcMillis } from '#shared/tracing/time'
+
 const ISO_RE =
   /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d\d(?::?\d\d)?)?$/
 
@@ -9,7 +11,7 @@ export function parseDateTimeMs(value: unknown): number | undefined {
   if (m === null) return undefined
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', tz] = m
   const ms = Number(`0.${frac || '0'}`) * 1000
-  let t = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)) + Math.floor(ms)
+  let t = utcMillis(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s)) + Math.floor(ms)
   if (tz !== undefined && tz.toUpperCase() !== 'Z') {
     const sign = tz.startsWith('-') ? -1 : 1
     const digits = tz.slice(1).replace(':', '')
@@ -45,21 +47,17 @@ export function isoInZone(ms: number, timeZone: string): string {
       hour: '2-digit',
       minute: '2-digit',
       second: '2-digit',
+      era: 'short',
     })
     formatters.set(timeZone, f)
   }
   const p = Object.fromEntries(f.formatToParts(new Date(ms)).map((x) => [x.type, x.value]))
-  const local = Date.UTC(
-    Number(p.year),
-    Number(p.month) - 1,
-    Number(p.day),
-    Number(p.hour),
-    Number(p.minute),
-    Number(p.second),
-  )
+  // Intl counts years by era (1 BC, 1 AD); ISO 8601 counts year 0.
+  const year = p.era === 'BC' ? 1 - Number(p.year) : Number(p.year)
+  const local = utcMillis(year, Number(p.month), Number(p.day), Number(p.hour), Number(p.minute), Number(p.second))
   const offsetMin = Math.round((local - Math.floor(ms / 1000) * 1000) / 60_000)
   const sign = offsetMin < 0 ? '-' : '+'
   const abs = Math.abs(offsetMin)
   const off = `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`
-  return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}${off}`
+  return `${String(year).padStart(4, '0')}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}${off}`
 }

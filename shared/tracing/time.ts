@@ -12,6 +12,17 @@ const ISO_RE =
 const MIN_EPOCH_SECONDS = -62_167_219_200
 const MAX_EPOCH_SECONDS = 253_402_300_800
 
+/**
+ * Epoch milliseconds of a UTC calendar date and time, taking the year as given (`Date.UTC` reads years 0..99 as
+ * 1900..1999).
+ */
+export function utcMillis(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const date = new Date(0)
+  date.setUTCFullYear(year, month - 1, day)
+  date.setUTCHours(hour, minute, second, 0)
+  return date.getTime()
+}
+
 /** Parses a datetime into epoch microseconds; undefined when it is not a valid datetime. */
 export function parseDatetimeMicros(value: unknown): number | undefined {
   if (typeof value === 'number') {
@@ -21,7 +32,7 @@ export function parseDatetimeMicros(value: unknown): number | undefined {
   const m = ISO_RE.exec(value.trim())
   if (!m) return undefined
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', tz] = m
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s))
+  const ms = utcMillis(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s))
   if (Number.isNaN(ms) || Number(mo) > 12 || Number(d) > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
     return undefined
   }

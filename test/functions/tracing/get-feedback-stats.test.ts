@@ -284,6 +284,29 @@ describe('POST /feedback/stats', () => {
     expect(results).toEqual([300, 300, 3600, 21600, 43200, 86400, 268])
   })
 
+  it('keeps a window in years 0001..0099 as given', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    await seedFeedback(caller.project, '0050-01-01T00:06:00.000Z', { v: 2 })
+    const body = {
+      project_id: caller.project,
+      start: '0050-01-01T00:00:00Z',
+      end: '0050-01-01T00:10:00Z',
+      metrics: [numeric('v', { aggregations: ['sum'] })],
+    }
+
+    // Act
+    const res = await send(app, '/feedback/stats', body, caller)
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ start: '0050-01-01T00:00:00Z', end: '0050-01-01T00:10:00Z', granularity: 300 })
+    expect(res.body.buckets).toEqual([
+      { timestamp: '0050-01-01T00:00:00+00:00', sum_v: 0, count: 0 },
+      { timestamp: '0050-01-01T00:05:00+00:00', sum_v: 2, count: 1 },
+    ])
+  })
+
   it('answers 422 for a reversed or over-long window and unknown aggregations', async () => {
     // Prepare
     const caller = await newProjectCaller()

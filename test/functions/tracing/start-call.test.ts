@@ -45,6 +45,22 @@ describe('POST /call/start', () => {
     expect(await readCallCount(project)).toBe(1)
   })
 
+  it('keeps a started_at in years 0001..0099 as given', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const start = startPart(project, { started_at: '0050-01-01T00:00:00Z' })
+
+    // Act
+    const res = await app.request('/call/start', jsonInit({ start }, caller.basic))
+    const read = await readApp.request('/call/read', jsonInit({ project_id: project, id: start.id }, caller.basic))
+
+    // Assess
+    expect(res.status).toBe(200)
+    const { call } = (await read.json()) as { call: Record<string, unknown> }
+    expect(call.started_at).toBe('0050-01-01T00:00:00Z')
+  })
+
   it('answers 422 for missing inputs and an invalid datetime, 403 for a foreign project', async () => {
     const caller = await newCaller()
     const stranger = await newCaller()
