@@ -36,6 +36,27 @@ async function awaitIndex(v: ObjVersion): Promise<void> {
 }
 
 /**
+ * A live version of `(object_id, kind)` other than `digest`, for the class-collision check: the `latest` version when
+ * it is of this kind (one read), else any live one of this kind (an op and an object may share an id, and `latest`
+ * then names the other kind). Every create passes the check, so all live versions of one kind share a class and any
+ * one of them stands for all.
+ */
+async function liveVersionOfKind(
+  project: string,
+  objectId: string,
+  kind: string,
+  digest: string,
+): Promise<ObjVersion | undefined> {
+  const latest = await getAlias(project, objectId, 'latest')
+  // Republishing the latest value: same digest, same value, same class.
+  if (latest === undefined || latest === digest) return undefined
+  const current = (await getObjVersion(project, objectId, latest, false))?.version
+  if (current !== undefined && !current.deleted_at && current.kind === kind) return current
+  const versions = await listObjectVersions(project, objectId, false)
+  return versions.map((r) => r.version).find((v) => !v.deleted_at && v.kind === kind && v.digest !== digest)
+}
+
+/**
  * `obj/create`: stores a version once per `(project, object_id, digest)` (retries and concurrent creates of the same
  * value return the same digest and write nothing new), numbers it, and points `latest` at it.
  */
@@ -56,15 +77,11 @@ export async function createObj(
   }
   const kind = objectKind(val)
   const { base, leaf } = objectClasses(val)
-  const latest = await getAlias(o.project_id, o.object_id, 'latest')
-  if (latest !== undefined && latest !== digest) {
-    const current = await getObjVersion(o.project_id, o.object_id, latest, false)
-    const cv = current?.version
-    if (cv && !cv.deleted_at && cv.kind === kind && cv.base_object_class !== base) {
-      throw new BadRequestError(
-        `Object name '${o.object_id}' is already used by an object of class ${cv.base_object_class ?? 'None'}; cannot create one of class ${base ?? 'None'}`,
-      )
-    }
+  const rival = await liveVersionOfKind(o.project_id, o.object_id, kind, digest)
+  if (rival !== undefined && rival.base_object_class !== base) {
+    throw new BadRequestError(
+      `Object name '${o.object_id}' is already used by an object of class ${rival.base_object_class ?? 'None'}; cannot create one of class ${base ?? 'None'}`,
+    )
   }
   const valText = JSON.stringify(val)
   const version: ObjVersion = {

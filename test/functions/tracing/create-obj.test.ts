@@ -226,6 +226,32 @@ describe('POST /obj/create', () => {
     expect(res.status).toBe(400)
   })
 
+  it('checks the class against live versions of the same kind when latest is an op of the same name', async () => {
+    const caller = await newProjectCaller()
+    const create = (val: unknown) =>
+      send(app, '/obj/create', { obj: { project_id: caller.project, object_id: 'shared', val } }, caller)
+    const ds = { _type: 'Dataset', _class_name: 'Dataset', _bases: ['Object', 'BaseModel'], rows: 'x' }
+    const op = {
+      _type: 'CustomWeaveType',
+      weave_type: { type: 'Op' },
+      files: { 'obj.py': 'abc' },
+      load_op: 'NO_LOAD_OP',
+    }
+
+    expect((await create(ds)).status).toBe(200)
+    expect((await create(op)).status).toBe(200)
+    const plain = await create({ plain: 1 })
+    const anotherDataset = await create({ ...ds, rows: 'y' })
+
+    expect(plain).toEqual({
+      status: 400,
+      body: {
+        reason: "Object name 'shared' is already used by an object of class Dataset; cannot create one of class None",
+      },
+    })
+    expect(anotherDataset.status).toBe(200)
+  })
+
   it('stores a value larger than the DynamoDB item limit whole', async () => {
     // Prepare: about 1.2 MB of JSON, non-ASCII included, so it must be split across items.
     const caller = await newProjectCaller()
