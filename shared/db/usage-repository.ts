@@ -10,16 +10,28 @@ import { type UsageCounter, UsageCounterSchema } from '#shared/schemas/usage'
 /** Counts added to one counter by one flush. */
 export type UsageDelta = Omit<UsageCounter, 'shard'>
 
+/** Who applies a delta: a writer process's id and its flush number, which only grows within that process. */
+export type FlushMark = { writer: string; seq: number }
+
 const keyOf = (d: UsageDelta, shard: number) => ({
   PK: `USAGE#${d.entity}`,
   SK: `H#${d.hour}#P#${d.project}#M#${d.model}#S#${shard}`,
 })
 
+// Idempotency: each writer keeps its own attribute `w_<writer id>` on the counter, holding the number of the last of
+// its flushes applied there, and a write is refused unless its number is larger. A single "last flush" attribute
+// shared by all writers (the earlier design) let a retry through once another flush had landed in between; writers
+// share shards (8 shards, any number of processes), so that happens. The meter sends at most one unresolved write per
+// counter (newer deltas wait until it is settled), so a writer's last number is the only one it can still retry.
+// Bound: one attribute of about 20 bytes per writer process that wrote to this counter item, which lives one hour on
+// one shard; the 400 KB item limit would take some 20,000 processes writing one entity's project and model on one
+// shard within one hour (160,000 across the shards), far above a region's Lambda concurrency and its turnover.
+
 /**
- * Adds one delta to its hourly counter. `flushId` makes a retried write a no-op: the counter remembers the last
- * flush applied to it, and a write carrying the same id is refused by the condition (and counted as done).
+ * Adds one delta to its hourly counter, at most once per flush mark: a retry of an applied write (the SDK's own, or
+ * the meter's after a lost answer) is refused by the condition and counted as done.
  */
-export async function addUsage(delta: UsageDelta, shard: number, flushId: string): Promise<void> {
+export async function addUsage(delta: UsageDelta, shard: number, mark: FlushMark): Promise<void> {
   try {
     await db().send(
       new UpdateCommand({
@@ -27,16 +39,16 @@ export async function addUsage(delta: UsageDelta, shard: number, flushId: string
         Key: keyOf(delta, shard),
         // Every name aliased: several (project, hour, shard…) are DynamoDB reserved words.
         UpdateExpression:
-          'SET #entity = :e, #project = :p, #model = :m, #hour = :h, #shard = :s, #lastFlush = :f ' +
+          'SET #entity = :e, #project = :p, #model = :m, #hour = :h, #shard = :s, #mark = :seq ' +
           'ADD #requests :r, #aborted :a, #prompt :pt, #completion :ct, #cached :cc, #cost :cost',
-        ConditionExpression: 'attribute_not_exists(#lastFlush) OR #lastFlush <> :f',
+        ConditionExpression: 'attribute_not_exists(#mark) OR #mark < :seq',
         ExpressionAttributeNames: {
           '#entity': 'entity',
           '#project': 'project',
           '#model': 'model',
           '#hour': 'hour',
           '#shard': 'shard',
-          '#lastFlush': 'lastFlush',
+          '#mark': `w_${mark.writer}`,
           '#requests': 'requests',
           '#aborted': 'abortedRequests',
           '#prompt': 'promptTokens',
@@ -50,7 +62,7 @@ export async function addUsage(delta: UsageDelta, shard: number, flushId: string
           ':m': delta.model,
           ':h': delta.hour,
           ':s': shard,
-          ':f': flushId,
+          ':seq': mark.seq,
           ':r': delta.requests,
           ':a': delta.abortedRequests,
           ':pt': delta.promptTokens,

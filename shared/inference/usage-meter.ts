@@ -1,4 +1,4 @@
-import { randomInt, randomUUID } from 'node:crypto'
+import { randomBytes, randomInt } from 'node:crypto'
 import { config } from '#shared/config'
 import { addUsage, type UsageDelta } from '#shared/db/usage-repository'
 import { logger } from '#shared/logger'
@@ -10,12 +10,17 @@ import type { CatalogModel } from '#shared/schemas/model'
 // response, which is then its only DynamoDB write. Writers pick one shard per process.
 const SHARDS = 8
 const shard = randomInt(SHARDS)
+// This process's id on the counters it writes (72 random bits) and its flush number (see addUsage).
+const writer = randomBytes(9).toString('base64url')
+let flushSeq = 0
 
-type Pending = { delta: UsageDelta; flushId?: string }
+type Pending = { key: string; delta: UsageDelta; seq: number }
 
 let batch = new Map<string, UsageDelta>()
-// Writes that failed: retried later with their original flush id, never merged, so a retry cannot double-count.
-let failed: Pending[] = []
+// Writes whose outcome is unknown (failed, or applied with the answer lost), per counter: retried with their original
+// flush number, never merged. While one is pending, newer deltas of that counter stay in the batch: the counter
+// remembers only each writer's last number, so a newer write landing first would let the retry count twice.
+let failed = new Map<string, Pending>()
 let timer: NodeJS.Timeout | undefined
 let flushing: Promise<void> | undefined
 
@@ -106,35 +111,55 @@ export function recordUsage(entry: CompletionUsage): void {
 }
 
 async function writeAll(): Promise<void> {
-  const pending: Pending[] = [...failed, ...[...batch.values()].map((delta) => ({ delta }))]
-  batch = new Map()
-  failed = []
-  const flushId = randomUUID()
+  flushSeq += 1
+  const seq = flushSeq
+  const pending: Pending[] = [...failed.values()]
+  const held = new Map<string, UsageDelta>()
+  for (const [key, delta] of batch) {
+    if (failed.has(key)) held.set(key, delta)
+    else pending.push({ key, delta, seq })
+  }
+  batch = held
+  failed = new Map()
   await Promise.all(
     pending.map(async (p) => {
-      const id = p.flushId ?? flushId
       try {
-        await addUsage(p.delta, shard, id)
+        await addUsage(p.delta, shard, { writer, seq: p.seq })
       } catch (error) {
         logger.warn('usage flush failed; will retry', { error })
-        failed.push({ delta: p.delta, flushId: id })
+        failed.set(p.key, p)
       }
     }),
   )
 }
 
-/** Writes every batched counter now (one UpdateItem per counter); concurrent calls share one flush. */
+/**
+ * Writes every batched counter now (one UpdateItem per counter); concurrent calls share one flush. A counter whose
+ * earlier write is still unresolved gets that write retried instead, and its newer delta waits for the next flush.
+ */
 export async function flushUsage(): Promise<void> {
   if (timer !== undefined) {
     clearTimeout(timer)
     timer = undefined
   }
   while (flushing !== undefined) await flushing
-  if (batch.size === 0 && failed.length === 0) return
+  if (batch.size === 0 && failed.size === 0) return
   flushing = writeAll().finally(() => {
     flushing = undefined
   })
   await flushing
+  // On a timer, what is left (a retry, a delta held behind it) goes out with the next flush without waiting for a
+  // completion to schedule one.
+  if ((batch.size > 0 || failed.size > 0) && config.inference.usageFlushMs > 0) schedule()
+}
+
+function schedule(): void {
+  if (timer !== undefined) return
+  timer = setTimeout(() => {
+    timer = undefined
+    void flushUsage()
+  }, config.inference.usageFlushMs)
+  timer.unref()
 }
 
 /**
@@ -143,12 +168,6 @@ export async function flushUsage(): Promise<void> {
  */
 export function afterCompletion(): Promise<void> {
   if (config.inference.usageFlushMs === 0) return flushUsage()
-  if (timer === undefined) {
-    timer = setTimeout(() => {
-      timer = undefined
-      void flushUsage()
-    }, config.inference.usageFlushMs)
-    timer.unref()
-  }
+  schedule()
   return Promise.resolve()
 }

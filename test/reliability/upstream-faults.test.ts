@@ -276,6 +276,28 @@ describe('usage flushes under DynamoDB faults', () => {
     expect(totals).toEqual({ requests: 1, aborted: 0, prompt: 5, completion: 3 })
   })
 
+  it('counts a retried flush once when a newer flush of the same counter went out meanwhile', async () => {
+    // Prepare: flush 1 is applied but every answer is lost, so the meter keeps it to retry; a second completion
+    // of the same counter follows.
+    const project = meteredProject()
+    await (await chat({}, project.id)).json()
+    proxy.inject({ fault: 'drop-after-apply', operations: ['UpdateItem'], times: 1 })
+    proxy.inject({ fault: 'unavailable', operations: ['UpdateItem'] })
+    await flushUsage()
+    proxy.clear()
+    await (await chat({}, project.id)).json()
+
+    // Act: the retry's first attempt is dropped before it reaches the table (the SDK tries again).
+    proxy.inject({ fault: 'drop', operations: ['UpdateItem'], times: 1 })
+    await flushUsage()
+    proxy.clear()
+    await flushUsage()
+    const totals = await project.totals()
+
+    // Assess
+    expect(totals).toEqual({ requests: 2, aborted: 0, prompt: 10, completion: 6 })
+  })
+
   it('keeps a failed flush and writes it exactly once when DynamoDB is back', async () => {
     // Prepare
     const project = meteredProject()

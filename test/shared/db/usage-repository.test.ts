@@ -24,9 +24,9 @@ describe('usage repository', () => {
     const entity = `e-${randomUUID().slice(0, 8)}`
 
     // Act
-    await addUsage(delta(entity), 0, 'flush-1')
-    await addUsage(delta(entity), 0, 'flush-1')
-    await addUsage(delta(entity, { requests: 2, promptTokens: 1 }), 0, 'flush-2')
+    await addUsage(delta(entity), 0, { writer: 'w1', seq: 1 })
+    await addUsage(delta(entity), 0, { writer: 'w1', seq: 1 })
+    await addUsage(delta(entity, { requests: 2, promptTokens: 1 }), 0, { writer: 'w1', seq: 2 })
 
     // Assess
     const [counter, ...rest] = await listUsage(entity, '2026-11-22T00', '2026-11-22T00')
@@ -34,14 +34,32 @@ describe('usage repository', () => {
     expect(counter).toMatchObject({ requests: 3, promptTokens: 11, completionTokens: 10, cachedTokens: 4, costUsd: 1 })
   })
 
+  it('refuses a retried flush even after other flushes landed on the counter in between', async () => {
+    // Prepare: w1's flush 1 is applied (its answer lost), then w2 and w1's own next flush land on the same counter.
+    const entity = `e-${randomUUID().slice(0, 8)}`
+    await addUsage(delta(entity), 0, { writer: 'w1', seq: 1 })
+    await addUsage(delta(entity), 0, { writer: 'w2', seq: 7 })
+
+    // Act: both retry, then w1 writes a newer flush and an SDK attempt of its flush 1 arrives late.
+    await addUsage(delta(entity), 0, { writer: 'w1', seq: 1 })
+    await addUsage(delta(entity), 0, { writer: 'w2', seq: 7 })
+    await addUsage(delta(entity), 0, { writer: 'w1', seq: 2 })
+    await addUsage(delta(entity), 0, { writer: 'w1', seq: 1 })
+
+    // Assess
+    const counters = await listUsage(entity, '2026-11-22T00', '2026-11-22T00')
+    expect(counters).toHaveLength(1)
+    expect(counters[0]).toMatchObject({ requests: 3, promptTokens: 30 })
+  })
+
   it('keeps shards apart, filters by hour range and project, and never shows another entity', async () => {
     // Prepare
     const entity = `e-${randomUUID().slice(0, 8)}`
-    await addUsage(delta(entity), 0, 'a')
-    await addUsage(delta(entity), 1, 'b')
-    await addUsage(delta(entity, { hour: '2026-11-22T05' }), 0, 'c')
-    await addUsage(delta(entity, { project: 'other' }), 0, 'd')
-    await addUsage(delta(`x-${entity}`), 0, 'e')
+    await addUsage(delta(entity), 0, { writer: 'w1', seq: 1 })
+    await addUsage(delta(entity), 1, { writer: 'w1', seq: 2 })
+    await addUsage(delta(entity, { hour: '2026-11-22T05' }), 0, { writer: 'w1', seq: 3 })
+    await addUsage(delta(entity, { project: 'other' }), 0, { writer: 'w1', seq: 4 })
+    await addUsage(delta(`x-${entity}`), 0, { writer: 'w1', seq: 5 })
 
     // Act
     const early = await listUsage(entity, '2026-11-22T00', '2026-11-22T04', 'proj')
