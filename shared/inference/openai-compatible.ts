@@ -8,10 +8,13 @@ import {
   upstreamEndpoint,
   upstreamError,
 } from '#shared/inference/upstream-http'
+import { estimateCompletionTokens, estimatePromptTokens } from '#shared/inference/usage-meter'
 import {
   type ChatCompletionChunk,
+  type ChatCompletionRequest,
   ChatCompletionRequestSchema,
   type ChatCompletionResponse,
+  type ChatUsage,
 } from '#shared/schemas/chat-completion'
 import type { OpenAiCompatibleSettings } from '#shared/schemas/model'
 
@@ -174,6 +177,29 @@ export function normalizeResponse(body: ChatCompletionResponse): ChatCompletionR
   return body
 }
 
+/**
+ * Gives a body whose upstream left `usage` out (or its counts) estimated counts: the completion is answered and
+ * metered with them, the same numbers in both (docs/architecture.md, Metering), rather than failing a reply the
+ * gateway already holds.
+ */
+function ensureUsage(body: ChatCompletionResponse, request: ChatCompletionRequest): void {
+  const usage = body.usage as Partial<ChatUsage> | null | undefined
+  const prompt = usage?.prompt_tokens
+  const completion = usage?.completion_tokens
+  if (typeof prompt === 'number' && typeof completion === 'number') return
+  const promptTokens = typeof prompt === 'number' ? prompt : estimatePromptTokens(request)
+  const completionTokens =
+    typeof completion === 'number'
+      ? completion
+      : estimateCompletionTokens(Array.isArray(body.choices) ? body.choices : [])
+  body.usage = {
+    prompt_tokens: promptTokens,
+    total_tokens: promptTokens + completionTokens,
+    completion_tokens: completionTokens,
+    prompt_tokens_details: usage?.prompt_tokens_details ?? null,
+  }
+}
+
 /** Forwards completions to an upstream OpenAI-compatible server (vLLM, SGLang, llama.cpp server, Ollama, hosted). */
 export const openAiCompatibleBackend: ChatBackend = {
   async complete(call) {
@@ -187,6 +213,7 @@ export const openAiCompatibleBackend: ChatBackend = {
     }
     body.id = `chatcmpl-${call.requestId}`
     body.model = call.model.id
+    ensureUsage(body, call.request)
     return normalizeResponse(body)
   },
   stream: streamChunks,

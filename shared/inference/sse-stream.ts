@@ -88,6 +88,8 @@ export function sseStream(
   // The caller already waited one interval before committing to a 200, so the first heartbeat goes out at once.
   let heartbeatNow = options.waiting
   let finalUsage: ChatUsage | undefined
+  // The latest chunk, whose id, created and model a usage chunk the gateway writes itself takes.
+  let last: ChatCompletionChunk | undefined
   // Undefined until the backend reports usage (on every chunk with continuous stats, else only at the end).
   let promptTokens: number | undefined
   const perChoice: number[] = []
@@ -100,10 +102,12 @@ export function sseStream(
     const completion = perChoice.some((n) => n > 0)
       ? perChoice.reduce((a, b) => a + (b ?? 0), 0)
       : deltas.reduce((a, b) => a + (b ?? 0), 0)
-    const usage = finalUsage ?? {
-      prompt_tokens: promptTokens ?? estimatePromptTokens(options.request),
-      completion_tokens: completion,
-    }
+    // The upstream's final counts when it sent them whole; else its continuous counts, else an estimate.
+    const reported = finalUsage
+    const usage =
+      typeof reported?.prompt_tokens === 'number' && typeof reported.completion_tokens === 'number'
+        ? reported
+        : { prompt_tokens: promptTokens ?? estimatePromptTokens(options.request), completion_tokens: completion }
     const result: StreamOutcome = { usage, aborted, error }
     if (options.collect) {
       result.contents = contents
@@ -113,6 +117,7 @@ export function sseStream(
   }
 
   const shape = (chunk: ChatCompletionChunk): string | undefined => {
+    last = chunk
     if (chunk.choices.length === 0 && chunk.usage) {
       finalUsage = chunk.usage
       if (!includeUsage) return undefined
@@ -142,6 +147,13 @@ export function sseStream(
     if (error !== undefined) {
       const body = inferenceErrorResponse(error).body
       controller.enqueue(encoder.encode(`data: ${JSON.stringify(body)}\n\n`))
+    } else if (includeUsage && finalUsage === undefined && last !== undefined) {
+      // The client asked for usage and the upstream sent none (a hosted API that ignores `stream_options`): the
+      // usage chunk carries what is metered, the upstream's continuous counts or the estimate (§6.2 step 4).
+      const { prompt_tokens, completion_tokens } = outcome(false).usage
+      const usage = { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens }
+      const chunk = { id: last.id, object: last.object, created: last.created, model: last.model, choices: [], usage }
+      controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`))
     }
     controller.enqueue(DONE)
     await options.onEnd(outcome(false, error))

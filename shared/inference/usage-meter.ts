@@ -73,13 +73,28 @@ function textLength(content: unknown): number {
 }
 
 /**
- * An estimate of a request's prompt tokens, used only to meter a stream that ended before the upstream reported any
- * usage (an upstream without continuous usage stats, cut off mid-stream): an estimate is closer than zero.
+ * An estimate of a request's prompt tokens, used only when the upstream reported none: a stream cut off before its
+ * usage (an upstream without continuous usage stats), or an upstream that leaves usage out. Closer than zero.
  */
 export function estimatePromptTokens(request: ChatCompletionRequest): number {
   const messages = request.messages as { content?: unknown }[]
   const chars = messages.reduce((n, m) => n + textLength(m.content), 0)
   return Math.ceil(chars / CHARS_PER_TOKEN) + TOKENS_PER_MESSAGE * messages.length + TOKENS_PER_MESSAGE
+}
+
+/**
+ * An estimate of a reply's completion tokens from its choices' text (content and reasoning, 4 characters a token),
+ * used only when the upstream answered without usage.
+ */
+export function estimateCompletionTokens(
+  choices: readonly { message?: { content?: unknown; reasoning?: unknown } | null }[],
+): number {
+  let tokens = 0
+  for (const choice of choices) {
+    const chars = textLength(choice.message?.content) + textLength(choice.message?.reasoning)
+    tokens += Math.ceil(chars / CHARS_PER_TOKEN)
+  }
+  return tokens
 }
 
 /** Adds one completion to the batch. Never throws and never waits: metering is off the critical path. */

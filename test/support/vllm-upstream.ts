@@ -29,6 +29,8 @@ export type UpstreamBehaviour = {
   reply?: string
   /** Answer like a hosted OpenAI-style API: none of vLLM's extra keys. */
   minimal?: boolean
+  /** Leave usage out: no `usage` in a JSON answer, no usage on chunks and no usage chunk in a stream. */
+  noUsage?: boolean
 }
 
 /** What the upstream saw of one request. */
@@ -150,14 +152,17 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
       if (b.minimal) {
         const plain = { index: 0, message: { role: 'assistant', content: message.content }, finish_reason: finish }
         const counts = { prompt_tokens: prompt, completion_tokens: tokens.length, total_tokens: prompt + tokens.length }
-        res.end(JSON.stringify({ id, object: 'chat.completion', created, model, choices: [plain], usage: counts }))
+        const answer = { id, object: 'chat.completion', created, model, choices: [plain], usage: counts }
+        if (b.noUsage) delete (answer as Partial<typeof answer>).usage
+        res.end(JSON.stringify(answer))
         return
       }
+      if (b.noUsage) delete (response as Partial<typeof response>).usage
       res.end(JSON.stringify(response))
       return
     }
     const options = (body.stream_options ?? {}) as { include_usage?: boolean; continuous_usage_stats?: boolean }
-    const continuous = options.include_usage === true && options.continuous_usage_stats === true
+    const continuous = !b.noUsage && options.include_usage === true && options.continuous_usage_stats === true
     res.writeHead(200, { 'content-type': 'text/event-stream' })
     const send = (chunk: Record<string, unknown>, completion: number) => {
       const full = { id, object: 'chat.completion.chunk', created, model, ...chunk }
@@ -199,7 +204,7 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
         { choices: [{ index: 0, delta: { content: '' }, logprobs: null, finish_reason: finish, stop_reason: null }] },
         0,
       )
-    if (options.include_usage === true) {
+    if (options.include_usage === true && !b.noUsage) {
       const usage = { prompt_tokens: prompt, completion_tokens: tokens.length, total_tokens: prompt + tokens.length }
       res.write(
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`,

@@ -3,7 +3,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
 import { config } from '#shared/config'
 import { listUsage } from '#shared/db/usage-repository'
-import { flushUsage, hourOf } from '#shared/inference/usage-meter'
+import { estimatePromptTokens, flushUsage, hourOf } from '#shared/inference/usage-meter'
+import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { addUpstreamModel, upstreamModelFixture } from '../../support/models.js'
 import { sseChunks, sseEvents } from '../../support/sse.js'
@@ -408,5 +409,45 @@ describe('usage metering', () => {
     expect(sum((c) => c.promptTokens)).toBe(10)
     expect(sum((c) => c.completionTokens)).toBe(6)
     expect(counters.every((c) => c.model === model)).toBe(true)
+  })
+
+  it('answers and meters an estimate when the upstream reports no usage, streamed or not', async () => {
+    // Prepare
+    const project = `nousage-${Date.now()}`
+    const headers = { 'OpenAI-Project': `${caller.entity}/${project}` }
+    // 4 characters a token: the prompt by estimatePromptTokens, 'Hello big world' (15 characters) as 4 tokens.
+    const prompt = estimatePromptTokens({ messages } as ChatCompletionRequest)
+
+    // Act
+    upstream.behave({ noUsage: true })
+    const vllm = await chat({}, headers)
+    const stream = await chat({ stream: true, stream_options: { include_usage: true } }, headers)
+    upstream.behave({ noUsage: true, minimal: true })
+    const hosted = await chat({}, headers)
+    const chunks = sseChunks(await stream.text())
+    await flushUsage()
+
+    // Assess
+    const usage = { prompt_tokens: prompt, total_tokens: prompt + 4, completion_tokens: 4, prompt_tokens_details: null }
+    for (const res of [vllm, hosted]) {
+      expect(res.status).toBe(200)
+      const body = (await res.json()) as { usage: unknown; choices: { message: { content: string } }[] }
+      expect(body.usage).toEqual(usage)
+      expect(body.choices[0]?.message.content).toBe('Hello big world')
+    }
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: prompt, completion_tokens: 3, total_tokens: prompt + 3 },
+    })
+    const counters = await listUsage(
+      caller.entity,
+      hourOf(new Date(Date.now() - 3_600_000)),
+      hourOf(new Date()),
+      project,
+    )
+    const sum = (f: (c: (typeof counters)[number]) => number) => counters.reduce((n, c) => n + f(c), 0)
+    expect(sum((c) => c.requests)).toBe(3)
+    expect(sum((c) => c.promptTokens)).toBe(3 * prompt)
+    expect(sum((c) => c.completionTokens)).toBe(4 + 3 + 4)
   })
 })
