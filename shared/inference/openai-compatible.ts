@@ -108,6 +108,16 @@ function toChunk(data: string, call: ChatBackendCall): ChatCompletionChunk {
   // The contract's id is the gateway's request id and `model` its served name, whatever the upstream calls them.
   parsed.id = `chatcmpl-${call.requestId}`
   parsed.model = call.model.id
+  // Hosted upstreams leave out vLLM's per-choice keys: `logprobs` on every choice, `stop_reason` on the finish chunk
+  // (§6.2). A few property checks per choice, and a chunk carries one choice.
+  const choices = parsed.choices
+  if (Array.isArray(choices)) {
+    for (const choice of choices as Record<string, unknown>[]) {
+      if (choice.logprobs === undefined) choice.logprobs = null
+      if (choice.finish_reason === undefined) choice.finish_reason = null
+      else if (choice.finish_reason !== null && choice.stop_reason === undefined) choice.stop_reason = null
+    }
+  }
   return parsed as unknown as ChatCompletionChunk
 }
 
@@ -163,10 +173,12 @@ function fillNulls(target: Record<string, unknown>, keys: readonly string[]): vo
 
 /**
  * Brings an upstream body to the contract's shape (§5): every key present, nulls included (hosted upstreams leave
- * vLLM's extras out), and no `tool_calls` list, which is always empty with `tool_choice: "none"` (newest vLLM omits it).
+ * vLLM's extras out, `usage.prompt_tokens_details` among them), and no `tool_calls` list, which is always empty with
+ * `tool_choice: "none"` (newest vLLM omits it).
  */
 export function normalizeResponse(body: ChatCompletionResponse): ChatCompletionResponse {
   fillNulls(body as unknown as Record<string, unknown>, TOP_LEVEL_NULLS)
+  if (body.usage && body.usage.prompt_tokens_details === undefined) body.usage.prompt_tokens_details = null
   for (const choice of body.choices ?? []) {
     fillNulls(choice as unknown as Record<string, unknown>, CHOICE_NULLS)
     const message = choice.message as unknown as Record<string, unknown> | undefined

@@ -173,8 +173,11 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
       res.write(`data: ${JSON.stringify(full)}\n\n`)
     }
     if (b.firstChunkDelayMs) await sleep(b.firstChunkDelayMs)
+    // A hosted OpenAI-style stream leaves out vLLM's `logprobs: null`, `stop_reason` and `prompt_token_ids`.
+    const extras = (choice: Record<string, unknown>, last: boolean) =>
+      b.minimal ? choice : { ...choice, logprobs: null, ...(last ? { stop_reason: null } : {}) }
     const role = {
-      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+      choices: [extras({ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }, false)],
     }
     send(b.minimal ? role : { ...role, prompt_token_ids: null }, 0)
     for (let i = 0; i < tokens.length; i++) {
@@ -190,20 +193,11 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
         return
       }
       const last = i === tokens.length - 1
-      const choice: Record<string, unknown> = {
-        index: 0,
-        delta: { content: tokens[i] },
-        logprobs: null,
-        finish_reason: last ? finish : null,
-      }
-      if (last) choice.stop_reason = null
-      send({ choices: [choice] }, i + 1)
+      const choice = { index: 0, delta: { content: tokens[i] }, finish_reason: last ? finish : null }
+      send({ choices: [extras(choice, last)] }, i + 1)
     }
     if (tokens.length === 0)
-      send(
-        { choices: [{ index: 0, delta: { content: '' }, logprobs: null, finish_reason: finish, stop_reason: null }] },
-        0,
-      )
+      send({ choices: [extras({ index: 0, delta: { content: '' }, finish_reason: finish }, true)] }, 0)
     if (options.include_usage === true && !b.noUsage) {
       const usage = { prompt_tokens: prompt, completion_tokens: tokens.length, total_tokens: prompt + tokens.length }
       res.write(

@@ -92,6 +92,7 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
       kv_transfer_params: null,
     })
     expect(body.choices[0]).toMatchObject({ logprobs: null, stop_reason: null, token_ids: null })
+    expect(body.usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8, prompt_tokens_details: null })
     expect(body.choices[0]?.message).toEqual({
       role: 'assistant',
       content: 'Hello big world',
@@ -102,6 +103,12 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
       reasoning: null,
     })
     expect(chunks[0]).toHaveProperty('prompt_token_ids', null)
+    expect(chunks.map((c) => c.choices)).toEqual([
+      [{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }],
+      [{ index: 0, delta: { content: 'Hello' }, logprobs: null, finish_reason: null }],
+      [{ index: 0, delta: { content: ' big' }, logprobs: null, finish_reason: null }],
+      [{ index: 0, delta: { content: ' world' }, logprobs: null, finish_reason: 'stop', stop_reason: null }],
+    ])
   })
 
   it('serves the path with a trailing slash and uses the body request_id without a header', async () => {
