@@ -79,7 +79,9 @@ export function inferenceErrorResponse(error: unknown): ErrorResponse {
   }
   if (http instanceof RequestValidationError) {
     const first = http.issues[0]
-    const param = http.param ?? (first ? first.loc.filter((p) => typeof p === 'string').join('.') : null)
+    // vLLM joins the first error's location, list indices included (`body.messages.0.role`), dropping only
+    // pydantic's internal markers (contract §4.1), which these locations never carry.
+    const param = http.param ?? (first ? first.loc.join('.') : null)
     return { status: 400, body: body(validationMessage(http.issues), 'Bad Request', param, 400) }
   }
   if (http instanceof UnsupportedMediaTypeError) {

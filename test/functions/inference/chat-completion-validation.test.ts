@@ -79,6 +79,16 @@ describe('POST /v1/chat/completions validation', () => {
     )
   })
 
+  it('keeps list indices in param, as vLLM does (body.messages.0.role)', async () => {
+    // Act
+    const res = await post({ model, messages: [{ role: 'bogus', content: 'x' }] })
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(res.body.error.message).toContain("'loc': ('body', 'messages', 0, 'role')")
+    expect(res.body.error.param).toBe('body.messages.0.role')
+  })
+
   it('reports wrongly typed fields, several at once', async () => {
     const res = await post({ messages, model, temperature: 'hot', n: 1.5, stream: 'yes' })
     expect(res.status).toBe(400)
