@@ -73,6 +73,8 @@ function describe(issue: ZodIssue): [string, string] {
     case 'unrecognized_keys':
       return ['extra_forbidden', 'Extra inputs are not permitted']
     case 'custom':
+      // A check that reproduces a pydantic error names its type in `params` and gives pydantic's message.
+      if (typeof issue.params?.type === 'string') return [issue.params.type, issue.message]
       return ['value_error', `Value error, ${issue.message}`]
     default:
       return ['value_error', issue.message]
@@ -97,6 +99,8 @@ export function toValidationIssues(
     const loc = [...prefix, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))]
     const entry: ValidationIssue = { type, loc, msg }
     if (issue.input !== undefined) entry.input = issue.input
+    const ctx = issue.code === 'custom' ? issue.params?.ctx : undefined
+    if (typeof ctx === 'object' && ctx !== null) entry.ctx = ctx as Record<string, unknown>
     out.push(entry)
   }
   return out

@@ -1,11 +1,6 @@
 import * as z from 'zod/mini'
+import { DatetimeSchema } from '#shared/schemas/datetime'
 import { QuerySchema } from '#shared/schemas/query'
-import { parseDatetimeMicros } from '#shared/tracing/time'
-
-/** A datetime as Weave accepts it: ISO 8601 string (naive = UTC) or epoch seconds. */
-export const DatetimeSchema = z
-  .union([z.string(), z.number()])
-  .check(z.refine((v) => parseDatetimeMicros(v) !== undefined, 'Input should be a valid datetime'))
 
 const optString = z.optional(z.nullable(z.string()))
 const optInt = z.optional(z.nullable(z.int()))

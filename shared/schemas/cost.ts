@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
-import { DatetimeSchema, SortBySchema } from '#shared/schemas/call'
+import { SortBySchema } from '#shared/schemas/call'
+import { DatetimeSchema } from '#shared/schemas/datetime'
 import { QuerySchema } from '#shared/schemas/query'
 
 // Costs are stored as DynamoDB numbers: the SDK refuses magnitudes past 2^53 and the table those under 1e-130.

@@ -1,10 +1,5 @@
 import * as z from 'zod/mini'
-import { parseDateTimeMs } from '#shared/tracing/datetime'
-
-/** A datetime field (ISO 8601 or epoch seconds; naive = UTC), kept as given and checked for validity. */
-export const DateTimeSchema = z
-  .union([z.string(), z.number()])
-  .check(z.refine((v) => parseDateTimeMs(v) !== undefined, 'Input should be a valid datetime'))
+import { DatetimeSchema } from '#shared/schemas/datetime'
 
 /** Aggregations `feedback/stats` can compute. */
 export const AggregationSchema = z.enum(['sum', 'avg', 'min', 'max', 'count', 'count_true', 'count_false'])
@@ -21,8 +16,8 @@ export type FeedbackMetricSpec = z.infer<typeof FeedbackMetricSpecSchema>
 
 const windowFields = {
   project_id: z.string(),
-  start: DateTimeSchema,
-  end: z.optional(z.nullable(DateTimeSchema)),
+  start: DatetimeSchema,
+  end: z.optional(z.nullable(DatetimeSchema)),
   feedback_type: z.optional(z.nullable(z.string())),
   trigger_ref: z.optional(z.nullable(z.string())),
 }

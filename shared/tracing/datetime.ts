@@ -1,24 +1,12 @@
-import { utcMillis } from '#shared/tracing/time'
+import { parseRequestDatetime, utcMillis } from '#shared/tracing/time'
 
-const ISO_RE =
-  /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d\d(?::?\d\d)?)?$/
-
-/** Parses a datetime as pydantic does for the tracing API (ISO 8601 or epoch seconds; naive means UTC) to epoch ms. */
+/**
+ * Parses a request datetime as pydantic does (ISO 8601, naive means UTC; or epoch seconds, milliseconds above 2e10)
+ * to whole epoch milliseconds; undefined when invalid.
+ */
 export function parseDateTimeMs(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? value * 1000 : undefined
-  if (typeof value !== 'string') return undefined
-  const m = ISO_RE.exec(value.trim())
-  if (m === null) return undefined
-  const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', tz] = m
-  const ms = Number(`0.${frac || '0'}`) * 1000
-  let t = utcMillis(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s)) + Math.floor(ms)
-  if (tz !== undefined && tz.toUpperCase() !== 'Z') {
-    const sign = tz.startsWith('-') ? -1 : 1
-    const digits = tz.slice(1).replace(':', '')
-    t -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0')) * 60_000
-  }
-  const check = new Date(t)
-  return Number.isNaN(check.getTime()) || Number(mo) > 12 || Number(d) > 31 ? undefined : t
+  const parsed = parseRequestDatetime(value)
+  return parsed.ok ? Math.floor(parsed.micros / 1000) : undefined
 }
 
 /** A UTC instant as pydantic serialises it: `2024-01-01T00:00:00Z`, fraction only when non-zero. */

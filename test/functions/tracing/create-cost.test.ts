@@ -44,6 +44,33 @@ describe('POST /cost/create', () => {
     })
   })
 
+  it('reads a numeric effective_date as pydantic does (milliseconds above 2e10) and answers 422 out of range', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const price = { prompt_token_cost: 1, completion_token_cost: 1 }
+    const create = (effective_date: number) =>
+      app.request(
+        '/cost/create',
+        jsonInit({ project_id: project, costs: { m: { ...price, effective_date } } }, caller.basic),
+      )
+
+    // Act
+    const millis = await create(1_738_368_000_000)
+    const tooLate = await create(1e16)
+    const query = await queryApp.request('/cost/query', jsonInit({ project_id: project }, caller.basic))
+
+    // Assess
+    expect(millis.status).toBe(200)
+    expect(tooLate.status).toBe(422)
+    expect(((await tooLate.json()) as { detail: { type: string; loc: unknown }[] }).detail[0]).toMatchObject({
+      type: 'datetime_parsing',
+      loc: ['body', 'costs', 'm', 'effective_date'],
+    })
+    const { results } = (await query.json()) as { results: { effective_date: string }[] }
+    expect(results.map((r) => r.effective_date)).toEqual(['2025-02-01T00:00:00Z'])
+  })
+
   it('answers 422 for a missing price and 403 for a foreign project', async () => {
     const caller = await newCaller()
     const stranger = await newCaller()

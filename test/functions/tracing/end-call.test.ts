@@ -35,6 +35,31 @@ describe('POST /call/end', () => {
     })
   })
 
+  it('reads a numeric ended_at as pydantic does (milliseconds above 2e10) and answers 422 out of range', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const start = startPart(project, { started_at: 1_700_000_000 })
+    await startApp.request('/call/start', jsonInit({ start }, caller.basic))
+    const end = (ended_at: number) => endPart(project, start.id as string, { ended_at })
+
+    // Act
+    const tooLate = await app.request('/call/end', jsonInit({ end: end(1e16) }, caller.basic))
+    const res = await app.request('/call/end', jsonInit({ end: end(1_700_000_000_750) }, caller.basic))
+    const read = await readApp.request('/call/read', jsonInit({ project_id: project, id: start.id }, caller.basic))
+
+    // Assess
+    expect(tooLate.status).toBe(422)
+    expect(((await tooLate.json()) as { detail: { type: string; loc: unknown }[] }).detail[0]).toMatchObject({
+      type: 'datetime_parsing',
+      loc: ['body', 'end', 'ended_at'],
+    })
+    expect(res.status).toBe(200)
+    const { call } = (await read.json()) as { call: Record<string, unknown> }
+    expect(call.ended_at).toBe('2023-11-14T22:13:20.750000Z')
+    expect((call.summary as { weave: { latency_ms: number } }).weave.latency_ms).toBe(750)
+  })
+
   it('answers 422 without a summary', async () => {
     const caller = await newCaller()
     const project = newProject(caller)

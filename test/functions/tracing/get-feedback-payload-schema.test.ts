@@ -69,6 +69,31 @@ describe('POST /feedback/payload_schema', () => {
     expect(res.body).toEqual({ paths: [{ json_path: 'recent', value_type: 'numeric' }] })
   })
 
+  it('reads numeric start and end as pydantic does (milliseconds above 2e10) and answers 422 out of range', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    await seedFeedback(caller.project, '2286-11-20T17:46:40.005Z', { score: 1 })
+    const schema = (start: number, end: number) =>
+      send(app, '/feedback/payload_schema', { project_id: caller.project, start, end }, caller)
+
+    // Act
+    const millis = await schema(1e13, 1e13 + 10)
+    const tooEarly = await schema(-1e16, 1e13)
+
+    // Assess
+    expect(millis).toEqual({ status: 200, body: { paths: [{ json_path: 'score', value_type: 'numeric' }] } })
+    expect(tooEarly.status).toBe(422)
+    expect(tooEarly.body.detail).toEqual([
+      {
+        type: 'datetime_parsing',
+        loc: ['body', 'start'],
+        msg: 'Input should be a valid datetime, dates before 0000 are not supported as unix timestamps',
+        input: -1e16,
+        ctx: { error: 'dates before 0000 are not supported as unix timestamps' },
+      },
+    ])
+  })
+
   it('answers 422 for a sample_limit out of range or a reversed window, 403 for a foreign project', async () => {
     const a = await newProjectCaller()
     const b = await newProjectCaller()

@@ -307,6 +307,47 @@ describe('POST /feedback/stats', () => {
     ])
   })
 
+  it('reads numeric start and end as pydantic does (milliseconds above 2e10) and answers 422 out of range', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const stats = (start: number, end: number) =>
+      send(app, '/feedback/stats', { project_id: caller.project, start, end, metrics: [numeric('v')] }, caller)
+
+    // Act
+    const millis = await stats(1e13, 1e13 + 10)
+    const negative = await stats(-1e12, -1e12 + 600_000)
+    const seconds = await stats(1_700_000_000, 1_700_000_600)
+    const tooLate = await stats(1e16, 1e16 + 10)
+    const yearZero = await stats(-62_135_596_801_000, -62_135_596_800_000)
+
+    // Assess
+    expect(millis.status).toBe(200)
+    expect(millis.body).toMatchObject({ start: '2286-11-20T17:46:40Z', end: '2286-11-20T17:46:40.010000Z' })
+    expect(millis.body.buckets[0].timestamp).toBe('2286-11-20T17:45:00+00:00')
+    expect(negative.body).toMatchObject({ start: '1938-04-24T22:13:20Z', end: '1938-04-24T22:23:20Z' })
+    expect(negative.body.buckets[0].timestamp).toBe('1938-04-24T22:10:00+00:00')
+    expect(seconds.body).toMatchObject({ start: '2023-11-14T22:13:20Z', end: '2023-11-14T22:23:20Z' })
+    expect(tooLate.status).toBe(422)
+    expect(tooLate.body.detail).toEqual([
+      {
+        type: 'datetime_parsing',
+        loc: ['body', 'start'],
+        msg: 'Input should be a valid datetime, dates after 9999 are not supported as unix timestamps',
+        input: 1e16,
+        ctx: { error: 'dates after 9999 are not supported as unix timestamps' },
+      },
+      {
+        type: 'datetime_parsing',
+        loc: ['body', 'end'],
+        msg: 'Input should be a valid datetime, dates after 9999 are not supported as unix timestamps',
+        input: 1e16 + 10,
+        ctx: { error: 'dates after 9999 are not supported as unix timestamps' },
+      },
+    ])
+    expect(yearZero.status).toBe(422)
+    expect(yearZero.body.detail[0].msg).toBe('Input should be a valid datetime, year 0 is out of range')
+  })
+
   it('answers 422 for a reversed or over-long window and unknown aggregations', async () => {
     // Prepare
     const caller = await newProjectCaller()

@@ -61,6 +61,43 @@ describe('POST /call/start', () => {
     expect(call.started_at).toBe('0050-01-01T00:00:00Z')
   })
 
+  it('reads a numeric started_at as pydantic does (milliseconds above 2e10) and answers 422 out of range', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const inSeconds = startPart(project, { started_at: 1_700_000_000 })
+    const inMillis = startPart(project, { started_at: 3e10 })
+    const modern = startPart(project, { started_at: 1.7e12 })
+    const tooLate = startPart(project, { started_at: 1e16 })
+    const read = async (id: unknown) => {
+      const res = await readApp.request('/call/read', jsonInit({ project_id: project, id }, caller.basic))
+      return ((await res.json()) as { call: { started_at: string } }).call.started_at
+    }
+
+    // Act
+    const statuses = []
+    for (const start of [inSeconds, inMillis, modern, tooLate]) {
+      statuses.push((await app.request('/call/start', jsonInit({ start }, caller.basic))).status)
+    }
+    const rejected = await app.request('/call/start', jsonInit({ start: tooLate }, caller.basic))
+
+    // Assess
+    expect(statuses).toEqual([200, 200, 200, 422])
+    expect(await read(inSeconds.id)).toBe('2023-11-14T22:13:20Z')
+    expect(await read(inMillis.id)).toBe('1970-12-14T05:20:00Z')
+    expect(await read(modern.id)).toBe('2023-11-14T22:13:20Z')
+    expect(((await rejected.json()) as { detail: unknown }).detail).toEqual([
+      {
+        type: 'datetime_parsing',
+        loc: ['body', 'start', 'started_at'],
+        msg: 'Input should be a valid datetime, dates after 9999 are not supported as unix timestamps',
+        input: 1e16,
+        ctx: { error: 'dates after 9999 are not supported as unix timestamps' },
+      },
+    ])
+    expect(await readCallCount(project)).toBe(3)
+  })
+
   it('answers 422 for missing inputs and an invalid datetime, 403 for a foreign project', async () => {
     const caller = await newCaller()
     const stranger = await newCaller()
