@@ -22,6 +22,11 @@ import type { OpenAiCompatibleSettings } from '#shared/schemas/model'
 // names they do not know.
 const KNOWN_FIELDS = new Set(Object.keys(ChatCompletionRequestSchema.shape))
 const INTERNAL_ERROR = 'The server had an error while processing your request'
+// Integer fields bounded by 2^63−1: JSON.parse reads that bound as the double 2^63 (accepted in validate-request.ts),
+// which JSON.stringify would write as 9223372036854776000, a value vLLM refuses. They go out as the bound's digits.
+const LONG_FIELDS = ['seed', 'priority', 'truncate_prompt_tokens'] as const
+const ROUNDED_LONG_MAX = 2 ** 63
+const LONG_MAX_TEXT = '9223372036854775807'
 
 function settingsOf(call: ChatBackendCall): OpenAiCompatibleSettings {
   if (call.model.backend.kind !== 'openai-compatible')
@@ -53,7 +58,15 @@ export function upstreamBody(call: ChatBackendCall, settings: OpenAiCompatibleSe
   } else {
     delete body.stream_options
   }
-  return JSON.stringify(body)
+  let exact = ''
+  for (const key of LONG_FIELDS) {
+    if (body[key] !== ROUNDED_LONG_MAX) continue
+    delete body[key]
+    exact += `,"${key}":${LONG_MAX_TEXT}`
+  }
+  const text = JSON.stringify(body)
+  // `body` always holds `model` and `stream`, so the fields join the object before its closing brace.
+  return exact === '' ? text : `${text.slice(0, -1)}${exact}}`
 }
 
 // The id may come from the body's `request_id`, which is any string: only a short printable-ASCII one can travel as a

@@ -34,7 +34,13 @@ export type UpstreamBehaviour = {
 }
 
 /** What the upstream saw of one request. */
-export type SeenRequest = { headers: IncomingMessage['headers']; body: Record<string, unknown>; closedEarly: boolean }
+export type SeenRequest = {
+  headers: IncomingMessage['headers']
+  body: Record<string, unknown>
+  /** The body as sent, for what parsing loses (the digits of integers beyond 2^53). */
+  raw: string
+  closedEarly: boolean
+}
 
 /** A running test upstream. */
 export type VllmUpstream = {
@@ -98,8 +104,9 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
   const modelName = options.modelName ?? 'upstream-model'
 
   async function chat(req: IncomingMessage, res: ServerResponse) {
-    const body = JSON.parse(await readBody(req)) as Record<string, unknown>
-    const record: SeenRequest = { headers: req.headers, body, closedEarly: false }
+    const raw = await readBody(req)
+    const body = JSON.parse(raw) as Record<string, unknown>
+    const record: SeenRequest = { headers: req.headers, body, raw, closedEarly: false }
     seen.push(record)
     res.on('close', () => {
       if (!res.writableFinished) record.closedEarly = true

@@ -246,6 +246,32 @@ describe('POST /v1/chat/completions validation', () => {
     )
   })
 
+  it('accepts the largest seed, 2^63-1, which JSON.parse rounds to 2^63, and forwards its exact digits', async () => {
+    // Prepare
+    const raw = (field: string, value: string) =>
+      app.request('/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...caller.bearer },
+        body: `{"model":${JSON.stringify(model)},"messages":${JSON.stringify(messages)},"${field}":${value}}`,
+      })
+    const before = upstream.seen.length
+
+    // Act
+    const largest = await raw('seed', '9223372036854775807')
+    const beyond = await raw('seed', '9223372036854777856')
+    const priority = await raw('priority', '9223372036854775807')
+
+    // Assess
+    expect(largest.status).toBe(200)
+    expect(upstream.seen[before]?.raw).toContain('"seed":9223372036854775807')
+    expect(upstream.seen[before]?.raw).not.toContain('9223372036854776000')
+    expect(beyond.status).toBe(400)
+    expect(((await beyond.json()) as { error: { param: string } }).error.param).toBe('body.seed')
+    // Past the range check: the serving rule of a model without priority scheduling answers.
+    expect(priority.status).toBe(400)
+    expect(((await priority.json()) as { error: { type: string } }).error.type).toBe('BadRequestError')
+  })
+
   it('enforces the seed, priority and truncate_prompt_tokens ranges', async () => {
     const seed = await post({ messages, model, seed: 2 ** 64 })
     expect(seed.status).toBe(400)
