@@ -2,6 +2,7 @@ import type { SamplingOptions } from '#shared/engine/sampler'
 import type { ResolvedEngineSettings } from '#shared/engine/settings'
 import { encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
 import { BadRequestError } from '#shared/errors/http-error'
+import { pyRepr } from '#shared/errors/inference-errors'
 import { checkRepetitionDetection } from '#shared/inference/validate-request'
 import { CHAT_DEFAULTS, type ChatCompletionRequest, requestedMaxTokens } from '#shared/schemas/chat-completion'
 
@@ -66,13 +67,31 @@ function repetitionRule(r: ChatCompletionRequest): RepetitionRule | undefined {
   return maxSize > 0 ? { minSize: Math.max(minSize, 1), maxSize, minCount } : undefined
 }
 
+// What Python's `int()` takes from a str (vLLM converts each key with it): surrounding whitespace, an optional sign,
+// and decimal digits with single underscores between them. (Python also takes non-ASCII decimal digits; not these.)
+const PY_INT = /^\s*[+-]?\d+(?:_\d+)*\s*$/
+
 function logitBias(r: ChatCompletionRequest): Map<number, number> {
   const bias = new Map<number, number>()
+  const unconvertible: string[] = []
   const invalid: string[] = []
   for (const [key, value] of Object.entries(r.logit_bias ?? {})) {
-    const id = Number(key)
-    if (!Number.isInteger(id) || id < 0 || id >= VOCAB_SIZE) invalid.push(key)
+    if (!PY_INT.test(key)) {
+      unconvertible.push(key)
+      continue
+    }
+    const digits = key.trim().replaceAll('_', '')
+    const id = Number(digits)
+    // Listed as Python prints the int: no sign for zero, no leading zeros, every digit of a huge one.
+    if (id < 0 || id >= VOCAB_SIZE) invalid.push(BigInt(digits).toString())
     else bias.set(id, Math.min(100, Math.max(-100, value)))
+  }
+  // vLLM converts every key before it checks any against the vocabulary (`SamplingParams.from_optional`).
+  if (unconvertible.length > 0) {
+    bad(
+      `logit_bias contains key(s) that cannot be converted to integer token IDs: ${pyRepr(unconvertible)}`,
+      'logit_bias',
+    )
   }
   if (invalid.length > 0) {
     bad(

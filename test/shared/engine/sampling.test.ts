@@ -260,6 +260,31 @@ describe('reference engine sampling', () => {
     await expect(logprobs).rejects.toThrow('Requested sample logprobs of 21, which is greater than max allowed: 20')
   })
 
+  it("takes logit_bias keys as Python's int() does and rejects the others with a 400", async () => {
+    // Prepare: 'Z' is token 90; int() allows surrounding whitespace, a sign and underscores between digits.
+    const keys = ['', ' ', '0x10', '1e2', '1.0', '_1', '1_', '1__0', '+_1', '1 2']
+
+    // Act
+    const biased = await complete(
+      ask('Hi', { logit_bias: { ' +9_0\n': 100 }, temperature: 0, max_completion_tokens: 5 }),
+    )
+    const rejected = complete(ask('Hi', { logit_bias: Object.fromEntries(keys.map((k) => [k, 1])) }))
+    const outOfVocab = complete(ask('Hi', { logit_bias: { ' 0999 ': 1, '-1': 1 } }))
+
+    // Assess
+    expect(text(biased)).toBe('ZZZZZ')
+    await expect(rejected).rejects.toMatchObject({
+      statusCode: 400,
+      param: 'logit_bias',
+      message:
+        "logit_bias contains key(s) that cannot be converted to integer token IDs: ['', ' ', '0x10', '1e2', '1.0', '_1', '1_', '1__0', '+_1', '1 2']",
+    })
+    await expect(outOfVocab).rejects.toMatchObject({
+      statusCode: 400,
+      message: 'token_id(s) [999, -1] in logit_bias contain out-of-vocab token ids. Vocabulary size: 262',
+    })
+  })
+
   it('rejects an n above the maxN of the model before allocating any sequence', async () => {
     // Act
     const huge = complete(ask('Hi', { n: 1.7976931348623157e308, max_completion_tokens: 4 }))
