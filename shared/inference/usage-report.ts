@@ -18,6 +18,15 @@ function parseTime(value: string, param: string): Date {
   return date
 }
 
+// Counter keys hold the hour as `yyyy-mm-ddThh`; `toISOString` writes other years with a sign and six digits, which
+// neither fits the key nor sorts with it (a range across year 10000 would be an inverted, refused Query).
+function checkYears(date: Date, param: string): void {
+  const year = date.getUTCFullYear()
+  if (year < 0 || year > 9999) {
+    throw new BadRequestError(`\`${param}\` must fall within the years 0000 to 9999`, { param })
+  }
+}
+
 function projectOf(
   query: UsageQuery,
   principal: Principal,
@@ -42,6 +51,8 @@ export async function usageReport(query: UsageQuery, principal: Principal, fallb
   const { entity, project } = projectOf(query, principal, fallback)
   const end = query.end === undefined ? new Date() : parseTime(query.end, 'end')
   const start = query.start === undefined ? new Date(end.getTime() - DAY_MS) : parseTime(query.start, 'start')
+  checkYears(start, 'start')
+  checkYears(end, 'end')
   if (start > end) throw new BadRequestError('`start` must not be after `end`', { param: 'start' })
   if (end.getTime() - start.getTime() > MAX_SPAN_MS) {
     throw new BadRequestError('The report spans at most 366 days', { param: 'start' })

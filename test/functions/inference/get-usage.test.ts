@@ -97,4 +97,35 @@ describe('GET /v1/usage', () => {
       },
     })
   })
+
+  it('answers 400 for a time outside the years 0000-9999 instead of a failed query', async () => {
+    // Prepare: ISO 8601 expanded years, and Unix seconds before year 0.
+    const queries = [
+      ['start=%2B009999-06-01T00:00:00Z&end=%2B010000-01-01T00:00:00Z', 'end'],
+      ['start=%2B010000-01-01T00:00:00Z&end=%2B010000-01-02T00:00:00Z', 'start'],
+      ['start=-000001-12-31T12:00:00Z&end=0000-01-01T06:00:00Z', 'start'],
+      ['end=0000-01-01T06:00:00Z', 'start'],
+      ['start=-62167219300&end=-62167219200', 'start'],
+    ]
+
+    for (const [query, param] of queries) {
+      // Act
+      const res = await app.request(`/v1/usage?${query}`, { headers: caller.bearer })
+
+      // Assess
+      expect(res.status).toBe(400)
+      expect(await res.json()).toEqual({
+        error: {
+          message: `\`${param}\` must fall within the years 0000 to 9999`,
+          type: 'BadRequestError',
+          param,
+          code: 400,
+        },
+      })
+    }
+    const earliest = await app.request('/v1/usage?start=0000-01-01T00:00:00Z&end=0000-01-01T06:00:00Z', {
+      headers: caller.bearer,
+    })
+    expect(earliest.status).toBe(200)
+  })
 })
