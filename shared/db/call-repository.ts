@@ -147,6 +147,19 @@ export async function countedStarts(project: string, ids: readonly string[]): Pr
   return found
 }
 
+/** The stored `trace_id` of each call among `ids` that has a start part, read strongly. */
+export async function storedTraceIds(project: string, ids: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>()
+  const keys = [...new Set(ids)].map((id) => ({ PK: callPk(project, id), SK: 'S' }))
+  const chunks: (typeof keys)[] = []
+  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
+  await inPool(chunks, async (chunk) => {
+    const items = await getBatch(chunk, { ConsistentRead: true, ProjectionExpression: 'id, trace_id' })
+    for (const item of items) found.set(String(item.id), String(item.trace_id))
+  })
+  return found
+}
+
 /**
  * Attributes a lean read fetches: everything but the large JSON columns `attributes`, `inputs`, `otel_dump` and
  * `output` (usage roll-ups and counts never look at them), so DynamoDB returns and the client parses far less.

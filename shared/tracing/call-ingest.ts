@@ -10,6 +10,7 @@ import {
   putCallItems,
   putStartsIfAbsent,
   startRecord,
+  storedTraceIds,
 } from '#shared/db/call-repository'
 import { storeJson } from '#shared/db/large-value'
 import { claimRetryValue } from '#shared/db/retry-key-repository'
@@ -117,10 +118,13 @@ async function generatedIds(
   return claimRetryValue('call', principal.userId, retryKey, ids, GeneratedIdsSchema)
 }
 
+type KeyedStart = StartedCall & { id: string; trace_id: string }
+
 /**
  * Stores start and end parts in order (later parts for the same call win), two item writes per call through
  * `BatchWriteItem`. A start whose call already has a stored start is a retry and is left as stored (so a retried
- * start never resets a later display-name update or deletion) and is not counted again.
+ * start never resets a later display-name update or deletion) and is not counted again; its answer is the stored
+ * `{id, trace_id}`, so a retry without a `trace_id` gets the one its first attempt stored.
  */
 export async function ingestCalls(
   principal: Principal,
@@ -133,32 +137,42 @@ export async function ingestCalls(
     else storedTime(item.end.ended_at, 'ended_at')
   }
   const generated = await generatedIds(principal, items, retryKey)
-  const starts = new Map<string, StartedCall & { id: string; trace_id: string }>()
+  const starts = new Map<string, KeyedStart>()
   const ends = new Map<string, EndedCall>()
-  const results: IngestResult[] = []
-  items.forEach((item, i) => {
-    if (item.mode === 'start') {
-      const [genId, genTrace] = generated[i] ?? []
-      const id = item.start.id || (genId as string)
-      const traceId = item.start.trace_id || (genTrace as string)
-      starts.set(`${item.start.project_id}\n${id}`, { ...item.start, id, trace_id: traceId })
-      results.push({ id, trace_id: traceId })
-    } else {
+  const startKeys = items.map((item, i) => {
+    if (item.mode === 'end') {
       ends.set(`${item.end.project_id}\n${item.end.id}`, item.end)
-      results.push({})
+      return undefined
     }
+    const [genId, genTrace] = generated[i] ?? []
+    const id = item.start.id || (genId as string)
+    const key = `${item.start.project_id}\n${id}`
+    starts.set(key, { ...item.start, id, trace_id: item.start.trace_id || (genTrace as string) })
+    return key
   })
   const projects = new Set([...starts.values(), ...ends.values()].map((c) => c.project_id))
-  await Promise.all([...projects].map((p) => ingestProject(principal.userId, p, starts, ends)))
-  return results
+  const traceIds = new Map<string, string>()
+  await Promise.all(
+    [...projects].map(async (p) => {
+      for (const [id, traceId] of await ingestProject(principal.userId, p, starts, ends)) {
+        traceIds.set(`${p}\n${id}`, traceId)
+      }
+    }),
+  )
+  return startKeys.map((key) => {
+    const start = key === undefined ? undefined : starts.get(key)
+    if (key === undefined || start === undefined) return {}
+    return { id: start.id, trace_id: traceIds.get(key) ?? start.trace_id }
+  })
 }
 
+/** Writes one project's parts; returns the trace id each start of the batch has in the store. */
 async function ingestProject(
   userId: string,
   project: string,
-  allStarts: Map<string, StartedCall & { id: string; trace_id: string }>,
+  allStarts: Map<string, KeyedStart>,
   allEnds: Map<string, EndedCall>,
-): Promise<void> {
+): Promise<Map<string, string>> {
   const starts = [...allStarts.values()].filter((s) => s.project_id === project)
   const ends = [...allEnds.values()].filter((e) => e.project_id === project)
   const startById = new Map(starts.map((s) => [s.id, s]))
@@ -188,18 +202,21 @@ async function ingestProject(
   // Starts whose token another request holds: that request counts them. Written only if still absent (it may be
   // writing them now, or have crashed after counting), and without the `counted` mark, which only a counter sets.
   const others = fresh.filter((s) => !held.has(s.id))
-  const build = (s: StartedCall & { id: string; trace_id: string }) => buildStart(s, userId).then(startRecord)
+  const build = (s: KeyedStart) => buildStart(s, userId).then(startRecord)
+  if (others.length > 0) await putStartsIfAbsent(await Promise.all(others.map(build)))
+  // A start stored before this request (a retry) keeps its trace id; so does one another writer stored meanwhile.
+  const traceIds = new Map(starts.map((s) => [s.id, stored.get(s.id)?.start?.trace_id ?? s.trace_id]))
+  const raced = [...done, ...others.map((s) => s.id)]
+  if (raced.length > 0) for (const [id, t] of await storedTraceIds(project, raced)) traceIds.set(id, t)
   const records = [
     ...(await Promise.all(mine.map(async (s) => ({ ...(await build(s)), counted: true })))),
     ...(await Promise.all(
       ends.map(async (e) =>
-        endRecord(
-          await buildEnd(e, opt(e.trace_id) ?? startById.get(e.id)?.trace_id ?? stored.get(e.id)?.start?.trace_id),
-        ),
+        endRecord(await buildEnd(e, opt(e.trace_id) ?? traceIds.get(e.id) ?? stored.get(e.id)?.start?.trace_id)),
       ),
     )),
   ]
   await putCallItems(records)
-  if (others.length > 0) await putStartsIfAbsent(await Promise.all(others.map(build)))
   await count.release()
+  return traceIds
 }

@@ -45,6 +45,26 @@ describe('POST /call/start', () => {
     expect(await readCallCount(project)).toBe(1)
   })
 
+  it('answers a retried start without trace_id with the trace_id its first attempt stored', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const { trace_id: _, ...start } = startPart(project)
+
+    // Act
+    const first = await app.request('/call/start', jsonInit({ start }, caller.basic))
+    const second = await app.request('/call/start', jsonInit({ start }, caller.basic))
+    const read = await readApp.request('/call/read', jsonInit({ project_id: project, id: start.id }, caller.basic))
+
+    // Assess
+    const answer = (await first.json()) as { id: string; trace_id: string }
+    expect(answer.id).toBe(start.id)
+    expect(await second.json()).toEqual(answer)
+    const { call } = (await read.json()) as { call: Record<string, unknown> }
+    expect(call.trace_id).toBe(answer.trace_id)
+    expect(await readCallCount(project)).toBe(1)
+  })
+
   it('keeps a started_at in years 0001..0099 as given', async () => {
     // Prepare
     const caller = await newCaller()

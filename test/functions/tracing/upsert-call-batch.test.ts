@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { app as readApp } from '#functions/tracing/read-call/handler'
 import { app, handler } from '#functions/tracing/upsert-call-batch/handler'
 import { readCallCount } from '#shared/db/call-counter'
+import { getCallParts } from '#shared/db/call-repository'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { authorizerFor, endPart, newProject, startPart } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
@@ -59,6 +60,42 @@ describe('POST /call/upsert_batch', () => {
     expect(first.status).toBe(200)
     expect(retry.status).toBe(200)
     expect(await readCallCount(project)).toBe(3)
+  })
+
+  it('answers retried starts without trace_id with the stored trace_id and ends their calls in that trace', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const { trace_id: _a, ...retried } = startPart(project)
+    const { trace_id: _b, ...twice } = startPart(project)
+    const first = await app.request(
+      '/call/upsert_batch',
+      jsonInit({ batch: [{ mode: 'start', req: { start: retried } }] }, caller.basic),
+    )
+    const stored = ((await first.json()) as { res: { id: string; trace_id: string }[] }).res[0]
+    const batch = [
+      { mode: 'start', req: { start: retried } },
+      { mode: 'end', req: { end: endPart(project, retried.id as string) } },
+      { mode: 'start', req: { start: twice } },
+      { mode: 'start', req: { start: twice } },
+    ]
+
+    // Act
+    const res = await app.request('/call/upsert_batch', jsonInit({ batch }, caller.basic))
+    const read = async (id: unknown) => {
+      const r = await readApp.request('/call/read', jsonInit({ project_id: project, id }, caller.basic))
+      return ((await r.json()) as { call: Record<string, unknown> }).call
+    }
+
+    // Assess
+    const body = (await res.json()) as { res: { id: string; trace_id: string }[] }
+    expect(body.res[0]).toEqual(stored)
+    expect(body.res[2]).toEqual(body.res[3])
+    expect(await read(retried.id)).toMatchObject({ trace_id: stored?.trace_id, ended_at: '2025-01-01T00:00:01Z' })
+    const parts = await getCallParts(project, [retried.id as string], ['E'])
+    expect(parts.get(retried.id as string)?.end?.trace_id).toBe(stored?.trace_id)
+    expect((await read(twice.id)).trace_id).toBe(body.res[2]?.trace_id)
+    expect(await readCallCount(project)).toBe(2)
   })
 
   it('accepts an end that arrives before its start', async () => {
