@@ -11,7 +11,7 @@ import { type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
 //   GSI1 FBT#<project>                   time window (stats, payload_schema, unfiltered query)
 //   GSI2 FBTY#<project>#<feedback_type>  one feedback type (stats with feedback_type, query by type)
 //   GSI3 FBREF#<project>#<weave_ref>     feedback of one call or object (query by weave_ref)
-//   GSI4 FBTRIG#<project>#<trigger ref without its version>   feedback of one monitor (stats by trigger_ref)
+//   GSI4 FBTRIG#<project>#<trigger ref without its version>   feedback of one monitor (stats by exact trigger_ref)
 // Retried creates without a client id: PK=FBRETRY#<project>#<retry key> SK=FBRETRY holds the id first chosen.
 
 const keyOf = (project: string, id: string) => ({ PK: `FB#${keyPart(project)}#${keyPart(id)}`, SK: 'FB' })
@@ -177,29 +177,33 @@ export type WindowOptions = {
 }
 
 /**
- * Streams the rows of `[start, end)` page by page, reading only time and payload. A `trigger_ref` (exact, or every
- * version with `:*`) reads its monitor's index, else a `feedback_type` its own, else the project's; the other
- * condition is a filter on that range.
+ * Streams the rows of `[start, end)` page by page, reading only time and payload. An exact `trigger_ref` reads its
+ * monitor's index; a `trigger_ref` ending in `:*` matches every trigger ref that starts with it minus `:*` (ClickHouse
+ * `startsWith`, so `mon:*` also matches `monitor2:…`), which no single monitor key holds, so it filters the
+ * `feedback_type` index or the project's. The other conditions are filters on that range.
  */
 export async function* readFeedbackWindow(o: WindowOptions): AsyncGenerator<FeedbackSample[]> {
   const trigger = o.triggerRef
   const prefix = trigger?.endsWith(':*') === true
   const source: FeedbackSource =
-    trigger != null
-      ? { kind: 'trigger', base: prefix ? trigger.slice(0, -2) : triggerBase(trigger) }
+    trigger != null && !prefix
+      ? { kind: 'trigger', base: triggerBase(trigger) }
       : o.feedbackType != null
         ? { kind: 'type', feedbackType: o.feedbackType }
         : { kind: 'project' }
   const ix = indexFor(o.project, source)
   const values: Record<string, unknown> = { ':pk': ix.pk, ':a': o.startIso, ':b': o.endIso }
   const filters: string[] = []
-  if (trigger != null) {
+  if (trigger === ':*') {
+    // Every ref starts with the empty prefix; no empty string goes to DynamoDB as an expression value.
+    filters.push('attribute_exists(trigger_ref)')
+  } else if (trigger != null) {
     values[':t'] = prefix ? trigger.slice(0, -2) : trigger
     filters.push(prefix ? 'begins_with(trigger_ref, :t)' : 'trigger_ref = :t')
-    if (o.feedbackType != null) {
-      values[':ft'] = o.feedbackType
-      filters.push('feedback_type = :ft')
-    }
+  }
+  if (source.kind === 'trigger' && o.feedbackType != null) {
+    values[':ft'] = o.feedbackType
+    filters.push('feedback_type = :ft')
   }
   const filter = filters.length === 0 ? undefined : filters.join(' AND ')
   let startKey: Record<string, unknown> | undefined

@@ -209,6 +209,43 @@ describe('POST /feedback/stats', () => {
     expect(results).toEqual([7, 3, 5, 7, 1])
   })
 
+  it('matches a trigger_ref ending in :* against every ref that starts with it minus :*, in its project only', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const other = await newProjectCaller()
+    const p = caller.project
+    const t = '2024-06-01T00:00:00.000Z'
+    const objects = `weave:///${p}/object`
+    await seedFeedback(p, t, { v: 1 }, { feedback_type: 'a', trigger_ref: `${objects}/mon:abc` })
+    await seedFeedback(p, t, { v: 2 }, { feedback_type: 'b', trigger_ref: `${objects}/monitor2:abc` })
+    await seedFeedback(p, t, { v: 4 }, { feedback_type: 'a', trigger_ref: `${objects}/other:abc` })
+    await seedFeedback(p, t, { v: 8 }, { feedback_type: 'a' })
+    await seedFeedback(other.project, t, { v: 16 }, { feedback_type: 'a', trigger_ref: `${objects}/mon:abc` })
+    const sum = async (filters: Record<string, unknown>) => {
+      const body = { project_id: p, start: t, end: '2024-06-01T01:00:00Z', ...filters }
+      const res = await send(
+        app,
+        '/feedback/stats',
+        { ...body, metrics: [numeric('v', { aggregations: ['sum'] })] },
+        caller,
+      )
+      return res.body.window_stats.v.sum
+    }
+
+    // Act
+    const results = await Promise.all([
+      sum({ trigger_ref: `${objects}/mon:*` }),
+      sum({ trigger_ref: `${objects}/mon:*`, feedback_type: 'a' }),
+      sum({ trigger_ref: `${objects}/monitor2:*` }),
+      sum({ trigger_ref: `${objects}/mon:abc` }),
+      sum({ trigger_ref: `${objects}/monitor2:abc`, feedback_type: 'b' }),
+      sum({ trigger_ref: ':*' }),
+    ])
+
+    // Assess
+    expect(results).toEqual([3, 1, 2, 1, 2, 7])
+  })
+
   it('renders bucket timestamps in the requested time zone on the same epoch-aligned grid', async () => {
     const caller = await newProjectCaller()
     const res = await send(
