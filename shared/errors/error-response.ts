@@ -2,6 +2,7 @@ import { HTTPException } from 'hono/http-exception'
 import { config } from '#shared/config'
 import {
   BadRequestError,
+  FrameworkHttpError,
   HttpError,
   PayloadTooLargeError,
   RequestValidationError,
@@ -32,7 +33,7 @@ export function asHttpError(error: unknown): HttpError | undefined {
     if (error.status === 400 && /malformed json/i.test(error.message)) {
       return new RequestValidationError([jsonInvalidIssue(0, 'JSON decode error')], { cause: error })
     }
-    return new FrameworkError(error.status, error.message || 'Request failed', error)
+    return new FrameworkHttpError(error.status, error.message || 'Request failed', { cause: error })
   }
   if (isKeyTooLong(error)) return new BadRequestError('An identifier in the request is too long', { cause: error })
   if (isDependencyFault(error)) return dependencyUnavailable(error)
@@ -92,14 +93,6 @@ const KEY_TOO_LONG = /size of hashkey has exceeded|size of all range keys has ex
 
 function isKeyTooLong(error: unknown): boolean {
   return error instanceof Error && error.name === 'ValidationException' && KEY_TOO_LONG.test(error.message)
-}
-
-class FrameworkError extends HttpError {
-  readonly statusCode: number
-  constructor(status: number, message: string, cause: unknown) {
-    super(message, { cause })
-    this.statusCode = status
-  }
 }
 
 /** The pydantic issue FastAPI reports for a body that is not valid JSON. */

@@ -85,6 +85,19 @@ export class ServiceUnavailableError extends HttpError {
 }
 
 /**
+ * An HTTP exception of the framework itself (no route for the path, none for the method, Hono's own refusals), with
+ * the status it answers. Inference names the status phrase as `type` for these (contract §4.2).
+ */
+export class FrameworkHttpError extends HttpError {
+  readonly statusCode: number
+
+  constructor(statusCode: number, message: string, options: HttpErrorOptions = {}) {
+    super(message, options)
+    this.statusCode = statusCode
+  }
+}
+
+/**
  * The request did not match its schema. Families render it differently: inference as 400 with vLLM's message,
  * tracing and training as 422 `{"detail": [...]}`.
  */

@@ -1,5 +1,10 @@
 import { asHttpError, type ErrorResponse, STATUS_PHRASES } from '#shared/errors/error-response'
-import { RequestValidationError, UnsupportedMediaTypeError, type ValidationIssue } from '#shared/errors/http-error'
+import {
+  FrameworkHttpError,
+  RequestValidationError,
+  UnsupportedMediaTypeError,
+  type ValidationIssue,
+} from '#shared/errors/http-error'
 
 // vLLM lists at most 10 errors of at most 1,000 characters each (contract §4.1).
 const MAX_LISTED = 10
@@ -88,7 +93,11 @@ export function inferenceErrorResponse(error: unknown): ErrorResponse {
     return { status: 400, body: body(http.message, 'Bad Request', null, 400) }
   }
   const status = http.statusCode
-  const type = TYPES[status] ?? STATUS_PHRASES[status] ?? 'Error'
+  // vLLM's handler of framework HTTP exceptions names the status phrase (`Not Found`, `Method Not Allowed`), §4.2.
+  const type =
+    http instanceof FrameworkHttpError
+      ? (STATUS_PHRASES[status] ?? 'Error')
+      : (TYPES[status] ?? STATUS_PHRASES[status] ?? 'Error')
   const response: ErrorResponse = { status, body: body(http.message, type, http.param ?? null, status) }
   if (http.headers) response.headers = http.headers
   return response

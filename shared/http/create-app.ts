@@ -2,7 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono'
 import { type AuthScheme, assertProjectAccess, authenticate, parseAuthorization } from '#shared/auth/authenticate'
 import { config } from '#shared/config'
 import type { ErrorMapper } from '#shared/errors/error-response'
-import { BadRequestError, NotFoundError } from '#shared/errors/http-error'
+import { BadRequestError, FrameworkHttpError } from '#shared/errors/http-error'
 import { inferenceErrorResponse } from '#shared/errors/inference-errors'
 import { tracingErrorResponse } from '#shared/errors/tracing-errors'
 import { trainingErrorResponse } from '#shared/errors/training-errors'
@@ -12,6 +12,7 @@ import { requestMetrics } from '#shared/http/metrics'
 import { requestHeader, setResponseHeader } from '#shared/http/node-bindings'
 import { rateLimits } from '#shared/http/rate-limit'
 import { bodyLimit } from '#shared/http/request-body'
+import { methodsAt } from '#shared/http/route-methods'
 import { infoEnabled, logger } from '#shared/logger'
 
 /** Route prefixes that are served without credentials. */
@@ -81,9 +82,22 @@ const inferenceProject: MiddlewareHandler<AppEnv> = function inferenceProject(c,
   return next()
 }
 
-type FamilyOptions = { family: Family; errors: ErrorMapper; scheme?: AuthScheme; extra?: MiddlewareHandler<AppEnv>[] }
+type FamilyOptions = {
+  family: Family
+  errors: ErrorMapper
+  scheme?: AuthScheme
+  extra?: MiddlewareHandler<AppEnv>[]
+  /** Answer 405 with `Allow` for a path served under another method (else 404, as before for that family). */
+  methodNotAllowed?: boolean
+}
 
-function createFamilyApp({ family, errors, scheme, extra = [] }: FamilyOptions): Hono<AppEnv> {
+function createFamilyApp({
+  family,
+  errors,
+  scheme,
+  extra = [],
+  methodNotAllowed = false,
+}: FamilyOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
   app.onError((error, c) => {
     const response = errors(error)
@@ -91,9 +105,19 @@ function createFamilyApp({ family, errors, scheme, extra = [] }: FamilyOptions):
     for (const [name, value] of Object.entries(response.headers ?? {})) c.header(name, value)
     return c.json(response.body as object, response.status as 500)
   })
+  // What FastAPI's router raises as HTTP exceptions; each family renders it in its own shape.
   app.notFound((c) => {
-    const response = errors(new NotFoundError(`No route for ${c.req.method} ${c.req.path}`))
-    return c.json(response.body as object, 404)
+    const { method, path } = c.req
+    const allowed = methodNotAllowed ? methodsAt(app, path) : []
+    const error =
+      allowed.length > 0
+        ? new FrameworkHttpError(405, `Method ${method} is not allowed for ${path}`, {
+            headers: { Allow: allowed.join(', ') },
+          })
+        : new FrameworkHttpError(404, `No route for ${method} ${path}`)
+    const response = errors(error)
+    for (const [name, value] of Object.entries(response.headers ?? {})) c.header(name, value)
+    return c.json(response.body as object, response.status as 404)
   })
   // First, so the record also counts what the later middleware answers (401, 413).
   app.use(requestMetrics())
@@ -113,6 +137,7 @@ export function createInferenceApp(): Hono<AppEnv> {
     errors: inferenceErrorResponse,
     scheme: 'bearer',
     extra: [inferenceProject],
+    methodNotAllowed: true,
   })
 }
 
