@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb'
-import { CALL_INDEX, callIndexPk, LEAN_PROJECTION } from '#shared/db/call-repository'
+import { CALL_INDEX, callIndexPk, endPartSizes, LEAN_PROJECTION } from '#shared/db/call-repository'
 import { db, table } from '#shared/db/client'
 
 /**
@@ -107,9 +107,15 @@ export async function* walkMerged(
   if (out.length > 0) yield out
 }
 
-/** Byte size of every stored part of a trace (§7.6 `total_storage_size_bytes`), read from the trace index. */
+/**
+ * Byte size of every stored part of a trace (§7.6 `total_storage_size_bytes`): the parts in the trace index, plus the
+ * end parts of its calls that are not there, read by key: an end stored before its start (§7.1) had no trace id to
+ * be indexed under. A call still running has no end, so its key read finds nothing; a complete trace needs none.
+ */
 export async function traceStorageSize(project: string, traceId: string): Promise<number> {
   let total = 0
+  const started = new Set<string>()
+  const ended = new Set<string>()
   let startKey: Record<string, unknown> | undefined
   do {
     const page = await db().send(
@@ -118,13 +124,23 @@ export async function traceStorageSize(project: string, traceId: string): Promis
         IndexName: CALL_INDEX.trace,
         KeyConditionExpression: 'GSI1PK = :pk',
         ExpressionAttributeValues: { ':pk': callIndexPk.trace(project, traceId) },
-        ProjectionExpression: '#s',
-        ExpressionAttributeNames: { '#s': 'size' },
+        ProjectionExpression: '#i, #k, #s',
+        ExpressionAttributeNames: { '#i': 'id', '#k': 'SK', '#s': 'size' },
         ExclusiveStartKey: startKey,
       }),
     )
-    for (const item of page.Items ?? []) total += Number(item.size ?? 0)
+    for (const item of page.Items ?? []) {
+      total += Number(item.size ?? 0)
+      if (item.SK === 'S') started.add(String(item.id))
+      else if (item.SK === 'E') ended.add(String(item.id))
+    }
     startKey = page.LastEvaluatedKey
   } while (startKey !== undefined)
+  const unindexed = [...started].filter((id) => !ended.has(id))
+  if (unindexed.length === 0) return total
+  for (const end of (await endPartSizes(project, unindexed)).values()) {
+    // An end naming another trace is indexed (and counted) there.
+    if (end.traceId === undefined || end.traceId === traceId) total += end.size
+  }
   return total
 }

@@ -160,6 +160,25 @@ export async function storedTraceIds(project: string, ids: readonly string[]): P
   return found
 }
 
+/** The `size` and stored `trace_id` of each call among `ids` that has an end part (projected: no JSON columns). */
+export async function endPartSizes(
+  project: string,
+  ids: readonly string[],
+): Promise<Map<string, { size: number; traceId: string | undefined }>> {
+  const found = new Map<string, { size: number; traceId: string | undefined }>()
+  const keys = [...new Set(ids)].map((id) => ({ PK: callPk(project, id), SK: 'E' }))
+  const chunks: (typeof keys)[] = []
+  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
+  await inPool(chunks, async (chunk) => {
+    const options = { ProjectionExpression: 'id, #s, trace_id', ExpressionAttributeNames: { '#s': 'size' } }
+    for (const item of await getBatch(chunk, options)) {
+      const traceId = typeof item.trace_id === 'string' ? item.trace_id : undefined
+      found.set(String(item.id), { size: Number(item.size ?? 0), traceId })
+    }
+  })
+  return found
+}
+
 /**
  * Attributes a lean read fetches: everything but the large JSON columns `attributes`, `inputs`, `otel_dump` and
  * `output` (usage roll-ups and counts never look at them), so DynamoDB returns and the client parses far less.

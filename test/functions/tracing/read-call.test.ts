@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { app as endApp } from '#functions/tracing/end-call/handler'
+import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
 import { app, handler } from '#functions/tracing/read-call/handler'
+import { app as startApp } from '#functions/tracing/start-call/handler'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { authorizerFor, endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
@@ -32,6 +35,44 @@ describe('POST /call/read', () => {
       pricing_level: 'default',
       created_by: 'system',
     })
+  })
+
+  it('counts in total_storage_size_bytes an end that arrived before its start (§7.1, §7.6)', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const other = newProject(caller)
+    const send = async (target: typeof app, path: string, body: unknown) => {
+      const res = await target.request(path, jsonInit(body, caller.basic))
+      expect(res.status).toBe(200)
+      return res
+    }
+    const root = startPart(project)
+    const rootRes = await send(startApp, '/call/start', { start: root })
+    const { trace_id: traceId } = (await rootRes.json()) as { trace_id: string }
+    await send(endApp, '/call/end', { end: endPart(project, root.id as string) })
+    const child = startPart(project, { trace_id: traceId, parent_id: root.id })
+    // Ends carry no trace id, so this one is stored before anything names its trace.
+    await send(endApp, '/call/end', { end: endPart(project, child.id as string, { output: 'x'.repeat(1000) }) })
+    await send(startApp, '/call/start', { start: child })
+    // Same call ids in another project of the same entity: never part of this trace.
+    await send(endApp, '/call/end', { end: endPart(other, child.id as string, { output: 'y'.repeat(5000) }) })
+    await send(startApp, '/call/start', { start: startPart(other, { id: root.id, trace_id: traceId }) })
+
+    // Act
+    const read = await send(app, '/call/read', { project_id: project, id: root.id, include_total_storage_size: true })
+    const stats = await send(statsApp, '/calls/query_stats', {
+      project_id: project,
+      filter: { trace_roots_only: true },
+      include_total_storage_size: true,
+    })
+
+    // Assess
+    const rootSize = 2 + 2 + 4 + 2 // {} attributes, {} inputs, null output, {} summary
+    const childSize = 2 + 2 + 1002 + 2
+    const { call } = (await read.json()) as { call: Record<string, unknown> }
+    expect(call.total_storage_size_bytes).toBe(rootSize + childSize)
+    expect(await stats.json()).toEqual({ count: 1, has_more: false, total_storage_size_bytes: rootSize + childSize })
   })
 
   it('answers {call: null} for an unknown id and 403 for a foreign project', async () => {
