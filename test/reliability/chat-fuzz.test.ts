@@ -12,7 +12,8 @@ import { startVllmUpstream, type VllmUpstream } from '../support/vllm-upstream.j
 
 // Cases per target model: every field's plausible and implausible branches come up several times, and the suite
 // stays within a few seconds per target on two shared cores (the reference engine generates on the same CPU).
-const RUNS = 300
+// `LOOM_FUZZ_SCALE` multiplies it for a longer campaign (the suite's assertions are the same).
+const RUNS = Math.round(300 * Number(process.env.LOOM_FUZZ_SCALE ?? 1))
 
 /** A request the fuzzer sends: body text, content type, project and request-id headers (undefined for none). */
 type Case = {

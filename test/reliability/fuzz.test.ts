@@ -10,7 +10,8 @@ import { newCaller, type TestCaller } from '../support/auth.js'
 import { endPart, startPart } from '../support/calls.js'
 
 // Runs per route: enough to cover every generator branch several times, small enough for two shared cores.
-const RUNS = 40
+// `LOOM_FUZZ_SCALE` multiplies it for a longer campaign (the suite's assertions are the same).
+const RUNS = Math.round(40 * Number(process.env.LOOM_FUZZ_SCALE ?? 1))
 
 /** A request the fuzzer sends: the body text (undefined for none), its content type and extra query parameters. */
 type Case = {
