@@ -132,15 +132,18 @@ export async function getQueueItem(project: string, queueId: string, itemId: str
   return Item === undefined ? undefined : QueueItemSchema.parse(Item)
 }
 
-/** Which call ids already have an item in the queue. */
+/**
+ * Which call ids already have a live item in the queue. Read from the items, not the `CALL#` claims: a claim whose
+ * item write failed must not count, or the retry that completes it would be answered as a duplicate.
+ */
 export async function listQueueCallIds(project: string, queueId: string): Promise<Set<string>> {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-    ExpressionAttributeValues: { ':pk': queuePk(project, queueId), ':sk': 'CALL#' },
-    ProjectionExpression: 'call_id',
+    ExpressionAttributeValues: { ':pk': queuePk(project, queueId), ':sk': 'ITEM#' },
+    ProjectionExpression: 'call_id, deleted_at',
     ConsistentRead: true,
   })
-  return new Set(items.map((i) => String(i.call_id)))
+  return new Set(items.filter((i) => i.deleted_at == null).map((i) => String(i.call_id)))
 }
 
 /** Items of a queue (insertion order). */

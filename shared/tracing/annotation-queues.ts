@@ -125,8 +125,9 @@ export async function deleteQueue(project: string, queueId: string): Promise<Ann
 }
 
 /**
- * Adds calls as items: one item per found, not-yet-queued call (the call claim is a conditional write, so retries and
- * concurrent adds never create a second item for a call). Unknown call ids are dropped.
+ * Adds calls as items: one item per found call without a live item (the call claim is a conditional write, so retries
+ * and concurrent adds never create a second item for a call; a claim left by an attempt that failed before writing
+ * its item is completed under the claimed item id). Unknown call ids are dropped.
  */
 export async function addQueueCalls(userId: string, project: string, queueId: string, body: QueueAddCallsBody) {
   const existing = await listQueueCallIds(project, queueId)
