@@ -1,4 +1,5 @@
-import { parseRequestDatetime, utcMillis } from '#shared/tracing/time'
+import { parseRequestDatetime } from '#shared/tracing/request-datetime'
+import { utcMillis } from '#shared/tracing/time'
 
 /**
  * Parses a request datetime as pydantic does (ISO 8601, naive means UTC; or epoch seconds, milliseconds above 2e10)
@@ -6,7 +7,7 @@ import { parseRequestDatetime, utcMillis } from '#shared/tracing/time'
  */
 export function parseDateTimeMs(value: unknown): number | undefined {
   const parsed = parseRequestDatetime(value)
-  return parsed.ok ? Math.floor(parsed.micros / 1000) : undefined
+  return parsed.ok ? parsed.seconds * 1000 + Math.floor(parsed.micro / 1000) : undefined
 }
 
 /** A UTC instant as pydantic serialises it: `2024-01-01T00:00:00Z`, fraction only when non-zero. */

@@ -1,7 +1,9 @@
+import { parseRequestDatetime } from '#shared/tracing/request-datetime'
+
 /**
- * Datetimes in tracing: parsed from ISO 8601 strings (naive means UTC, up to microseconds) or epoch numbers, stored as
- * fixed-width `YYYY-MM-DDTHH:MM:SS.ffffffZ` strings (so they sort lexicographically in index keys) and rendered the
- * way pydantic renders tz-aware UTC datetimes.
+ * Datetimes in tracing: request datetimes parsed as pydantic does (request-datetime.ts), query literals as ClickHouse
+ * does (ISO 8601 strings, naive means UTC, or epoch seconds), stored as fixed-width `YYYY-MM-DDTHH:MM:SS.ffffffZ`
+ * strings (so they sort lexicographically in index keys) and rendered the way pydantic renders tz-aware UTC datetimes.
  */
 
 const ISO_RE =
@@ -11,14 +13,6 @@ const ISO_RE =
 // on formatting anything past ±8.64e12 s).
 const MIN_EPOCH_SECONDS = -62_167_219_200
 const MAX_EPOCH_SECONDS = 253_402_300_800
-// pydantic v2 (speedate): a number whose magnitude exceeds 2e10 is epoch milliseconds, any other epoch seconds; whole
-// seconds past 9999-12-31T23:59:59 or before 0000-01-01 are rejected, and so is year 0 (Python's datetime starts at 1).
-const MS_WATERSHED = 2e10
-const YEAR_1_EPOCH_SECONDS = -62_135_596_800
-const YEAR_0 = 'year 0 is out of range'
-
-/** A request datetime as pydantic reads it: epoch microseconds, or invalid (with pydantic's reason if it has one). */
-export type RequestDatetime = { ok: true; micros: number } | { ok: false; reason?: string }
 
 /**
  * Epoch milliseconds of a UTC calendar date and time, taking the year as given (`Date.UTC` reads years 0..99 as
@@ -31,8 +25,8 @@ export function utcMillis(year: number, month: number, day: number, hour = 0, mi
   return date.getTime()
 }
 
-// An ISO 8601 string as epoch microseconds and its calendar year; undefined when malformed or not storable.
-function parseIso(value: string): { micros: number; year: number } | undefined {
+// An ISO 8601 query literal as epoch microseconds; undefined when malformed or not storable.
+function parseIso(value: string): number | undefined {
   const m = ISO_RE.exec(value.trim())
   if (!m) return undefined
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', tz] = m
@@ -48,37 +42,7 @@ function parseIso(value: string): { micros: number; year: number } | undefined {
   }
   const micros = (ms - offsetMin * 60_000) * 1000 + Number(frac.padEnd(6, '0').slice(0, 6))
   if (micros < MIN_EPOCH_SECONDS * 1e6 || micros >= MAX_EPOCH_SECONDS * 1e6) return undefined
-  return { micros, year: Number(y) }
-}
-
-function fromEpochNumber(value: number): RequestDatetime {
-  if (Number.isNaN(value)) return { ok: false, reason: 'NaN values not permitted' }
-  const whole = Math.floor(value)
-  // Within ±2e10 seconds (years 1336..2603) every value is representable.
-  if (Math.abs(whole) <= MS_WATERSHED) return { ok: true, micros: Math.round(value * 1e6) }
-  const seconds = Math.floor(whole / 1000)
-  if (!(seconds < MAX_EPOCH_SECONDS)) {
-    return { ok: false, reason: 'dates after 9999 are not supported as unix timestamps' }
-  }
-  if (seconds < MIN_EPOCH_SECONDS) {
-    return { ok: false, reason: 'dates before 0000 are not supported as unix timestamps' }
-  }
-  if (seconds < YEAR_1_EPOCH_SECONDS) return { ok: false, reason: YEAR_0 }
-  return { ok: true, micros: Math.round(value * 1000) }
-}
-
-/**
- * Parses a request datetime as pydantic does: an ISO 8601 string, or a number of epoch seconds, or of epoch
- * milliseconds when its magnitude exceeds 2e10.
- *
- * @example parseRequestDatetime(1.7e12) // { ok: true, micros: 1.7e15 } (milliseconds)
- */
-export function parseRequestDatetime(value: unknown): RequestDatetime {
-  if (typeof value === 'number') return fromEpochNumber(value)
-  if (typeof value !== 'string') return { ok: false }
-  const parsed = parseIso(value)
-  if (parsed === undefined) return { ok: false }
-  return parsed.year === 0 ? { ok: false, reason: YEAR_0 } : { ok: true, micros: parsed.micros }
+  return micros
 }
 
 /**
@@ -89,7 +53,7 @@ export function parseDatetimeMicros(value: unknown): number | undefined {
   if (typeof value === 'number') {
     return value >= MIN_EPOCH_SECONDS && value < MAX_EPOCH_SECONDS ? Math.round(value * 1e6) : undefined
   }
-  return typeof value === 'string' ? parseIso(value)?.micros : undefined
+  return typeof value === 'string' ? parseIso(value) : undefined
 }
 
 /** The fixed-width storage form of epoch microseconds. */
@@ -103,7 +67,9 @@ export function microsToStored(micros: number): string {
 /** Parses a request datetime (pydantic's rules: `parseRequestDatetime`) into its storage form; undefined if invalid. */
 export function toStoredDatetime(value: unknown): string | undefined {
   const parsed = parseRequestDatetime(value)
-  return parsed.ok ? microsToStored(parsed.micros) : undefined
+  if (!parsed.ok) return undefined
+  const iso = new Date(parsed.seconds * 1000).toISOString() // YYYY-MM-DDTHH:MM:SS.000Z
+  return `${iso.slice(0, 19)}.${String(parsed.micro).padStart(6, '0')}Z`
 }
 
 /** Renders a stored datetime as pydantic does for tz-aware UTC values (`…:SS.ffffffZ`, no fraction when zero). */

@@ -118,6 +118,43 @@ describe('POST /call/start', () => {
     expect(await readCallCount(project)).toBe(3)
   })
 
+  // Expected bodies are pydantic 2.13.4's for a `datetime` field (TypeAdapter(datetime).validate_json).
+  it('rejects an impossible calendar date with pydantic 422 and reads numeric and date-only strings', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const numeric = startPart(project, { started_at: '1700000000.5' })
+    const dateOnly = startPart(project, { started_at: '2024-02-29' })
+    const impossible = startPart(project, { started_at: '2024-02-30T00:00:00Z' })
+    const read = async (id: unknown) => {
+      const res = await readApp.request('/call/read', jsonInit({ project_id: project, id }, caller.basic))
+      return ((await res.json()) as { call: { started_at: string } }).call.started_at
+    }
+
+    // Act
+    const accepted = [
+      (await app.request('/call/start', jsonInit({ start: numeric }, caller.basic))).status,
+      (await app.request('/call/start', jsonInit({ start: dateOnly }, caller.basic))).status,
+    ]
+    const rejected = await app.request('/call/start', jsonInit({ start: impossible }, caller.basic))
+
+    // Assess
+    expect(accepted).toEqual([200, 200])
+    expect(await read(numeric.id)).toBe('2023-11-14T22:13:20.500000Z')
+    expect(await read(dateOnly.id)).toBe('2024-02-29T00:00:00Z')
+    expect(rejected.status).toBe(422)
+    expect(((await rejected.json()) as { detail: unknown }).detail).toEqual([
+      {
+        type: 'datetime_from_date_parsing',
+        loc: ['body', 'start', 'started_at'],
+        msg: 'Input should be a valid datetime or date, day value is outside expected range',
+        input: '2024-02-30T00:00:00Z',
+        ctx: { error: 'day value is outside expected range' },
+      },
+    ])
+    expect(await readCallCount(project)).toBe(2)
+  })
+
   it('answers 422 for missing inputs and an invalid datetime, 403 for a foreign project', async () => {
     const caller = await newCaller()
     const stranger = await newCaller()

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  parseDatetimeMicros,
-  parseRequestDatetime,
-  renderDatetime,
-  storedToMicros,
-  toStoredDatetime,
-  utcMillis,
-} from '#shared/tracing/time'
+import { parseRequestDatetime } from '#shared/tracing/request-datetime'
+import { parseDatetimeMicros, renderDatetime, storedToMicros, toStoredDatetime, utcMillis } from '#shared/tracing/time'
 
 describe('tracing datetimes', () => {
   it.each([
@@ -60,7 +54,7 @@ describe('tracing datetimes', () => {
     [-62_135_596_801_000, 'year 0 is out of range'],
     ['0000-06-01T00:00:00Z', 'year 0 is out of range'],
   ])("rejects the request datetime %s with pydantic's reason", (input, reason) => {
-    expect(parseRequestDatetime(input)).toEqual({ ok: false, reason })
+    expect(parseRequestDatetime(input)).toEqual({ ok: false, type: 'datetime_parsing', reason })
     expect(toStoredDatetime(input)).toBeUndefined()
   })
 
