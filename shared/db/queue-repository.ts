@@ -21,21 +21,32 @@ import {
 
 const queuePk = (project: string, queueId: string) => `AQ#${keyPart(project)}#${keyPart(queueId)}`
 
-/** Stores a new queue. */
-export async function putQueue(q: AnnotationQueue): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: table(),
-      Item: {
-        PK: queuePk(q.project_id, q.id),
-        SK: 'QUEUE',
-        GSI1PK: `AQS#${keyPart(q.project_id)}`,
-        GSI1SK: `${q.created_at}#${q.id}`,
-        ...q,
-      },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
-  )
+/**
+ * Stores a new queue unless one with its id already stands; returns the stored queue (this one, or the one found: a
+ * retried put whose first answer was lost, or an earlier attempt of the same request, meets its own queue).
+ */
+export async function putQueue(q: AnnotationQueue): Promise<AnnotationQueue> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          PK: queuePk(q.project_id, q.id),
+          SK: 'QUEUE',
+          GSI1PK: `AQS#${keyPart(q.project_id)}`,
+          GSI1SK: `${q.created_at}#${q.id}`,
+          ...q,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    )
+    return q
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    const stored = await getQueue(q.project_id, q.id)
+    if (stored === undefined) throw error
+    return stored
+  }
 }
 
 /** Reads a queue (deleted ones included). */

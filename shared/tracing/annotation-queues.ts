@@ -1,3 +1,4 @@
+import * as z from 'zod/mini'
 import { getCallParts } from '#shared/db/call-repository'
 import {
   claimQueueCall,
@@ -11,7 +12,8 @@ import {
   putQueueItem,
   updateQueue,
 } from '#shared/db/queue-repository'
-import { NotFoundError } from '#shared/errors/http-error'
+import { claimRetryValue } from '#shared/db/retry-key-repository'
+import { ConflictError, NotFoundError } from '#shared/errors/http-error'
 import type {
   AnnotationQueue,
   QueueAddCallsBody,
@@ -27,21 +29,32 @@ const QUEUE_SORT_FIELDS = ['id', 'name', 'created_at', 'updated_at'] as const
 
 const out = (q: AnnotationQueue): AnnotationQueue => ({ ...q, deleted_at: q.deleted_at ?? null })
 
-/** Creates a queue owned by the authenticated user. */
-export async function createQueue(userId: string, req: QueueCreateReq): Promise<{ id: string }> {
-  const now = new Date().toISOString()
-  const id = uuidv7()
-  await putQueue({
-    id,
+const QueueRetrySchema = z.object({ id: z.string(), created_at: z.string() })
+
+/**
+ * Creates a queue owned by the authenticated user. With the client's retry id (`X-Weave-Retry-Id`, the same on every
+ * attempt of one request) the first attempt's id and creation time are recorded and reused, so a retry stores or
+ * finds the same queue instead of a second one. A put that meets a queue under its id succeeds when that queue is
+ * this request's (same creator and creation time: a lost answer or an earlier attempt); another is a 409.
+ */
+export async function createQueue(userId: string, req: QueueCreateReq, retryKey?: string): Promise<{ id: string }> {
+  let first = { id: uuidv7(), created_at: new Date().toISOString() }
+  if (retryKey !== undefined) first = await claimRetryValue('queue', req.project_id, retryKey, first, QueueRetrySchema)
+  const queue: AnnotationQueue = {
+    id: first.id,
     project_id: req.project_id,
     name: req.name,
     description: req.description,
     scorer_refs: req.scorer_refs,
-    created_at: now,
+    created_at: first.created_at,
     created_by: userId,
-    updated_at: now,
-  })
-  return { id }
+    updated_at: first.created_at,
+  }
+  const stored = await putQueue(queue)
+  if (stored.created_by !== userId || stored.created_at !== first.created_at) {
+    throw new ConflictError(`Queue ${first.id} already exists`)
+  }
+  return { id: first.id }
 }
 
 // SQL ILIKE '%name%': case-insensitive substring in which `%` and `_` keep their wildcard meaning.

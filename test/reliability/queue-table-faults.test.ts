@@ -1,11 +1,15 @@
 import '../support/lambda-shim.js'
+import { randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { app as addItemsApp } from '#functions/tracing/add-annotation-queue-items/handler'
+import { app as createQueueApp } from '#functions/tracing/create-annotation-queue/handler'
 import { app as itemsApp } from '#functions/tracing/query-annotation-queue-items/handler'
+import { app as queryQueuesApp } from '#functions/tracing/query-annotation-queues/handler'
 import { config } from '#shared/config'
+import { jsonInit, newCaller } from '../support/auth.js'
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
 import { newCalls, newQueue } from '../support/queues.js'
-import { newProjectCaller, send } from '../support/tracing.js'
+import { newProjectCaller, type ProjectCaller, send } from '../support/tracing.js'
 
 // Retries after partial failures and lost answers on annotation queues, tables and preview models: a retried write
 // never duplicates, nothing half-written is visible, and a retry or race is never a 500.
@@ -34,6 +38,15 @@ afterAll(async () => {
   await proxy.close()
 })
 
+async function liveQueues(c: ProjectCaller): Promise<{ id: string }[]> {
+  const res = await queryQueuesApp.request('/annotation_queues/query', jsonInit({ project_id: c.project }, c.basic))
+  expect(res.status).toBe(200)
+  return (await res.text())
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as { id: string })
+}
+
 describe('POST /annotation_queues/{id}/items after a partial failure', () => {
   it('adds the call on retry when the first attempt claimed it but failed to write the item', async () => {
     // Prepare
@@ -57,5 +70,87 @@ describe('POST /annotation_queues/{id}/items after a partial failure', () => {
     expect(retried).toEqual({ status: 200, body: { added_count: 1, duplicates: 0 } })
     expect(again).toEqual({ status: 200, body: { added_count: 0, duplicates: 1 } })
     expect(items.body.items.map((i: { call_id: string }) => i.call_id)).toEqual([callId])
+  })
+})
+
+describe('POST /annotation_queues under retries', () => {
+  it('creates one queue for two attempts carrying one X-Weave-Retry-Id', async () => {
+    // Prepare
+    const c = await newProjectCaller()
+    const headers = { ...c.basic, 'x-weave-retry-id': randomUUID() }
+    const body = { project_id: c.project, name: 'once', scorer_refs: [] }
+
+    // Act
+    const first = await createQueueApp.request('/annotation_queues', jsonInit(body, headers))
+    const second = await createQueueApp.request('/annotation_queues', jsonInit(body, headers))
+
+    // Assess
+    const ids = [((await first.json()) as { id: string }).id, ((await second.json()) as { id: string }).id]
+    expect([first.status, second.status]).toEqual([200, 200])
+    expect(ids[1]).toBe(ids[0])
+    expect((await liveQueues(c)).map((q) => q.id)).toEqual([ids[0]])
+  })
+
+  it('completes the queue on a retry after a 503 that came after the retry id was recorded', async () => {
+    // Prepare
+    const c = await newProjectCaller()
+    await liveQueues(c)
+    const headers = { ...c.basic, 'x-weave-retry-id': randomUUID() }
+    const body = { project_id: c.project, name: 'late', scorer_refs: [] }
+    proxy.inject({ fault: 'unavailable', operations: ['PutItem'], skip: 1 })
+    const failed = await createQueueApp.request('/annotation_queues', jsonInit(body, headers))
+    proxy.clear()
+
+    // Act
+    const retried = await createQueueApp.request('/annotation_queues', jsonInit(body, headers))
+
+    // Assess
+    const { id } = (await retried.json()) as { id: string }
+    expect([failed.status, retried.status]).toEqual([503, 200])
+    expect((await liveQueues(c)).map((q) => q.id)).toEqual([id])
+  })
+
+  it("answers 409, not another user's queue, to a second user reusing a retry id in the project", async () => {
+    // Prepare
+    const c = await newProjectCaller()
+    const colleague = await newCaller(c.entity)
+    const retryId = randomUUID()
+    const body = { project_id: c.project, name: 'mine', scorer_refs: [] }
+    const first = await createQueueApp.request(
+      '/annotation_queues',
+      jsonInit(body, { ...c.basic, 'x-weave-retry-id': retryId }),
+    )
+
+    // Act
+    const other = await createQueueApp.request(
+      '/annotation_queues',
+      jsonInit(body, { ...colleague.basic, 'x-weave-retry-id': retryId }),
+    )
+
+    // Assess
+    expect(first.status).toBe(200)
+    expect(other.status).toBe(409)
+    expect((await liveQueues(c)).length).toBe(1)
+  })
+
+  it.each([
+    ['without', false],
+    ['with', true],
+  ])('answers 200 when the answer to the queue put is lost (%s a retry id)', async (_, withRetryId) => {
+    // Prepare
+    const c = await newProjectCaller()
+    await liveQueues(c)
+    const headers = withRetryId ? { ...c.basic, 'x-weave-retry-id': randomUUID() } : c.basic
+    const body = { project_id: c.project, name: 'lost', scorer_refs: [] }
+    // With a retry id the first PutItem records it; the queue put is the last PutItem either way.
+    proxy.inject({ fault: 'drop-after-apply', operations: ['PutItem'], skip: withRetryId ? 1 : 0, times: 1 })
+
+    // Act
+    const res = await createQueueApp.request('/annotation_queues', jsonInit(body, headers))
+
+    // Assess
+    expect(res.status).toBe(200)
+    const { id } = (await res.json()) as { id: string }
+    expect((await liveQueues(c)).map((q) => q.id)).toEqual([id])
   })
 })
