@@ -21,7 +21,7 @@ async function batchPut(items: Record<string, unknown>[]): Promise<void> {
   await putAll(items, 1)
 }
 
-/** Stores a table's rows, then its header; safe to repeat. */
+/** Stores a table's rows, then its header (only after every row is stored); safe to repeat, a retry completes it. */
 export async function putTable(
   project: string,
   digest: string,
@@ -50,12 +50,18 @@ export async function tableExists(project: string, digest: string): Promise<bool
   return Item !== undefined
 }
 
-/** Rows of a table in insertion order, optionally only indexes `[from, to]`. */
+/**
+ * Rows of a complete table in insertion order, optionally only indexes `[from, to]`; none when its header is missing
+ * (unknown, or a create that failed part-way: its rows stay invisible until a retry writes the header).
+ */
 export async function listTableRows(project: string, digest: string, from = 0, to = 999_999_999): Promise<TableRow[]> {
+  // Header first, then the rows, both consistent: once the header is seen every row is stored and readable.
+  if (!(await tableExists(project, digest))) return []
   const pk = tablePk(project, digest)
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND SK BETWEEN :a AND :b',
     ExpressionAttributeValues: { ':pk': pk, ':a': `ROW#${pad(from)}`, ':b': `ROW#${pad(to)}` },
+    ConsistentRead: true,
   })
   return Promise.all(
     items.map(async (item) => {

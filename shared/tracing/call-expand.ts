@@ -21,7 +21,7 @@ const isRef = (v: unknown): v is string => typeof v === 'string' && v.startsWith
  * A reader of object refs into `project`, through the objects repository. Extra ref parts walk into the value:
  * `/key/<k>` and `/attr/<a>` into objects, `/index/<n>` into lists, `/id/<row digest>` into a table's rows (the refs
  * the SDK's evaluations write for dataset rows); a ref met along the way is read first. A table's rows are read once
- * per request.
+ * per request; a table whose create stopped part-way (no header) has none, so its row refs stay unexpanded.
  */
 export function objectRefReader(project: string): RefReader {
   const cache = new Map<string, Promise<unknown>>()

@@ -3,10 +3,15 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { app as addItemsApp } from '#functions/tracing/add-annotation-queue-items/handler'
 import { app as createQueueApp } from '#functions/tracing/create-annotation-queue/handler'
+import { app as createTableApp } from '#functions/tracing/create-table/handler'
 import { app as itemsApp } from '#functions/tracing/query-annotation-queue-items/handler'
 import { app as queryQueuesApp } from '#functions/tracing/query-annotation-queues/handler'
+import { app as queryTableApp } from '#functions/tracing/query-table/handler'
+import { app as streamQueryApp } from '#functions/tracing/stream-query-calls/handler'
 import { config } from '#shared/config'
+import { tableDigest, valDigest } from '#shared/tracing/digest'
 import { jsonInit, newCaller } from '../support/auth.js'
+import { startPart, writeCalls } from '../support/calls.js'
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
 import { newCalls, newQueue } from '../support/queues.js'
 import { newProjectCaller, type ProjectCaller, send } from '../support/tracing.js'
@@ -45,6 +50,15 @@ async function liveQueues(c: ProjectCaller): Promise<{ id: string }[]> {
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as { id: string })
+}
+
+async function streamed(c: ProjectCaller, body: Record<string, unknown>): Promise<Record<string, unknown>[]> {
+  const res = await streamQueryApp.request('/calls/stream_query', jsonInit({ project_id: c.project, ...body }, c.basic))
+  expect(res.status).toBe(200)
+  return (await res.text())
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
 }
 
 describe('POST /annotation_queues/{id}/items after a partial failure', () => {
@@ -152,5 +166,49 @@ describe('POST /annotation_queues under retries', () => {
     expect(res.status).toBe(200)
     const { id } = (await res.json()) as { id: string }
     expect((await liveQueues(c)).map((q) => q.id)).toEqual([id])
+  })
+})
+
+describe('POST /table/create after a partial failure', () => {
+  const rows = Array.from({ length: 30 }, (_, i) => ({ i }))
+  const rowDigests = rows.map((r) => valDigest(r))
+  const digest = tableDigest(rowDigests)
+
+  async function tableRows(c: ProjectCaller): Promise<unknown[]> {
+    const res = await send(queryTableApp, '/table/query', { project_id: c.project, digest }, c)
+    expect(res.status).toBe(200)
+    return res.body.rows
+  }
+
+  async function expandedRow(c: ProjectCaller, callId: string): Promise<unknown> {
+    const [call] = await streamed(c, { filter: { call_ids: [callId] }, expand_columns: ['inputs.row'] })
+    return (call?.inputs as Record<string, unknown> | undefined)?.row
+  }
+
+  it.each([
+    ['the second row batch', 'BatchWriteItem'],
+    ['the header', 'PutItem'],
+  ])('shows no rows until a retry stores the whole table (%s failed)', async (_, operation) => {
+    // Prepare
+    const c = await newProjectCaller()
+    const rowRef = `weave:///${c.project}/table/${digest}/id/${rowDigests[0]}`
+    const callId = randomUUID()
+    await writeCalls(c, [{ start: startPart(c.project, { id: callId, inputs: { row: rowRef } }) }])
+    proxy.inject({ fault: 'unavailable', operations: [operation], skip: operation === 'BatchWriteItem' ? 1 : 0 })
+    const failed = await send(createTableApp, '/table/create', { table: { project_id: c.project, rows } }, c)
+    proxy.clear()
+
+    // Act
+    const partialRows = await tableRows(c)
+    const partialRef = await expandedRow(c, callId)
+    const retried = await send(createTableApp, '/table/create', { table: { project_id: c.project, rows } }, c)
+
+    // Assess
+    expect(failed.status).toBe(503)
+    expect(partialRows).toEqual([])
+    expect(partialRef).toBe(rowRef)
+    expect(retried).toEqual({ status: 200, body: { digest, row_digests: rowDigests } })
+    expect((await tableRows(c)).length).toBe(30)
+    expect(await expandedRow(c, callId)).toEqual({ i: 0, _ref: rowRef })
   })
 })
