@@ -5,8 +5,9 @@ import { queryAll } from '#shared/db/query'
 import { type PreviewModel, PreviewModelSchema } from '#shared/schemas/preview-model'
 
 // Model: PK=PMODEL#<id> SK=PMODEL, GSI1PK=PMODELS#<entity> GSI1SK=<project>#<name> (list an entity's models).
-// Name claim: PK=PMODELNAME#<entity>/<project>/<name> SK=PMODELNAME, a full copy of the model, written first with a
-// condition so two creates of one name can never yield two ids; the by-id item is re-derived from it on retry.
+// Name claim: PK=PMODELNAME#<entity>/<project>/<name> SK=PMODELNAME, a full copy of the model plus the creating
+// request's digest (`request_digest`), written first with a condition so two creates of one name can never yield two
+// ids; the by-id item is re-derived from it on retry.
 const modelKey = (id: string) => ({ PK: `PMODEL#${id}`, SK: 'PMODEL' })
 const MAX_ID_BYTES = 1_024
 const nameKey = (m: Pick<PreviewModel, 'entity' | 'project' | 'name'>) => ({
@@ -22,7 +23,8 @@ function fields(model: PreviewModel): PreviewModel {
   return PreviewModelSchema.parse(model)
 }
 
-async function putModelItem(model: PreviewModel): Promise<void> {
+// True when this call wrote the by-id item, i.e. the model was not visible before.
+async function putModelItem(model: PreviewModel): Promise<boolean> {
   try {
     await db().send(
       new PutCommand({
@@ -36,22 +38,30 @@ async function putModelItem(model: PreviewModel): Promise<void> {
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     )
+    return true
   } catch (error) {
     // Already written by an earlier attempt; the claim is the source of truth, so nothing to do.
     if (!(error instanceof ConditionalCheckFailedException)) throw error
+    return false
   }
 }
 
 /**
  * Creates a model unless its `(entity, project, name)` is taken; returns the stored model and whether it is new.
- * Safe to retry: a half-finished earlier create is completed.
+ * Safe to retry: a half-finished earlier create is completed. `requestDigest` identifies the creating request (stored
+ * on the claim): a create that meets a claim is still `created` when the claim is its own (its put's answer was lost
+ * and the retried put met it), or was made by a request with the same digest whose model this call made visible (an
+ * earlier attempt that failed after claiming the name).
  */
-export async function createPreviewModel(model: PreviewModel): Promise<{ model: PreviewModel; created: boolean }> {
+export async function createPreviewModel(
+  model: PreviewModel,
+  requestDigest: string,
+): Promise<{ model: PreviewModel; created: boolean }> {
   try {
     await db().send(
       new PutCommand({
         TableName: table(),
-        Item: { ...nameKey(model), ...fields(model) },
+        Item: { ...nameKey(model), ...fields(model), request_digest: requestDigest },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     )
@@ -60,8 +70,9 @@ export async function createPreviewModel(model: PreviewModel): Promise<{ model: 
     const { Item } = await db().send(new GetCommand({ TableName: table(), Key: nameKey(model), ConsistentRead: true }))
     if (Item === undefined) throw error
     const existing = parse(Item)
-    await putModelItem(existing)
-    return { model: existing, created: false }
+    const completed = await putModelItem(existing)
+    const created = existing.id === model.id || (completed && Item.request_digest === requestDigest)
+    return { model: existing, created }
   }
   await putModelItem(model)
   return { model, created: true }

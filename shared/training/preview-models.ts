@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import {
   createPreviewModel,
@@ -12,7 +12,9 @@ import type { CreatePreviewModelReq, PreviewModel } from '#shared/schemas/previe
 
 /**
  * Creates a preview model in one of the caller's entities (the key's own when `entity` is null). An existing
- * `(entity, project, name)` is returned when `return_existing` is set (ART's `register()`), else it is a 409.
+ * `(entity, project, name)` is returned when `return_existing` is set (ART's `register()`), else it is a 409 — except
+ * for this request's own retry: a lost answer, or the same caller's same body after an attempt that failed once the
+ * name was claimed but before the model was visible, is answered as created.
  */
 export async function registerModel(
   principal: Principal,
@@ -31,7 +33,11 @@ export async function registerModel(
     created_at: now.toISOString(),
     step: 0,
   }
-  const result = await createPreviewModel(candidate)
+  // The same caller sending the same body: the only sign of a retry, as the client sends no idempotency key.
+  const requestDigest = createHash('sha256')
+    .update(JSON.stringify([principal.userId, entity, req.project, req.name, req.base_model]))
+    .digest('base64url')
+  const result = await createPreviewModel(candidate, requestDigest)
   if (!result.created && req.return_existing !== true) {
     throw new ConflictError(`Model '${entity}/${req.project}/${req.name}' already exists`)
   }

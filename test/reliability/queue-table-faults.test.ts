@@ -8,9 +8,11 @@ import { app as itemsApp } from '#functions/tracing/query-annotation-queue-items
 import { app as queryQueuesApp } from '#functions/tracing/query-annotation-queues/handler'
 import { app as queryTableApp } from '#functions/tracing/query-table/handler'
 import { app as streamQueryApp } from '#functions/tracing/stream-query-calls/handler'
+import { app as createModelApp } from '#functions/training/create-preview-model/handler'
+import { app as listModelsApp } from '#functions/training/list-preview-models/handler'
 import { config } from '#shared/config'
 import { tableDigest, valDigest } from '#shared/tracing/digest'
-import { jsonInit, newCaller } from '../support/auth.js'
+import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
 import { startPart, writeCalls } from '../support/calls.js'
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
 import { newCalls, newQueue } from '../support/queues.js'
@@ -210,5 +212,94 @@ describe('POST /table/create after a partial failure', () => {
     expect(retried).toEqual({ status: 200, body: { digest, row_digests: rowDigests } })
     expect((await tableRows(c)).length).toBe(30)
     expect(await expandedRow(c, callId)).toEqual({ i: 0, _ref: rowRef })
+  })
+})
+
+describe('POST /v1/preview/models under retries', () => {
+  const spec = (caller: TestCaller, base = 'Qwen/Qwen2.5-7B-Instruct') => ({
+    entity: caller.entity,
+    project: 'rl',
+    name: 'agent',
+    base_model: base,
+  })
+
+  async function create(caller: TestCaller, body: Record<string, unknown>) {
+    const res = await createModelApp.request('/v1/preview/models', jsonInit(body, caller.bearer))
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> }
+  }
+
+  async function listed(caller: TestCaller): Promise<{ id: string }[]> {
+    const res = await listModelsApp.request(`/v1/preview/models?entity=${caller.entity}`, { headers: caller.bearer })
+    expect(res.status).toBe(200)
+    return ((await res.json()) as { data: { id: string }[] }).data
+  }
+
+  it('answers 200 when the answer to the name claim is lost', async () => {
+    // Prepare
+    const caller = await newCaller()
+    await listed(caller)
+    proxy.inject({ fault: 'drop-after-apply', operations: ['PutItem'], times: 1 })
+
+    // Act
+    const res = await create(caller, spec(caller))
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect((await listed(caller)).map((m) => m.id)).toEqual([res.json.id])
+  })
+
+  it("completes the model on the caller's retry after a 503 that came after the name claim", async () => {
+    // Prepare
+    const caller = await newCaller()
+    await listed(caller)
+    proxy.inject({ fault: 'unavailable', operations: ['PutItem'], skip: 1 })
+    const failed = await create(caller, spec(caller))
+    proxy.clear()
+    const before = await listed(caller)
+
+    // Act
+    const retried = await create(caller, spec(caller))
+
+    // Assess
+    expect(failed.status).toBe(503)
+    expect(before).toEqual([])
+    expect(retried.status).toBe(200)
+    expect((await listed(caller)).map((m) => m.id)).toEqual([retried.json.id])
+  })
+
+  it('answers 409 to a repeat once the model is visible, and to a different request for the name', async () => {
+    // Prepare
+    const caller = await newCaller()
+    await listed(caller)
+    proxy.inject({ fault: 'unavailable', operations: ['PutItem'], skip: 1 })
+    await create(caller, spec(caller))
+    proxy.clear()
+
+    // Act
+    const retried = await create(caller, spec(caller))
+    const repeat = await create(caller, spec(caller))
+    const other = await create(caller, spec(caller, 'Qwen/Qwen2.5-14B-Instruct'))
+
+    // Assess
+    expect(retried.status).toBe(200)
+    expect(repeat).toEqual({ status: 409, json: { detail: `Model '${caller.entity}/rl/agent' already exists` } })
+    expect(other).toEqual({ status: 409, json: { detail: `Model '${caller.entity}/rl/agent' already exists` } })
+    expect((await listed(caller)).map((m) => m.id)).toEqual([retried.json.id])
+  })
+
+  it('still answers 409 to another user of the entity creating the same name with the same body', async () => {
+    // Prepare
+    const caller = await newCaller()
+    await listed(caller)
+    proxy.inject({ fault: 'unavailable', operations: ['PutItem'], skip: 1 })
+    await create(caller, spec(caller))
+    proxy.clear()
+    const colleague = await newCaller(caller.entity)
+
+    // Act
+    const res = await create(colleague, spec(caller))
+
+    // Assess
+    expect(res.status).toBe(409)
   })
 })

@@ -28,7 +28,7 @@ describe('createPreviewModel', () => {
     )
 
     // Act
-    const result = await createPreviewModel({ ...model(), name: claimed.name })
+    const result = await createPreviewModel({ ...model(), name: claimed.name }, 'another request')
 
     // Assess
     expect(result).toEqual({ model: claimed, created: false })
@@ -40,7 +40,9 @@ describe('createPreviewModel', () => {
     const name = `m-${randomUUID().slice(0, 8)}`
 
     // Act
-    const results = await Promise.all(Array.from({ length: 5 }, () => createPreviewModel({ ...model(), name })))
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => createPreviewModel({ ...model(), name }, `request ${i}`)),
+    )
 
     // Assess
     expect(results.filter((r) => r.created)).toHaveLength(1)
