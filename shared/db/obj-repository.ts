@@ -9,14 +9,19 @@ import { type ObjVersion, ObjVersionSchema } from '#shared/schemas/obj'
 // Layout (docs/data-model.md, "Tracing: objects, feedback, queues"). One partition per object:
 //   PK=OBJ#<project>#<object_id>  SK=VER#<digest>        a version (val kept whole, see stored-value)
 //                                 SK=ALIAS#<name>         an alias, `latest` included (GSI2 LATEST#<project> for latest)
-//                                 SK=SEQ#<kind>           the version-index counter of one kind
+//                                 SK=SEQ#<kind>           the version-index counter of one kind (obj-index-repository)
 //                                 SK=TAG#<digest>#<tag>   a tag (GSI1 TAGS#<project>)
 // Version GSIs: GSI1 OBJIDX#<project>#<object_id> / <kind>#<index> (read by v<N>, deleted kept);
 // GSI2 OBJCLS#<project>#<base class> and GSI3 OBJS#<project>#<kind>, both / <created_at>#<object_id>#<digest>, live only.
 
 /** The partition key of one object's versions, aliases, tags and counters. */
 export const objPk = (project: string, objectId: string) => `OBJ#${keyPart(project)}#${keyPart(objectId)}`
-const pad = (n: number) => String(n).padStart(10, '0')
+
+/** The GSI1 keys that list a version by its index (`v<N>` reads); kept after a delete. */
+export const versionIndexKeys = (project: string, objectId: string, kind: string, index: number) => ({
+  GSI1PK: `OBJIDX#${keyPart(project)}#${keyPart(objectId)}`,
+  GSI1SK: `${kind}#${String(index).padStart(10, '0')}`,
+})
 
 /** A version together with its value as stored JSON text (undefined when read without the value). */
 export type ObjVersionRecord = { version: ObjVersion; valText: string | undefined }
@@ -70,45 +75,6 @@ export async function claimObjVersion(
   }
 }
 
-/** Takes the next version index of `(project, kind, object_id)` from its counter (0-based). */
-export async function nextVersionIndex(project: string, objectId: string, kind: string): Promise<number> {
-  const out = await db().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: { PK: objPk(project, objectId), SK: `SEQ#${kind}` },
-      UpdateExpression: 'ADD next_index :one',
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  )
-  return Number(out.Attributes?.next_index) - 1
-}
-
-/** Records a version's index once (a second writer cannot overwrite it); returns the index that stands. */
-export async function setVersionIndex(v: ObjVersion, index: number): Promise<number> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${keyPart(v.digest)}` },
-        UpdateExpression: 'SET version_index = :i, GSI1PK = :pk, GSI1SK = :sk',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(version_index)',
-        ExpressionAttributeValues: {
-          ':i': index,
-          ':pk': `OBJIDX#${keyPart(v.project_id)}#${keyPart(v.object_id)}`,
-          ':sk': `${v.kind}#${pad(index)}`,
-        },
-      }),
-    )
-    return index
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-    const current = await getObjVersion(v.project_id, v.object_id, v.digest, false)
-    if (current?.version.version_index === undefined) throw error
-    return current.version.version_index
-  }
-}
-
 /** Reads one version by digest (deleted ones included), optionally with its value. */
 export async function getObjVersion(
   project: string,
@@ -129,16 +95,14 @@ export async function getObjVersion(
 /** The versions of one object holding index `index` (one per kind at most), deleted ones included. */
 export async function findVersionsByIndex(project: string, objectId: string, index: number): Promise<ObjVersion[]> {
   const found = await Promise.all(
-    ['object', 'op'].map((kind) =>
-      queryAll({
+    ['object', 'op'].map((kind) => {
+      const keys = versionIndexKeys(project, objectId, kind, index)
+      return queryAll({
         IndexName: 'GSI1',
         KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK = :sk',
-        ExpressionAttributeValues: {
-          ':pk': `OBJIDX#${keyPart(project)}#${keyPart(objectId)}`,
-          ':sk': `${kind}#${pad(index)}`,
-        },
-      }),
-    ),
+        ExpressionAttributeValues: { ':pk': keys.GSI1PK, ':sk': keys.GSI1SK },
+      })
+    }),
   )
   return found.flat().map((item) => ObjVersionSchema.parse(item))
 }

@@ -1,14 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { assertProjectAccess } from '#shared/auth/authenticate'
+import { getIndexCounter } from '#shared/db/obj-index-repository'
 import { deleteAlias, deleteTag, getAlias, getObjectLabels, putAlias } from '#shared/db/obj-label-repository'
 import {
   claimObjVersion,
   getObjVersion,
   listObjectVersions,
   markVersionDeleted,
-  nextVersionIndex,
   reviveVersion,
-  setVersionIndex,
 } from '#shared/db/obj-repository'
 import { BadRequestError, ConflictError, NotFoundError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
@@ -16,21 +15,18 @@ import type { ObjCreateReq, ObjDeleteReq, ObjVersion } from '#shared/schemas/obj
 import { bytesDigest, pythonDumps } from '#shared/tracing/digest'
 import { exactPart } from '#shared/tracing/json-exact'
 import { objectClasses, objectKind, processIncomingVal } from '#shared/tracing/object-classes'
+import { assignVersionIndex } from '#shared/tracing/objects-index'
 import { resolveObjVersion } from '#shared/tracing/objects-resolve'
 
 // A claimed version whose creator has not recorded its index after this long is taken over (the creator crashed).
 const ABANDONED_MS = 10_000
 const MAX_DELETE_DIGESTS = 100
 
-async function finishIndex(v: ObjVersion): Promise<void> {
-  await setVersionIndex(v, await nextVersionIndex(v.project_id, v.object_id, v.kind))
-}
-
 async function awaitIndex(v: ObjVersion): Promise<void> {
   for (let i = 0; i < 40; i++) {
     const current = await getObjVersion(v.project_id, v.object_id, v.digest, false)
     if (current?.version.version_index !== undefined) return
-    if (Date.now() - Date.parse(v.created_at) > ABANDONED_MS) return finishIndex(v)
+    if (Date.now() - Date.parse(v.created_at) > ABANDONED_MS) return void (await assignVersionIndex(v))
     await sleep(50)
   }
 }
@@ -77,7 +73,12 @@ export async function createObj(
   }
   const kind = objectKind(val)
   const { base, leaf } = objectClasses(val)
-  const rival = await liveVersionOfKind(o.project_id, o.object_id, kind, digest)
+  const key = { project_id: o.project_id, object_id: o.object_id, digest, kind }
+  // The counter is read before the claim is written, so a fresh version's first index draw needs no re-read of it.
+  const [rival, counter] = await Promise.all([
+    liveVersionOfKind(o.project_id, o.object_id, kind, digest),
+    getIndexCounter(key),
+  ])
   if (rival !== undefined && rival.base_object_class !== base) {
     throw new BadRequestError(
       `Object name '${o.object_id}' is already used by an object of class ${rival.base_object_class ?? 'None'}; cannot create one of class ${base ?? 'None'}`,
@@ -97,7 +98,7 @@ export async function createObj(
     size_bytes: Buffer.byteLength(dump, 'utf8'),
   }
   const claim = await claimObjVersion(version, valText)
-  if (claim.created) await finishIndex(version)
+  if (claim.created) await assignVersionIndex(key, counter)
   else if (claim.existing.deleted_at) await reviveVersion(claim.existing, version.created_at)
   else if (claim.existing.version_index === undefined) await awaitIndex(claim.existing)
   // Republishing an existing value promotes it to latest.

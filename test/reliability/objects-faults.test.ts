@@ -1,0 +1,113 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { app as createObj } from '#functions/tracing/create-obj/handler'
+import { app as queryObjs } from '#functions/tracing/query-objs/handler'
+import { app as readObj } from '#functions/tracing/read-obj/handler'
+import { config } from '#shared/config'
+import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
+import { newProjectCaller, type ProjectCaller, type Res, send } from '../support/tracing.js'
+
+// obj/create and obj/delete are several writes each; these inject DynamoDB failures and lost answers between them and
+// check that a retry (the SDK's own, or the client's) converges on one readable, consistently numbered state.
+
+let proxy: DynamoFaultProxy
+let restoreEndpoint: () => void
+const saved = { ...config.dynamo }
+
+beforeAll(async () => {
+  proxy = await startDynamoFaultProxy()
+  restoreEndpoint = proxy.use()
+})
+
+beforeEach(() => {
+  Object.assign(config.dynamo, { ...saved, retryBaseMs: 1, retryMaxDelayMs: 5 })
+})
+
+afterEach(() => {
+  proxy.clear()
+})
+
+afterAll(async () => {
+  Object.assign(config.dynamo, saved)
+  restoreEndpoint()
+  await proxy.close()
+})
+
+/** A caller whose credentials are already cached, so injected faults hit only the object writes. */
+async function warmCaller(): Promise<ProjectCaller> {
+  const caller = await newProjectCaller()
+  await send(queryObjs, '/objs/query', { project_id: caller.project }, caller)
+  return caller
+}
+
+const create = (caller: ProjectCaller, objectId: string, val: unknown) =>
+  send(createObj, '/obj/create', { obj: { project_id: caller.project, object_id: objectId, val } }, caller)
+
+const read = (caller: ProjectCaller, objectId: string, digest: string) =>
+  send(readObj, '/obj/read', { project_id: caller.project, object_id: objectId, digest }, caller)
+
+const summary = (res: Res) => ({
+  status: res.status,
+  digest: res.body?.obj?.digest,
+  index: res.body?.obj?.version_index,
+})
+
+async function indexes(caller: ProjectCaller): Promise<Record<string, number>> {
+  const res = await send(queryObjs, '/objs/query', { project_id: caller.project }, caller)
+  expect(res.status).toBe(200)
+  return Object.fromEntries(
+    res.body.objs.map((o: { digest: string; version_index: number }) => [o.digest, o.version_index]),
+  )
+}
+
+describe('version indexes are drawn once per version under retried writes', () => {
+  it('numbers the first version 0 when the answer to its index draw was lost', async () => {
+    // Prepare: the counter update is applied, its answer lost, and the SDK sends it again.
+    const caller = await warmCaller()
+    proxy.inject({ fault: 'drop-after-apply', operations: ['UpdateItem'], times: 1 })
+
+    // Act
+    const first = await create(caller, 'g', 1)
+    proxy.clear()
+    const second = await create(caller, 'g', 2)
+    const v0 = await read(caller, 'g', 'v0')
+    const v1 = await read(caller, 'g', 'v1')
+
+    // Assess
+    expect([first.status, second.status]).toEqual([200, 200])
+    expect(summary(v0)).toEqual({ status: 200, digest: first.body.digest, index: 0 })
+    expect(summary(v1)).toEqual({ status: 200, digest: second.body.digest, index: 1 })
+  })
+
+  it('numbers concurrent versions 0..n-1 while answers to their writes are lost', async () => {
+    // Prepare
+    const caller = await warmCaller()
+    const values = Array.from({ length: 6 }, (_, i) => ({ v: i }))
+    proxy.inject({ fault: 'drop-after-apply', operations: ['UpdateItem'], times: 4 })
+
+    // Act
+    const results = await Promise.all(values.map((val) => create(caller, 'raced', val)))
+    proxy.clear()
+    const stored = await indexes(caller)
+
+    // Assess
+    expect(results.map((r) => r.status)).toEqual(Array(6).fill(200))
+    expect(Object.keys(stored).sort()).toEqual(results.map((r) => r.body.digest).sort())
+    expect(Object.values(stored).sort()).toEqual([0, 1, 2, 3, 4, 5])
+  })
+
+  it('keeps separate sequences for an op and an object of one id under lost answers', async () => {
+    // Prepare
+    const caller = await warmCaller()
+    proxy.inject({ fault: 'drop-after-apply', operations: ['UpdateItem'], times: 2 })
+
+    // Act
+    const obj = await create(caller, 'same', { a: 1 })
+    const op = await create(caller, 'same', { _type: 'CustomWeaveType', weave_type: { type: 'Op' }, files: {} })
+    proxy.clear()
+    const obj2 = await create(caller, 'same', { a: 2 })
+
+    // Assess
+    expect([obj.status, op.status, obj2.status]).toEqual([200, 200, 200])
+    expect(await indexes(caller)).toEqual({ [obj.body.digest]: 0, [op.body.digest]: 0, [obj2.body.digest]: 1 })
+  })
+})
