@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises'
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import { getIndexCounter } from '#shared/db/obj-index-repository'
 import { deleteAlias, deleteTag, getAlias, getObjectLabels, putAlias } from '#shared/db/obj-label-repository'
@@ -18,18 +17,7 @@ import { objectClasses, objectKind, processIncomingVal } from '#shared/tracing/o
 import { assignVersionIndex } from '#shared/tracing/objects-index'
 import { resolveObjVersion } from '#shared/tracing/objects-resolve'
 
-// A claimed version whose creator has not recorded its index after this long is taken over (the creator crashed).
-const ABANDONED_MS = 10_000
 const MAX_DELETE_DIGESTS = 100
-
-async function awaitIndex(v: ObjVersion): Promise<void> {
-  for (let i = 0; i < 40; i++) {
-    const current = await getObjVersion(v.project_id, v.object_id, v.digest, false)
-    if (current?.version.version_index !== undefined) return
-    if (Date.now() - Date.parse(v.created_at) > ABANDONED_MS) return void (await assignVersionIndex(v))
-    await sleep(50)
-  }
-}
 
 /**
  * A live version of `(object_id, kind)` other than `digest`, for the class-collision check: the `latest` version when
@@ -99,8 +87,12 @@ export async function createObj(
   }
   const claim = await claimObjVersion(version, valText)
   if (claim.created) await assignVersionIndex(key, counter)
-  else if (claim.existing.deleted_at) await reviveVersion(claim.existing, version.created_at)
-  else if (claim.existing.version_index === undefined) await awaitIndex(claim.existing)
+  else {
+    if (claim.existing.deleted_at) await reviveVersion(claim.existing, version.created_at)
+    // A version claimed by an attempt that stopped (or is still running) before its index: finish it here, so
+    // `latest` never names a version that cannot be read.
+    if (claim.existing.version_index === undefined) await assignVersionIndex(key)
+  }
   // Republishing an existing value promotes it to latest.
   await putAlias(o.project_id, o.object_id, 'latest', digest)
   return { digest, object_id: o.object_id }

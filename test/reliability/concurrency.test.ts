@@ -149,6 +149,26 @@ describe('concurrent retries and races', () => {
     expect(versions.filter((o) => o.is_latest === 1)).toHaveLength(1)
   })
 
+  it('numbers each value once when several values are each sent several times at once', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const sends = Array.from({ length: PARALLEL * 2 }, (_, i) => ({ v: i % 3 }))
+
+    // Act
+    const results = await Promise.all(
+      sends.map((val) =>
+        send(createObj, '/obj/create', { obj: { project_id: caller.project, object_id: 'dup', val } }, caller),
+      ),
+    )
+    const listed = await send(queryObjs, '/objs/query', { project_id: caller.project }, caller)
+
+    // Assess
+    expect(results.map((r) => r.status)).toEqual(Array(PARALLEL * 2).fill(200))
+    const versions = listed.body.objs as { digest: string; version_index: number }[]
+    expect(versions.map((o) => o.version_index).sort()).toEqual([0, 1, 2])
+    expect(new Set(versions.map((o) => o.digest))).toEqual(new Set(results.map((r) => r.body.digest)))
+  })
+
   it('logs a training step once when the same Idempotency-Key arrives many times at once', async () => {
     // Prepare
     const caller = await newCaller()

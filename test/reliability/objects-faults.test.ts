@@ -59,6 +59,66 @@ async function indexes(caller: ProjectCaller): Promise<Record<string, number>> {
   )
 }
 
+describe('obj/create retried after a failure between its writes', () => {
+  it('finishes the version when the first attempt failed before drawing an index', async () => {
+    // Prepare: the claim is stored, every index write fails.
+    const caller = await warmCaller()
+    proxy.inject({ fault: 'unavailable', operations: ['UpdateItem'] })
+    const failed = await create(caller, 'cfg', { depth: 7 })
+    proxy.clear()
+
+    // Act
+    const retried = await create(caller, 'cfg', { depth: 7 })
+    const byDigest = await read(caller, 'cfg', retried.body.digest)
+    const latest = await read(caller, 'cfg', 'latest')
+    const v0 = await read(caller, 'cfg', 'v0')
+
+    // Assess
+    expect(failed.status).toBe(503)
+    expect(retried.status).toBe(200)
+    const expected = { status: 200, digest: retried.body.digest, index: 0 }
+    expect([summary(byDigest), summary(latest), summary(v0)]).toEqual([expected, expected, expected])
+  })
+
+  it('keeps the index drawn by the first attempt when only recording it failed', async () => {
+    // Prepare: the counter advances, recording the index on the version fails.
+    const caller = await warmCaller()
+    proxy.inject({ fault: 'unavailable', operations: ['UpdateItem'], skip: 1 })
+    const failed = await create(caller, 'cfg', { depth: 8 })
+    proxy.clear()
+
+    // Act
+    const retried = await create(caller, 'cfg', { depth: 8 })
+    const v0 = await read(caller, 'cfg', 'v0')
+    const latest = await read(caller, 'cfg', 'latest')
+    const next = await create(caller, 'cfg', { depth: 9 })
+
+    // Assess: the retry finishes the version with the index the failed attempt drew; none is lost.
+    expect(failed.status).toBe(503)
+    expect(retried.status).toBe(200)
+    const expected = { status: 200, digest: retried.body.digest, index: 0 }
+    expect([summary(v0), summary(latest)]).toEqual([expected, expected])
+    expect(await indexes(caller)).toEqual({ [retried.body.digest]: 0, [next.body.digest]: 1 })
+  })
+
+  it('finishes the version when the answer to its claim was lost', async () => {
+    // Prepare: the claim is applied, its answer lost; the SDK's retry finds the version already there.
+    const caller = await warmCaller()
+    proxy.inject({ fault: 'drop-after-apply', operations: ['PutItem'], times: 1 })
+
+    // Act
+    const res = await create(caller, 'h', 2)
+    proxy.clear()
+    const byDigest = await read(caller, 'h', res.body.digest)
+    const latest = await read(caller, 'h', 'latest')
+
+    // Assess
+    expect(res.status).toBe(200)
+    const expected = { status: 200, digest: res.body.digest, index: 0 }
+    expect([summary(byDigest), summary(latest)]).toEqual([expected, expected])
+  })
+})
+
 describe('version indexes are drawn once per version under retried writes', () => {
   it('numbers the first version 0 when the answer to its index draw was lost', async () => {
     // Prepare: the counter update is applied, its answer lost, and the SDK sends it again.
