@@ -168,18 +168,34 @@ export async function markVersionDeleted(v: ObjVersion, at: string): Promise<boo
   }
 }
 
-/** Revives a deleted version (re-publishing the same value), back in the live listings. */
+const REVIVE_ROUNDS = 5
+
+/**
+ * Revives a deleted version (re-publishing the same value), back in the live listings. Idempotent: a version found
+ * live already (a concurrent re-publish won, or this call's own answer was lost) is left as it is.
+ */
 export async function reviveVersion(v: ObjVersion, createdAt: string): Promise<void> {
-  const revived = { ...v, created_at: createdAt }
-  const keys = liveIndexKeys(revived)
+  const keys = liveIndexKeys({ ...v, created_at: createdAt })
   const names = Object.keys(keys)
-  await db().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${keyPart(v.digest)}` },
-      UpdateExpression: `SET created_at = :c, ${names.map((n) => `${n} = :${n}`).join(', ')} REMOVE deleted_at`,
-      ConditionExpression: 'attribute_exists(deleted_at)',
-      ExpressionAttributeValues: { ':c': createdAt, ...Object.fromEntries(names.map((n) => [`:${n}`, keys[n]])) },
-    }),
-  )
+  for (let round = 0; round < REVIVE_ROUNDS; round++) {
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: table(),
+          Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${keyPart(v.digest)}` },
+          UpdateExpression: `SET created_at = :c, ${names.map((n) => `${n} = :${n}`).join(', ')} REMOVE deleted_at`,
+          ConditionExpression: 'attribute_exists(deleted_at)',
+          ExpressionAttributeValues: { ':c': createdAt, ...Object.fromEntries(names.map((n) => [`:${n}`, keys[n]])) },
+        }),
+      )
+      return
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error
+      const current = await getObjVersion(v.project_id, v.object_id, v.digest, false)
+      if (current === undefined) throw error
+      if (!current.version.deleted_at) return
+      // Deleted again between the failed condition and the read: revive it once more.
+    }
+  }
+  throw new Error(`version ${v.digest} of ${v.object_id} kept being deleted while it was revived`)
 }

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { app as createFeedbackBatch } from '#functions/tracing/create-feedback-batch/handler'
 import { app as createObj } from '#functions/tracing/create-obj/handler'
+import { app as deleteObj } from '#functions/tracing/delete-obj/handler'
 import { app as statsApp } from '#functions/tracing/get-annotation-queues-stats/handler'
 import { app as itemsApp } from '#functions/tracing/query-annotation-queue-items/handler'
 import { app as queryFeedback } from '#functions/tracing/query-feedback/handler'
 import { app as queryObjs } from '#functions/tracing/query-objs/handler'
+import { app as readObj } from '#functions/tracing/read-obj/handler'
 import { app as streamQuery } from '#functions/tracing/stream-query-calls/handler'
 import { app as progressApp } from '#functions/tracing/update-annotation-queue-item-progress/handler'
 import { app as upsertBatch } from '#functions/tracing/upsert-call-batch/handler'
@@ -167,6 +169,30 @@ describe('concurrent retries and races', () => {
     const versions = listed.body.objs as { digest: string; version_index: number }[]
     expect(versions.map((o) => o.version_index).sort()).toEqual([0, 1, 2])
     expect(new Set(versions.map((o) => o.digest))).toEqual(new Set(results.map((r) => r.body.digest)))
+  })
+
+  it('answers 200 to every one of many concurrent re-publishes of a deleted value', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const body = { obj: { project_id: caller.project, object_id: 'again', val: { v: 1 } } }
+    const first = await send(createObj, '/obj/create', body, caller)
+    await send(deleteObj, '/obj/delete', { project_id: caller.project, object_id: 'again' }, caller)
+
+    // Act
+    const results = await Promise.all(
+      Array.from({ length: PARALLEL }, () => send(createObj, '/obj/create', body, caller)),
+    )
+    const latest = await send(
+      readObj,
+      '/obj/read',
+      { project_id: caller.project, object_id: 'again', digest: 'latest' },
+      caller,
+    )
+
+    // Assess: the version is live again under its old index.
+    expect(results.map((r) => `${r.status} ${r.body.digest}`)).toEqual(Array(PARALLEL).fill(`200 ${first.body.digest}`))
+    expect(latest.status).toBe(200)
+    expect(latest.body.obj).toMatchObject({ digest: first.body.digest, version_index: 0, deleted_at: null })
   })
 
   it('logs a training step once when the same Idempotency-Key arrives many times at once', async () => {

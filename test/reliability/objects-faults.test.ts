@@ -1,9 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { app as createObj } from '#functions/tracing/create-obj/handler'
+import { app as deleteObj } from '#functions/tracing/delete-obj/handler'
 import { app as queryObjs } from '#functions/tracing/query-objs/handler'
 import { app as readObj } from '#functions/tracing/read-obj/handler'
 import { config } from '#shared/config'
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
+import { publish } from '../support/objects.js'
 import { newProjectCaller, type ProjectCaller, type Res, send } from '../support/tracing.js'
 
 // obj/create and obj/delete are several writes each; these inject DynamoDB failures and lost answers between them and
@@ -169,5 +171,24 @@ describe('version indexes are drawn once per version under retried writes', () =
     // Assess
     expect([obj.status, op.status, obj2.status]).toEqual([200, 200, 200])
     expect(await indexes(caller)).toEqual({ [obj.body.digest]: 0, [op.body.digest]: 0, [obj2.body.digest]: 1 })
+  })
+})
+
+describe('re-publishing a deleted value', () => {
+  it('succeeds when the answer to the revive was lost', async () => {
+    // Prepare
+    const caller = await warmCaller()
+    const digest = await publish(caller, 'again', { v: 1 })
+    await send(deleteObj, '/obj/delete', { project_id: caller.project, object_id: 'again' }, caller)
+    proxy.inject({ fault: 'drop-after-apply', operations: ['UpdateItem'], times: 1 })
+
+    // Act
+    const res = await create(caller, 'again', { v: 1 })
+    proxy.clear()
+    const latest = await read(caller, 'again', 'latest')
+
+    // Assess: the version comes back with its old index.
+    expect(res.status).toBe(200)
+    expect(summary(latest)).toEqual({ status: 200, digest, index: 0 })
   })
 })
