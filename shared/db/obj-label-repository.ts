@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { getBatch } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
@@ -11,32 +12,73 @@ import { queryAll } from '#shared/db/query'
 /** One alias row of an object. */
 export type AliasRow = { alias: string; digest: string }
 
+/** Options of alias writes. */
+export type AliasWriteOptions = {
+  /** Write only while the alias still names this digest (a cleanup that must not undo a newer move). */
+  ifDigest?: string
+}
+
+// The condition of an alias write; a failed one means the alias moved meanwhile, and the write is skipped.
+function aliasCondition(options: AliasWriteOptions) {
+  return options.ifDigest === undefined
+    ? {}
+    : { ConditionExpression: 'digest = :expected', ExpressionAttributeValues: { ':expected': options.ifDigest } }
+}
+
+async function skipIfMoved(write: Promise<unknown>): Promise<void> {
+  try {
+    await write
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+  }
+}
+
 /** Points an alias of an object at a digest (moving it if it pointed elsewhere). */
-export async function putAlias(project: string, objectId: string, alias: string, digest: string): Promise<void> {
+export async function putAlias(
+  project: string,
+  objectId: string,
+  alias: string,
+  digest: string,
+  options: AliasWriteOptions = {},
+): Promise<void> {
   const index =
     alias === 'latest'
       ? { GSI2PK: `LATEST#${keyPart(project)}`, GSI2SK: objectId }
       : { GSI1PK: `ALIASES#${keyPart(project)}`, GSI1SK: `${keyPart(alias)}#${keyPart(objectId)}` }
-  await db().send(
-    new PutCommand({
-      TableName: table(),
-      Item: {
-        PK: objPk(project, objectId),
-        SK: `ALIAS#${keyPart(alias)}`,
-        project_id: project,
-        object_id: objectId,
-        alias,
-        digest,
-        ...index,
-      },
-    }),
+  await skipIfMoved(
+    db().send(
+      new PutCommand({
+        TableName: table(),
+        Item: {
+          PK: objPk(project, objectId),
+          SK: `ALIAS#${keyPart(alias)}`,
+          project_id: project,
+          object_id: objectId,
+          alias,
+          digest,
+          ...index,
+        },
+        ...aliasCondition(options),
+      }),
+    ),
   )
 }
 
 /** Removes an alias of an object (no-op when absent). */
-export async function deleteAlias(project: string, objectId: string, alias: string): Promise<void> {
-  await db().send(
-    new DeleteCommand({ TableName: table(), Key: { PK: objPk(project, objectId), SK: `ALIAS#${keyPart(alias)}` } }),
+export async function deleteAlias(
+  project: string,
+  objectId: string,
+  alias: string,
+  options: AliasWriteOptions = {},
+): Promise<void> {
+  await skipIfMoved(
+    db().send(
+      new DeleteCommand({
+        TableName: table(),
+        Key: { PK: objPk(project, objectId), SK: `ALIAS#${keyPart(alias)}` },
+        ...aliasCondition(options),
+      }),
+    ),
   )
 }
 

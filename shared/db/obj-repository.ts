@@ -149,7 +149,11 @@ export async function listLiveVersionsByClass(
   return Promise.all(items.map((item) => withValue(item, withVal)))
 }
 
-/** Soft-deletes a live version: sets `deleted_at` and drops it from the live listings. False if not live. */
+/**
+ * Soft-deletes a live version: sets `deleted_at` and drops it from the live listings. False if it was not live. A
+ * version found deleted at exactly `at` counts as deleted by this call: its first attempt was applied and the answer
+ * lost, so the SDK's retry failed the condition.
+ */
 export async function markVersionDeleted(v: ObjVersion, at: string): Promise<boolean> {
   try {
     await db().send(
@@ -163,8 +167,9 @@ export async function markVersionDeleted(v: ObjVersion, at: string): Promise<boo
     )
     return true
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false
-    throw error
+    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    const current = await getObjVersion(v.project_id, v.object_id, v.digest, false)
+    return current?.version.deleted_at === at
   }
 }
 

@@ -110,7 +110,32 @@ function pyList(values: readonly string[] | null | undefined): string {
   return values == null ? 'None' : `[${values.map((v) => `'${v}'`).join(', ')}]`
 }
 
-/** `obj/delete`: soft-deletes versions, drops their tags and aliases and re-points `latest` to the newest survivor. */
+/**
+ * Drops the tags and aliases of deleted versions and re-points `latest` when it names one (or is missing) to the
+ * newest survivor. Conditional alias writes leave an alias alone that a concurrent request moved meanwhile.
+ */
+async function dropLabels(project: string, objectId: string, gone: Set<string>, all: ObjVersion[]): Promise<void> {
+  const labels = await getObjectLabels(project, objectId)
+  for (const a of labels.aliases) {
+    if (a.alias !== 'latest' && gone.has(a.digest))
+      await deleteAlias(project, objectId, a.alias, { ifDigest: a.digest })
+  }
+  for (const [digest, tags] of labels.tags) {
+    if (gone.has(digest)) for (const t of tags) await deleteTag(project, objectId, digest, t)
+  }
+  const latest = labels.aliases.find((a) => a.alias === 'latest')
+  if (latest !== undefined && !gone.has(latest.digest)) return
+  const survivor = newest(all.filter((v) => !gone.has(v.digest) && v.version_index !== undefined))
+  const options = latest === undefined ? {} : { ifDigest: latest.digest }
+  if (survivor === undefined) await deleteAlias(project, objectId, 'latest', options)
+  else await putAlias(project, objectId, 'latest', survivor.digest, options)
+}
+
+/**
+ * `obj/delete`: soft-deletes versions, drops their tags and aliases and re-points `latest` to the newest survivor.
+ * Targets already deleted take part in the cleanup too, so a retry finishes a delete that failed part-way (and then
+ * answers 404 when it had nothing left to delete, as Weave does).
+ */
 export async function deleteObj(req: ObjDeleteReq) {
   const { project_id: project, object_id: objectId, digests } = req
   if (digests != null && digests.length > MAX_DELETE_DIGESTS) {
@@ -118,30 +143,17 @@ export async function deleteObj(req: ObjDeleteReq) {
   }
   const all = (await listObjectVersions(project, objectId, false)).map((r) => r.version)
   let targets: ObjVersion[]
-  if (digests == null) targets = all.filter((v) => !v.deleted_at && v.version_index !== undefined)
+  if (digests == null) targets = all.filter((v) => v.version_index !== undefined)
   else {
     const resolved = await Promise.all(digests.map((d) => resolveObjVersion(project, objectId, d, false)))
-    const byDigest = new Map(
-      resolved.flatMap((r) => (r && !r.version.deleted_at ? [[r.version.digest, r.version]] : [])),
-    )
-    targets = [...byDigest.values()]
+    targets = [...new Map(resolved.flatMap((r) => (r ? [[r.version.digest, r.version]] : []))).values()]
   }
   const at = new Date().toISOString()
   const deleted: ObjVersion[] = []
-  for (const v of targets) if (await markVersionDeleted(v, at)) deleted.push(v)
+  for (const v of targets) if (!v.deleted_at && (await markVersionDeleted(v, at))) deleted.push(v)
+  const gone = new Set([...targets, ...all.filter((v) => v.deleted_at)].map((v) => v.digest))
+  await dropLabels(project, objectId, gone, all)
   if (deleted.length === 0) throw new NotFoundError(`Object ${objectId} (${pyList(digests)}) not found when deleting.`)
-  const gone = new Set(deleted.map((v) => v.digest))
-  const labels = await getObjectLabels(project, objectId)
-  const latest = labels.aliases.find((a) => a.alias === 'latest')
-  for (const a of labels.aliases)
-    if (a.alias !== 'latest' && gone.has(a.digest)) await deleteAlias(project, objectId, a.alias)
-  for (const [digest, tags] of labels.tags)
-    if (gone.has(digest)) for (const t of tags) await deleteTag(project, objectId, digest, t)
-  if (latest === undefined || gone.has(latest.digest)) {
-    const survivor = newest(all.filter((v) => !v.deleted_at && !gone.has(v.digest) && v.version_index !== undefined))
-    if (survivor === undefined) await deleteAlias(project, objectId, 'latest')
-    else await putAlias(project, objectId, 'latest', survivor.digest)
-  }
   return {
     num_deleted: deleted.length,
     deleted_versions: deleted.map((v) => ({

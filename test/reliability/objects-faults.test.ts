@@ -3,6 +3,7 @@ import { app as createObj } from '#functions/tracing/create-obj/handler'
 import { app as deleteObj } from '#functions/tracing/delete-obj/handler'
 import { app as queryObjs } from '#functions/tracing/query-objs/handler'
 import { app as readObj } from '#functions/tracing/read-obj/handler'
+import { app as setAliases } from '#functions/tracing/set-obj-aliases/handler'
 import { config } from '#shared/config'
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
 import { publish } from '../support/objects.js'
@@ -190,5 +191,88 @@ describe('re-publishing a deleted value', () => {
     // Assess: the version comes back with its old index.
     expect(res.status).toBe(200)
     expect(summary(latest)).toEqual({ status: 200, digest, index: 0 })
+  })
+})
+
+describe('obj/delete retried after a failure between its writes', () => {
+  it("re-points 'latest' to the survivor when the first attempt failed after marking", async () => {
+    // Prepare: marking v1 succeeds, re-pointing `latest` (a PutItem) fails.
+    const caller = await warmCaller()
+    const d0 = await publish(caller, 'o', { a: 0 })
+    const d1 = await publish(caller, 'o', { a: 1 })
+    const req = { project_id: caller.project, object_id: 'o', digests: [d1] }
+    proxy.inject({ fault: 'unavailable', operations: ['PutItem'] })
+    const failed = await send(deleteObj, '/obj/delete', req, caller)
+    proxy.clear()
+
+    // Act
+    const retried = await send(deleteObj, '/obj/delete', req, caller)
+    const latest = await read(caller, 'o', 'latest')
+    const listed = await send(
+      queryObjs,
+      '/objs/query',
+      { project_id: caller.project, filter: { latest_only: true } },
+      caller,
+    )
+
+    // Assess: the retry finds nothing left to delete (Weave's 404) but finishes the cleanup first.
+    expect(failed.status).toBe(503)
+    expect(retried).toEqual({ status: 404, body: { reason: `Object o (['${d1}']) not found when deleting.` } })
+    expect(summary(latest)).toEqual({ status: 200, digest: d0, index: 0 })
+    expect(listed.body.objs.map((o: { digest: string }) => o.digest)).toEqual([d0])
+  })
+
+  it('drops the aliases of a version whose delete failed before removing them', async () => {
+    // Prepare: marking v1 succeeds, deleting its alias fails.
+    const caller = await warmCaller()
+    const d0 = await publish(caller, 'o', { a: 0 })
+    const d1 = await publish(caller, 'o', { a: 1 })
+    await send(
+      setAliases,
+      '/objs/o/aliases',
+      { project_id: caller.project, digest: d1, aliases: ['prod'] },
+      caller,
+      'PUT',
+    )
+    const req = { project_id: caller.project, object_id: 'o', digests: [d1] }
+    proxy.inject({ fault: 'unavailable', operations: ['DeleteItem'] })
+    const failed = await send(deleteObj, '/obj/delete', req, caller)
+    proxy.clear()
+
+    // Act
+    await send(deleteObj, '/obj/delete', req, caller)
+    const prod = await read(caller, 'o', 'prod')
+    const latest = await read(caller, 'o', 'latest')
+
+    // Assess
+    expect(failed.status).toBe(503)
+    expect(prod).toEqual({ status: 404, body: { reason: 'Obj o:prod not found' } })
+    expect(summary(latest)).toEqual({ status: 200, digest: d0, index: 0 })
+  })
+
+  it("answers 200 and re-points 'latest' when the answer to the mark was lost", async () => {
+    // Prepare: the mark is applied, its answer lost; the SDK's retry finds the version already deleted.
+    const caller = await warmCaller()
+    const d0 = await publish(caller, 'd', { a: 0 })
+    const d1 = await publish(caller, 'd', { a: 1 })
+    proxy.inject({ fault: 'drop-after-apply', operations: ['UpdateItem'], times: 1 })
+
+    // Act
+    const res = await send(
+      deleteObj,
+      '/obj/delete',
+      { project_id: caller.project, object_id: 'd', digests: [d1] },
+      caller,
+    )
+    proxy.clear()
+    const latest = await read(caller, 'd', 'latest')
+    const v1 = await read(caller, 'd', 'v1')
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(res.body.num_deleted).toBe(1)
+    expect(summary(latest)).toEqual({ status: 200, digest: d0, index: 0 })
+    expect(v1.status).toBe(404)
+    expect(v1.body.reason).toMatch(/^d:v1 was deleted at /)
   })
 })
