@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
 import { queryAll } from '#shared/db/query'
 
@@ -9,11 +9,10 @@ import { queryAll } from '#shared/db/query'
  * `SK = S#<nn>`) and summed on read, so the unfiltered `calls/query_stats` reads 16 small items instead of the project.
  *
  * `ADD` is not idempotent, so every increment is guarded by idempotency tokens (`+<call id>`, `-<call id>`) held in
- * the shard's `pending` string set while the request that counted them finishes its writes: the `ADD` is conditional
- * on none of its tokens being pending, and a retried request (same body, so same shard) finds them there and skips.
- * A retry racing its original may read a call as new, yet count it only after the original released its tokens; so
- * ingest re-reads the calls it counted and takes back those a counting writer already stored (see call-ingest.ts),
- * and deletes count only what their own conditional update marked.
+ * the shard's `pending` string set while the request that counted them finishes its item writes: the `ADD` is
+ * conditional on none of its tokens being pending, so a token also works as a lock on its call's count. A pending token
+ * always means its delta is in `n` (a take-back that gives a token up removes it in the same update), and only its
+ * holder releases it, once the call items show the change (see docs/data-model.md, "The call counter").
  */
 
 /** Number of counter shards per project. */
@@ -27,6 +26,12 @@ const counterPk = (project: string) => `CALLCOUNT#${project}`
 function shardOf(seed: string): string {
   const n = createHash('sha256').update(seed).digest().readUInt32BE(0) % COUNTER_SHARDS
   return `S#${String(n).padStart(2, '0')}`
+}
+
+function inGroups<T>(items: readonly T[]): T[][] {
+  const groups: T[][] = []
+  for (let i = 0; i < items.length; i += TOKENS_PER_UPDATE) groups.push(items.slice(i, i + TOKENS_PER_UPDATE))
+  return groups
 }
 
 async function addGuarded(key: Record<string, string>, tokens: string[], delta: number): Promise<boolean> {
@@ -58,13 +63,69 @@ export type CallCount = {
   counted: readonly string[]
   /** Takes back the count of tokens this request counted but must not (their change was already counted). */
   undo: (tokens: readonly string[]) => Promise<void>
+  /** Releases every counted token: call once the call items show what was counted. */
   release: () => Promise<void>
+  /**
+   * Takes back `undo` (counted tokens not taken back yet) and releases every counted token except `hold`, each take-back
+   * in the same update as its release; a held token stays pending for good, its delta counted.
+   */
+  finish: (undo: readonly string[], hold?: ReadonlySet<string>) => Promise<void>
+}
+
+async function countOnShard(project: string, shard: string, tokens: readonly string[], delta: 1 | -1) {
+  const key = { PK: counterPk(project), SK: shard }
+  const counted: string[] = []
+  for (const group of inGroups(tokens)) {
+    if (await addGuarded(key, group, delta)) {
+      counted.push(...group)
+      continue
+    }
+    // Some token is pending from an earlier or concurrent attempt: count the others one by one.
+    for (const token of group) if (await addGuarded(key, [token], delta)) counted.push(token)
+  }
+  const undone = new Set<string>()
+  const send = (update: string, values: Record<string, unknown>, names?: Record<string, string>) =>
+    db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: update,
+        ExpressionAttributeValues: values,
+        ...(names === undefined ? {} : { ExpressionAttributeNames: names }),
+      }),
+    )
+  const mine = (tokens: readonly string[]) => {
+    const held = new Set(counted)
+    return [...new Set(tokens)].filter((t) => held.has(t) && !undone.has(t))
+  }
+  async function undo(tokens: readonly string[]) {
+    const taken = mine(tokens)
+    if (taken.length === 0) return
+    await send('ADD #n :k', { ':k': -delta * taken.length }, { '#n': 'n' })
+    for (const t of taken) undone.add(t)
+  }
+  // Released tokens are never released again: another request may hold them by then.
+  const released = new Set<string>()
+  async function finish(tokens: readonly string[], hold: ReadonlySet<string> = new Set()) {
+    const taken = new Set(mine(tokens).filter((t) => !hold.has(t) && !released.has(t)))
+    for (const group of inGroups(counted.filter((t) => !hold.has(t) && !released.has(t)))) {
+      const k = group.filter((t) => taken.has(t)).length
+      if (k === 0) await send('DELETE pending :set', { ':set': new Set(group) })
+      else await send('ADD #n :k DELETE pending :set', { ':k': -delta * k, ':set': new Set(group) }, { '#n': 'n' })
+      for (const t of group) {
+        released.add(t)
+        if (taken.has(t)) undone.add(t)
+      }
+    }
+  }
+  return { counted, undo, finish, release: () => finish([]) } satisfies CallCount
 }
 
 /**
- * Adds `delta` per token to the project's count unless a token is already pending (a retry), and returns what it
- * counted with the function that clears the tokens once the caller's item writes are done. `seed` must be derived
- * from the request body (not from what is new), so a retry lands on the same shard.
+ * Adds `delta` per token to the project's count unless a token is already pending (a retry, or a concurrent attempt),
+ * and returns what it counted with the functions that take counts back and release the tokens once the caller's item
+ * writes are done. `seed` must be derived from the request body (not from what is new), so a retry lands on the same
+ * shard.
  */
 export async function countCalls(
   project: string,
@@ -72,44 +133,22 @@ export async function countCalls(
   delta: 1 | -1,
   seed: string,
 ): Promise<CallCount> {
-  if (tokens.length === 0) return { counted: [], undo: async () => undefined, release: async () => undefined }
-  const key = { PK: counterPk(project), SK: shardOf(seed) }
-  const groups: string[][] = []
-  const counted: string[] = []
-  for (let i = 0; i < tokens.length; i += TOKENS_PER_UPDATE) groups.push(tokens.slice(i, i + TOKENS_PER_UPDATE))
-  for (const group of groups) {
-    if (await addGuarded(key, group, delta)) {
-      counted.push(...group)
-      continue
-    }
-    // Some token is pending from an earlier attempt: count the others one by one.
-    for (const token of group) if (await addGuarded(key, [token], delta)) counted.push(token)
-  }
-  async function undo(taken: readonly string[]) {
-    if (taken.length === 0) return
-    await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: key,
-        UpdateExpression: 'ADD #n :k',
-        ExpressionAttributeNames: { '#n': 'n' },
-        ExpressionAttributeValues: { ':k': -delta * taken.length },
-      }),
-    )
-  }
-  async function release() {
-    for (const group of groups) {
-      await db().send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: key,
-          UpdateExpression: 'DELETE pending :set',
-          ExpressionAttributeValues: { ':set': new Set(group) },
-        }),
-      )
-    }
-  }
-  return { counted, undo, release }
+  if (tokens.length === 0) return { counted: [], undo: async () => {}, release: async () => {}, finish: async () => {} }
+  return countOnShard(project, shardOf(seed), tokens, delta)
+}
+
+/** The tokens among `tokens` still pending on the shard `seed` picks (read strongly). */
+export async function pendingTokens(project: string, tokens: readonly string[], seed: string): Promise<Set<string>> {
+  const { Item } = await db().send(
+    new GetCommand({
+      TableName: table(),
+      Key: { PK: counterPk(project), SK: shardOf(seed) },
+      ProjectionExpression: 'pending',
+      ConsistentRead: true,
+    }),
+  )
+  const pending = Item?.pending instanceof Set ? (Item.pending as Set<string>) : new Set<string>()
+  return new Set(tokens.filter((t) => pending.has(t)))
 }
 
 /** The project's number of live (started, not deleted) calls: the sum of its counter shards. */

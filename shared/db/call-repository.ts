@@ -122,29 +122,55 @@ export async function putCallItems(items: Record<string, unknown>[]): Promise<vo
 
 /**
  * Stores start items (from `startRecord`) only where the call has no stored start yet, one conditional PutItem each
- * (several at once): for the rare writer that may not overwrite a start another request is writing.
+ * (several at once): for the rare writer that may not overwrite a start another request is writing. Returns the ids
+ * whose start this call created.
  */
-export async function putStartsIfAbsent(items: Record<string, unknown>[]): Promise<void> {
+export async function putStartsIfAbsent(items: Record<string, unknown>[]): Promise<Set<string>> {
+  const created = new Set<string>()
   await inPool(items, async (Item) => {
     try {
       await db().send(new PutCommand({ TableName: table(), Item, ConditionExpression: 'attribute_not_exists(PK)' }))
+      created.add(Item.id as string)
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error
     }
   })
+  return created
 }
 
-/** The ids among `ids` whose stored start was written by the request that counted it (`counted`), read strongly. */
-export async function countedStarts(project: string, ids: readonly string[]): Promise<Set<string>> {
-  const found = new Set<string>()
+/** What the call counter needs to know of a stored start part. */
+export type StartCountState = { counted: boolean }
+
+/** The count state of each call among `ids` that has a stored start part, read strongly (projected). */
+export async function startCountStates(project: string, ids: readonly string[]): Promise<Map<string, StartCountState>> {
+  const found = new Map<string, StartCountState>()
   const keys = [...new Set(ids)].map((id) => ({ PK: callPk(project, id), SK: 'S' }))
   const chunks: (typeof keys)[] = []
   for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
   await inPool(chunks, async (chunk) => {
-    const items = await getBatch(chunk, { ConsistentRead: true, ProjectionExpression: 'id, counted' })
-    for (const item of items) if (item.counted === true) found.add(item.id as string)
+    const options = { ConsistentRead: true, ProjectionExpression: 'id, counted' }
+    for (const item of await getBatch(chunk, options)) found.set(item.id as string, { counted: item.counted === true })
   })
   return found
+}
+
+/** The ids among `ids` whose stored start was written by a request that counted it (`counted`), read strongly. */
+export async function countedStarts(project: string, ids: readonly string[]): Promise<Set<string>> {
+  const states = await startCountStates(project, ids)
+  return new Set([...states].flatMap(([id, s]) => (s.counted ? [id] : [])))
+}
+
+/** Marks a stored start as counted (for a start stored by a writer that did not count it). */
+export async function markStartCounted(project: string, id: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { PK: callPk(project, id), SK: 'S' },
+      UpdateExpression: 'SET counted = :t',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':t': true },
+    }),
+  )
 }
 
 /** The stored `trace_id` of each call among `ids` that has a start part, read strongly. */

@@ -18,6 +18,7 @@ import { BadRequestError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { EndedCall, StartedCall } from '#shared/schemas/call'
 import type { CallEndItem, CallParts, CallStartItem } from '#shared/schemas/call-item'
+import { recheckDeferred, rollBackStarts } from '#shared/tracing/call-count'
 import { uuidv7 } from '#shared/tracing/ids'
 import { toStoredDatetime } from '#shared/tracing/time'
 
@@ -193,30 +194,41 @@ async function ingestProject(
     1,
     seed,
   )
-  // A retry racing its original may have read a call as new and counted it only after the original stored it and
-  // released its tokens: re-read what this request counted and take back what a counting writer already stored.
-  const held = new Set(count.counted.map((t) => t.slice(1)))
-  const done = held.size > 0 ? await countedStarts(project, [...held]) : new Set<string>()
-  await count.undo([...done].map((id) => `+${id}`))
-  const mine = fresh.filter((s) => held.has(s.id) && !done.has(s.id))
-  // Starts whose token another request holds: that request counts them. Written only if still absent (it may be
-  // writing them now, or have crashed after counting), and without the `counted` mark, which only a counter sets.
-  const others = fresh.filter((s) => !held.has(s.id))
-  const build = (s: KeyedStart) => buildStart(s, userId).then(startRecord)
-  if (others.length > 0) await putStartsIfAbsent(await Promise.all(others.map(build)))
-  // A start stored before this request (a retry) keeps its trace id; so does one another writer stored meanwhile.
+  // The starts this request tried to store as counted, and those it stored for another request's count.
+  const written = new Set<string>()
+  let created = new Set<string>()
   const traceIds = new Map(starts.map((s) => [s.id, stored.get(s.id)?.start?.trace_id ?? s.trace_id]))
-  const raced = [...done, ...others.map((s) => s.id)]
-  if (raced.length > 0) for (const [id, t] of await storedTraceIds(project, raced)) traceIds.set(id, t)
-  const records = [
-    ...(await Promise.all(mine.map(async (s) => ({ ...(await build(s)), counted: true })))),
-    ...(await Promise.all(
-      ends.map(async (e) =>
-        endRecord(await buildEnd(e, opt(e.trace_id) ?? traceIds.get(e.id) ?? stored.get(e.id)?.start?.trace_id)),
-      ),
-    )),
-  ]
-  await putCallItems(records)
+  try {
+    // A retry racing its original may have read a call as new and counted it only after the original stored it and
+    // released its tokens: re-read what this request counted and take back what a counting writer already stored.
+    const held = new Set(count.counted.map((t) => t.slice(1)))
+    const done = held.size > 0 ? await countedStarts(project, [...held]) : new Set<string>()
+    await count.undo([...done].map((id) => `+${id}`))
+    const mine = fresh.filter((s) => held.has(s.id) && !done.has(s.id))
+    // Starts whose token another request holds: that request counts them. Written only if still absent (it may be
+    // writing them now, or have crashed after counting), and without the `counted` mark, which only a counter sets.
+    const others = fresh.filter((s) => !held.has(s.id))
+    const build = (s: KeyedStart) => buildStart(s, userId).then(startRecord)
+    if (others.length > 0) created = await putStartsIfAbsent(await Promise.all(others.map(build)))
+    // A start stored before this request (a retry) keeps its trace id; so does one another writer stored meanwhile.
+    const raced = [...done, ...others.map((s) => s.id)]
+    if (raced.length > 0) for (const [id, t] of await storedTraceIds(project, raced)) traceIds.set(id, t)
+    const records = [
+      ...(await Promise.all(mine.map(async (s) => ({ ...(await build(s)), counted: true })))),
+      ...(await Promise.all(
+        ends.map(async (e) =>
+          endRecord(await buildEnd(e, opt(e.trace_id) ?? traceIds.get(e.id) ?? stored.get(e.id)?.start?.trace_id)),
+        ),
+      )),
+    ]
+    for (const s of mine) written.add(s.id)
+    await putCallItems(records)
+  } catch (error) {
+    // Nothing may stay counted that is not stored; the failure itself is what the client hears about.
+    await rollBackStarts(project, count, written, seed).catch(() => undefined)
+    throw error
+  }
   await count.release()
+  await recheckDeferred(project, created, seed)
   return traceIds
 }

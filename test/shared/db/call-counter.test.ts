@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import { describe, expect, it } from 'vitest'
 import { countCalls, readCallCount } from '#shared/db/call-counter'
@@ -20,13 +20,14 @@ function start(projectId: string, id: string) {
   }
 }
 
-// Fails the first BatchWriteItem after the counter update, as a crash between counting and writing would.
+// Fails the first BatchWriteItem after the counter update, as a write failing between counting and storing would.
+// (The document client's commands reach the middleware under the low-level client's names.)
 async function withFailingBatchWrite<T>(act: () => Promise<T>): Promise<void> {
   let failed = false
   const name = `fail-batch-write-${randomUUID()}`
   db().middlewareStack.add(
     (next, context) => async (args) => {
-      if (!failed && context.commandName === 'BatchWriteCommand') {
+      if (!failed && context.commandName === 'BatchWriteItemCommand') {
         failed = true
         throw Object.assign(new Error('injected crash'), { name: 'InternalServerError' })
       }
@@ -93,20 +94,62 @@ describe('call counter', () => {
     expect(items[0]?.n).toBe(2)
   })
 
-  it('never double-counts an ingest retried after a crash between counting and writing the calls', async () => {
+  it('takes back the count of an ingest whose write failed after counting, and counts its retry once', async () => {
     // Prepare
     const p = project()
     const batch = [start(p, randomUUID()), start(p, randomUUID()), start(p, randomUUID())]
 
     // Act
     await withFailingBatchWrite(() => ingestCalls(principalFor(p), batch))
-    const afterCrash = await readCallCount(p)
+    const afterFailure = await readCallCount(p)
     await ingestCalls(principalFor(p), batch)
     await ingestCalls(principalFor(p), batch)
 
     // Assess
-    expect(afterCrash).toBe(3)
+    expect(afterFailure).toBe(0)
     expect(await readCallCount(p)).toBe(3)
+  })
+
+  it('keeps a count a process left behind when it died between counting and writing: its retry counts nothing', async () => {
+    // Prepare: the tokens and counts of an attempt that never wrote its calls nor released its tokens.
+    const p = project()
+    const batch = [start(p, randomUUID()), start(p, randomUUID())]
+    const seed = createHash('sha256')
+      .update(
+        batch
+          .map((b) => b.start.id)
+          .sort()
+          .join('\n'),
+      )
+      .digest('hex')
+    await countCalls(
+      p,
+      batch.map((b) => `+${b.start.id}`),
+      1,
+      seed,
+    )
+
+    // Act
+    await ingestCalls(principalFor(p), batch)
+    await ingestCalls(principalFor(p), batch)
+
+    // Assess
+    expect(await readCallCount(p)).toBe(2)
+  })
+
+  it('releases only the tokens it counted, never those another request holds', async () => {
+    // Prepare
+    const p = project()
+    await countCalls(p, ['+a'], 1, 'seed-5')
+
+    // Act
+    const { release } = await countCalls(p, ['+a', '+b'], 1, 'seed-5')
+    await release()
+    const again = await countCalls(p, ['+a'], 1, 'seed-5')
+
+    // Assess
+    expect(again.counted).toEqual([])
+    expect(await readCallCount(p)).toBe(2)
   })
 
   it('reports the tokens it counted, leaving out those another request holds, and takes back on undo', async () => {

@@ -1,0 +1,217 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
+import { app as startCall } from '#functions/tracing/start-call/handler'
+import { app as streamQuery } from '#functions/tracing/stream-query-calls/handler'
+import { app as upsertBatch } from '#functions/tracing/upsert-call-batch/handler'
+import { config } from '#shared/config'
+import { countCalls, readCallCount } from '#shared/db/call-counter'
+import { putStartsIfAbsent, startRecord } from '#shared/db/call-repository'
+import { UNAVAILABLE_MESSAGE } from '#shared/errors/error-response'
+import { recheckDeferred, rollBackStarts } from '#shared/tracing/call-count'
+import { jsonInit } from '../support/auth.js'
+import { endPart, startPart } from '../support/calls.js'
+import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
+import { newProjectCaller, type ProjectCaller, send } from '../support/tracing.js'
+
+// The unfiltered calls/query_stats count is a counter kept beside the call items, not a count of them: these tests
+// check it matches what is stored when writes fail part-way, when answers are lost and when requests are retried.
+
+let proxy: DynamoFaultProxy
+let restoreEndpoint: () => void
+const saved = { ...config.dynamo }
+
+beforeAll(async () => {
+  proxy = await startDynamoFaultProxy()
+  restoreEndpoint = proxy.use()
+})
+
+beforeEach(() => {
+  Object.assign(config.dynamo, { ...saved, retryBaseMs: 1, retryMaxDelayMs: 5 })
+})
+
+afterEach(() => {
+  proxy.clear()
+})
+
+afterAll(async () => {
+  Object.assign(config.dynamo, saved)
+  restoreEndpoint()
+  await proxy.close()
+})
+
+const calls = (caller: ProjectCaller, ids: string[], withEnds = true) =>
+  ids.flatMap((id, i) => [
+    { mode: 'start', req: { start: startPart(caller.project, { id, inputs: { i } }) } },
+    ...(withEnds ? [{ mode: 'end', req: { end: endPart(caller.project, id, { output: i }) } }] : []),
+  ])
+
+async function count(caller: ProjectCaller): Promise<number> {
+  const res = await send(statsApp, '/calls/query_stats', { project_id: caller.project }, caller)
+  expect(res.status).toBe(200)
+  return res.body.count
+}
+
+async function stored(caller: ProjectCaller): Promise<string[]> {
+  const res = await streamQuery.request('/calls/stream_query', jsonInit({ project_id: caller.project }, caller.basic))
+  expect(res.status).toBe(200)
+  return (await res.text())
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => (JSON.parse(l) as { id: string }).id)
+    .sort()
+}
+
+// The counter shard seed ingest derives from a batch (its start ids), to act as one of its attempts would.
+const seedOf = (ids: string[]) =>
+  createHash('sha256')
+    .update([...ids].sort().join('\n'))
+    .digest('hex')
+
+describe('call/upsert_batch and call/start that fail after counting', () => {
+  it('count nothing when every BatchWriteItem answers 503, and a retry counts each call once', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const ids = [randomUUID(), randomUUID(), randomUUID()]
+    await count(caller) // warms the key cache
+    proxy.inject({ fault: 'unavailable', operations: ['BatchWriteItem'] })
+
+    // Act
+    const failed = await send(upsertBatch, '/call/upsert_batch', { batch: calls(caller, ids) }, caller)
+    proxy.clear()
+    const afterFailure = { count: await count(caller), stored: await stored(caller) }
+    const retried = await send(upsertBatch, '/call/upsert_batch', { batch: calls(caller, ids) }, caller)
+    const again = await send(upsertBatch, '/call/upsert_batch', { batch: calls(caller, ids) }, caller)
+
+    // Assess
+    expect(failed).toEqual({ status: 503, body: { reason: UNAVAILABLE_MESSAGE } })
+    expect(afterFailure).toEqual({ count: 0, stored: [] })
+    expect([retried.status, again.status]).toEqual([200, 200])
+    expect(await count(caller)).toBe(3)
+    expect(await stored(caller)).toEqual([...ids].sort())
+  })
+
+  it('call/start: counts nothing when its write fails, and once when retried', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const id = randomUUID()
+    await count(caller)
+    proxy.inject({ fault: 'throttling', operations: ['BatchWriteItem'] })
+
+    // Act
+    const failed = await send(startCall, '/call/start', { start: startPart(caller.project, { id }) }, caller)
+    proxy.clear()
+    const afterFailure = await count(caller)
+    const retried = await send(startCall, '/call/start', { start: startPart(caller.project, { id }) }, caller)
+
+    // Assess
+    expect(failed.status).toBe(503)
+    expect(afterFailure).toBe(0)
+    expect(retried.status).toBe(200)
+    expect(await count(caller)).toBe(1)
+  })
+
+  it('keep counting the starts stored by the BatchWriteItem that succeeded, and only those', async () => {
+    // Prepare: 30 starts are two BatchWriteItem requests (25 and 5); the second one fails.
+    const caller = await newProjectCaller()
+    const ids = Array.from({ length: 30 }, () => randomUUID())
+    await count(caller)
+    proxy.inject({ fault: 'unavailable', operations: ['BatchWriteItem'], skip: 1 })
+
+    // Act
+    const failed = await send(upsertBatch, '/call/upsert_batch', { batch: calls(caller, ids, false) }, caller)
+    proxy.clear()
+    const afterFailure = { count: await count(caller), stored: (await stored(caller)).length }
+    const retried = await send(upsertBatch, '/call/upsert_batch', { batch: calls(caller, ids, false) }, caller)
+
+    // Assess
+    expect(failed.status).toBe(503)
+    expect(afterFailure).toEqual({ count: 25, stored: 25 })
+    expect(retried.status).toBe(200)
+    expect(await count(caller)).toBe(30)
+    expect(await stored(caller)).toEqual([...ids].sort())
+  })
+
+  it('count a start once when the answer of its write and of its counter update are lost', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const ids = [randomUUID(), randomUUID()]
+    await count(caller)
+    proxy.inject({ fault: 'drop-after-apply', operations: ['BatchWriteItem'], times: 1 })
+    proxy.inject({ fault: 'drop-after-apply', operations: ['UpdateItem'], times: 2 })
+
+    // Act
+    const res = await send(upsertBatch, '/call/upsert_batch', { batch: calls(caller, ids) }, caller)
+    proxy.clear()
+    const retried = await send(upsertBatch, '/call/upsert_batch', { batch: calls(caller, ids) }, caller)
+
+    // Assess
+    expect([res.status, retried.status]).toEqual([200, 200])
+    expect(await count(caller)).toBe(2)
+  })
+})
+
+describe('a failed attempt racing its own retry', () => {
+  // The start item a retry stores for a call whose token another attempt holds.
+  const startItem = (caller: ProjectCaller, id: string) =>
+    startRecord({
+      project_id: caller.project,
+      id,
+      op_name: 'op',
+      trace_id: id,
+      started_at: '2025-01-01T00:00:00.000000Z',
+      attributes: { json: '{}' },
+      inputs: { json: '{}' },
+      wb_user_id: caller.userId,
+      size: 4,
+    })
+
+  it('counts a start the retry stored while the failed attempt held its token, once that attempt gives it back', async () => {
+    // Prepare: the first attempt counted the call, then the retry found its token pending and stored the start
+    // without counting it.
+    const caller = await newProjectCaller()
+    const id = randomUUID()
+    const first = await countCalls(caller.project, [`+${id}`], 1, seedOf([id]))
+    await putStartsIfAbsent([startItem(caller, id)])
+
+    // Act: the first attempt's write fails; it takes its count back and finds the retry's start.
+    await rollBackStarts(caller.project, first, new Set(), seedOf([id]))
+
+    // Assess
+    expect(await readCallCount(caller.project)).toBe(1)
+    expect(await stored(caller)).toEqual([id])
+  })
+
+  it('counts a start the retry stored after the failed attempt gave its token back and looked', async () => {
+    // Prepare: the first attempt counted, failed, took its count back and found nothing stored.
+    const caller = await newProjectCaller()
+    const id = randomUUID()
+    const first = await countCalls(caller.project, [`+${id}`], 1, seedOf([id]))
+    await rollBackStarts(caller.project, first, new Set(), seedOf([id]))
+
+    // Act: the retry, which found the token pending before that, stores the start now and checks the token.
+    const created = await putStartsIfAbsent([startItem(caller, id)])
+    await recheckDeferred(caller.project, created, seedOf([id]))
+    await recheckDeferred(caller.project, created, seedOf([id]))
+
+    // Assess
+    expect(await readCallCount(caller.project)).toBe(1)
+  })
+
+  it('leaves a start alone while its token is still held: the holder counts it', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const id = randomUUID()
+    const holder = await countCalls(caller.project, [`+${id}`], 1, seedOf([id]))
+
+    // Act
+    const created = await putStartsIfAbsent([startItem(caller, id)])
+    await recheckDeferred(caller.project, created, seedOf([id]))
+    const whileHeld = await readCallCount(caller.project)
+    await rollBackStarts(caller.project, holder, new Set(), seedOf([id]))
+
+    // Assess
+    expect(whileHeld).toBe(1)
+    expect(await readCallCount(caller.project)).toBe(1)
+  })
+})
