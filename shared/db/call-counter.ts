@@ -137,6 +137,33 @@ export async function countCalls(
   return countOnShard(project, shardOf(seed), tokens, delta)
 }
 
+/**
+ * `countCalls` with each token on the shard its own hash picks, so every request counting a token meets the others
+ * counting it there whatever its body (one update per shard touched, so meant for rarer writes such as deletions).
+ */
+export async function countEachCall(project: string, tokens: readonly string[], delta: 1 | -1): Promise<CallCount> {
+  const byShard = new Map<string, string[]>()
+  for (const token of new Set(tokens)) {
+    const shard = shardOf(token)
+    const group = byShard.get(shard)
+    if (group === undefined) byShard.set(shard, [token])
+    else group.push(token)
+  }
+  const parts = await Promise.all([...byShard].map(([shard, group]) => countOnShard(project, shard, group, delta)))
+  return {
+    counted: parts.flatMap((p) => p.counted),
+    undo: async (tokens) => {
+      await Promise.all(parts.map((p) => p.undo(tokens)))
+    },
+    release: async () => {
+      await Promise.all(parts.map((p) => p.release()))
+    },
+    finish: async (tokens, hold) => {
+      await Promise.all(parts.map((p) => p.finish(tokens, hold)))
+    },
+  }
+}
+
 /** The tokens among `tokens` still pending on the shard `seed` picks (read strongly). */
 export async function pendingTokens(project: string, tokens: readonly string[], seed: string): Promise<Set<string>> {
   const { Item } = await db().send(

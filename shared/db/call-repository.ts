@@ -139,7 +139,7 @@ export async function putStartsIfAbsent(items: Record<string, unknown>[]): Promi
 }
 
 /** What the call counter needs to know of a stored start part. */
-export type StartCountState = { counted: boolean }
+export type StartCountState = { counted: boolean; uncountPending: string | undefined }
 
 /** The count state of each call among `ids` that has a stored start part, read strongly (projected). */
 export async function startCountStates(project: string, ids: readonly string[]): Promise<Map<string, StartCountState>> {
@@ -148,8 +148,11 @@ export async function startCountStates(project: string, ids: readonly string[]):
   const chunks: (typeof keys)[] = []
   for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
   await inPool(chunks, async (chunk) => {
-    const options = { ConsistentRead: true, ProjectionExpression: 'id, counted' }
-    for (const item of await getBatch(chunk, options)) found.set(item.id as string, { counted: item.counted === true })
+    const options = { ConsistentRead: true, ProjectionExpression: 'id, counted, uncount_pending' }
+    for (const item of await getBatch(chunk, options)) {
+      const pending = typeof item.uncount_pending === 'string' ? item.uncount_pending : undefined
+      found.set(item.id as string, { counted: item.counted === true, uncountPending: pending })
+    }
   })
   return found
 }
@@ -231,6 +234,7 @@ export const LEAN_ATTRIBUTES = [
   'input_refs',
   'output_refs',
   'deleted_at',
+  'uncount_pending',
   'size',
 ] as const
 
@@ -295,16 +299,24 @@ export async function setCallDisplayName(
   }
 }
 
-/** Soft-deletes a call's start part unless it is deleted already; returns whether this write deleted it. */
-export async function markCallDeleted(project: string, id: string, deletedAt: string): Promise<boolean> {
+/**
+ * Soft-deletes a call's start part unless it is deleted already, recording `uncount_pending` (the deleting request's
+ * id) until the call counter shows the deletion; returns whether this write deleted it.
+ */
+export async function markCallDeleted(
+  project: string,
+  id: string,
+  deletedAt: string,
+  requestId: string,
+): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: table(),
         Key: { PK: callPk(project, id), SK: 'S' },
-        UpdateExpression: 'SET deleted_at = :d',
+        UpdateExpression: 'SET deleted_at = :d, uncount_pending = :r',
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deleted_at)',
-        ExpressionAttributeValues: { ':d': deletedAt },
+        ExpressionAttributeValues: { ':d': deletedAt, ':r': requestId },
       }),
     )
     return true
@@ -312,4 +324,15 @@ export async function markCallDeleted(project: string, id: string, deletedAt: st
     if (error instanceof ConditionalCheckFailedException) return false
     throw error
   }
+}
+
+/** Records that the call counter shows a call's deletion (idempotent). */
+export async function clearUncountPending(project: string, id: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { PK: callPk(project, id), SK: 'S' },
+      UpdateExpression: 'REMOVE uncount_pending',
+    }),
+  )
 }

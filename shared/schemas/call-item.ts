@@ -29,6 +29,8 @@ export const CallStartItemSchema = z.object({
   input_refs: z.optional(z.array(z.string())),
   size: z.number(),
   deleted_at: opt,
+  // The deleting request's id, set with `deleted_at` and removed once the call counter shows the deletion.
+  uncount_pending: opt,
 })
 export type CallStartItem = z.infer<typeof CallStartItemSchema>
 

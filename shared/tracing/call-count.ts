@@ -1,12 +1,12 @@
-import { type CallCount, countCalls, pendingTokens } from '#shared/db/call-counter'
-import { markStartCounted, startCountStates } from '#shared/db/call-repository'
+import { type CallCount, countCalls, countEachCall, pendingTokens } from '#shared/db/call-counter'
+import { clearUncountPending, markStartCounted, startCountStates } from '#shared/db/call-repository'
 
 /**
  * Keeps the project's call counter (call-counter.ts) in step with the stored call items when a write fails part-way or
  * races a retry. The rules: a pending token's delta is in the count, and only its holder releases it; a start stored
  * with `counted` is counted; a start a writer stored without it, deferring to another request's token, is counted by
- * that request, or here (`healStarts`) once that request gave its count back. See docs/data-model.md, "The call
- * counter".
+ * that request, or here (`healStarts`) once that request gave its count back; a deleted start carrying
+ * `uncount_pending` is still in the count. See docs/data-model.md, "The call counter".
  */
 
 const plus = (id: string) => `+${id}`
@@ -77,4 +77,44 @@ export async function recheckDeferred(project: string, created: ReadonlySet<stri
   const states = await startCountStates(project, released)
   const unmarked = released.filter((id) => states.get(id)?.counted === false)
   if (unmarked.length > 0) await healStarts(project, unmarked, seed)
+}
+
+/**
+ * Takes deleted calls out of the count exactly once: `ids` are deleted starts that may carry `uncount_pending`. Each
+ * is counted under its `-<id>` token (on the shard its id picks, so every delete of it meets there), re-read, and if
+ * still pending uncounted and cleared; one another request already cleared is taken back. `own` are ids whose delete
+ * mark answered "already deleted": returns how many of them carry `requestId`, i.e. were marked by this request (the
+ * client's retry of a mark whose answer was lost).
+ */
+export async function uncountDeleted(
+  project: string,
+  ids: readonly string[],
+  own: readonly string[],
+  requestId: string,
+): Promise<number> {
+  const count = await countEachCall(
+    project,
+    ids.map((id) => `-${id}`),
+    -1,
+  )
+  const locked = count.counted.map(idOf)
+  let states: Awaited<ReturnType<typeof startCountStates>>
+  try {
+    states = await startCountStates(project, [...locked, ...own])
+  } catch (error) {
+    // Nothing cleared yet: give every count back, so the marks stay pending for a retry to settle.
+    await count.finish(count.counted).catch(() => undefined)
+    throw error
+  }
+  const settle = locked.filter((id) => states.get(id)?.uncountPending !== undefined)
+  const results = await Promise.allSettled(settle.map((id) => clearUncountPending(project, id)))
+  // A call whose clear failed keeps its token and its count: the deletion is counted, the token stops a recount.
+  const kept = new Set(settle.map((id) => `-${id}`))
+  await count.finish(
+    count.counted.filter((t) => !kept.has(t)),
+    new Set(failedOf(settle, results).map((id) => `-${id}`)),
+  )
+  const failure = firstRejection(results)
+  if (failure !== undefined) throw failure
+  return own.filter((id) => states.get(id)?.uncountPending === requestId).length
 }

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto'
-import { countCalls } from '#shared/db/call-counter'
+import { randomUUID } from 'node:crypto'
 import { traceStorageSize, walkIndex } from '#shared/db/call-index-walk'
 import {
   addPart,
@@ -12,6 +11,7 @@ import {
 import { listFeedback } from '#shared/db/feedback-repository'
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
 import type { CallParts } from '#shared/schemas/call-item'
+import { uncountDeleted } from '#shared/tracing/call-count'
 import { expandRefs, objectRefReader, type RefReader } from '#shared/tracing/call-expand'
 import { type LoadedCall, loadCall, renderCall } from '#shared/tracing/call-view'
 import { callCosts, loadPrices } from '#shared/tracing/costs'
@@ -126,7 +126,11 @@ async function traceParts(project: string, traceId: string): Promise<Map<string,
   return parts
 }
 
-/** `calls/delete`: soft-deletes the calls and all their descendants; returns how many calls this request deleted. */
+/**
+ * `calls/delete`: soft-deletes the calls and all their descendants; returns how many calls this request deleted. A
+ * deletion stays marked `uncount_pending` until the call counter shows it, so a retry (the client's, after a failed
+ * counter write, or the SDK's, after a lost answer) takes it out of the count exactly once.
+ */
 export async function deleteCalls(project: string, ids: readonly string[], now = Date.now()): Promise<number> {
   if (ids.length > MAX_DELETE_IDS)
     throw new PayloadTooLargeError(`Cannot delete more than ${MAX_DELETE_IDS} calls at once`)
@@ -135,10 +139,12 @@ export async function deleteCalls(project: string, ids: readonly string[], now =
   const traces = new Set([...roots.values()].flatMap((p) => (p.start ? [p.start.trace_id] : [])))
   const children = new Map<string, string[]>()
   const live = new Set<string>()
+  const uncounting = new Set<string>()
   for (const traceId of traces) {
     for (const [id, p] of await traceParts(project, traceId)) {
       if (p.start === undefined) continue
       if (p.start.deleted_at === undefined) live.add(id)
+      else if (p.start.uncount_pending !== undefined) uncounting.add(id)
       const parent = p.start.parent_id
       if (parent === undefined) continue
       const siblings = children.get(parent)
@@ -155,19 +161,12 @@ export async function deleteCalls(project: string, ids: readonly string[], now =
     stack.push(...(children.get(id) ?? []))
   }
   const targets = [...doomed].filter((id) => live.has(id))
-  const seed = createHash('sha256')
-    .update(`delete\n${[...ids].sort().join('\n')}`)
-    .digest('hex')
+  const requestId = randomUUID()
   const deletedAt = microsToStored(now * 1000)
-  const results = await Promise.all(targets.map((id) => markCallDeleted(project, id, deletedAt)))
-  // Only the conditional update that marked a call deleted uncounts it, so concurrent deletes never uncount twice.
+  const results = await Promise.all(targets.map((id) => markCallDeleted(project, id, deletedAt, requestId)))
   const marked = targets.filter((_, i) => results[i])
-  const count = await countCalls(
-    project,
-    marked.map((id) => `-${id}`),
-    -1,
-    seed,
-  )
-  await count.release()
-  return marked.length
+  // Deleted meanwhile by another request, or by this one's own write whose answer was lost and retried.
+  const conflicts = targets.filter((_, i) => !results[i])
+  const pending = [...marked, ...conflicts, ...[...doomed].filter((id) => uncounting.has(id))]
+  return marked.length + (await uncountDeleted(project, pending, conflicts, requestId))
 }

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { app as deleteCalls } from '#functions/tracing/delete-calls/handler'
 import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
 import { app as startCall } from '#functions/tracing/start-call/handler'
 import { app as streamQuery } from '#functions/tracing/stream-query-calls/handler'
@@ -213,5 +214,94 @@ describe('a failed attempt racing its own retry', () => {
     // Assess
     expect(whileHeld).toBe(1)
     expect(await readCallCount(caller.project)).toBe(1)
+  })
+})
+
+describe('calls/delete whose counter write fails or whose answer is lost', () => {
+  async function startOne(caller: ProjectCaller): Promise<string> {
+    const id = randomUUID()
+    const res = await send(upsertBatch, '/call/upsert_batch', { batch: calls(caller, [id], false) }, caller)
+    expect(res.status).toBe(200)
+    return id
+  }
+
+  it('uncounts the call when the retry of a delete whose counter write failed comes in', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const id = await startOne(caller)
+    expect(await count(caller)).toBe(1)
+    // The first UpdateItem is the delete mark; every later one (the counter) fails.
+    proxy.inject({ fault: 'unavailable', operations: ['UpdateItem'], skip: 1 })
+
+    // Act
+    const failed = await send(deleteCalls, '/calls/delete', { project_id: caller.project, call_ids: [id] }, caller)
+    proxy.clear()
+    const retried = await send(deleteCalls, '/calls/delete', { project_id: caller.project, call_ids: [id] }, caller)
+    const again = await send(deleteCalls, '/calls/delete', { project_id: caller.project, call_ids: [id] }, caller)
+
+    // Assess
+    expect(failed.status).toBe(503)
+    expect(retried).toEqual({ status: 200, body: { num_deleted: 0 } })
+    expect(again).toEqual({ status: 200, body: { num_deleted: 0 } })
+    expect(await count(caller)).toBe(0)
+    expect(await stored(caller)).toEqual([])
+  })
+
+  it('uncounts once and reports the call deleted when the answer of the delete mark is lost', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const id = await startOne(caller)
+    proxy.inject({ fault: 'drop-after-apply', operations: ['UpdateItem'], times: 1 })
+
+    // Act
+    const res = await send(deleteCalls, '/calls/delete', { project_id: caller.project, call_ids: [id] }, caller)
+    proxy.clear()
+    const retried = await send(deleteCalls, '/calls/delete', { project_id: caller.project, call_ids: [id] }, caller)
+
+    // Assess
+    expect(res).toEqual({ status: 200, body: { num_deleted: 1 } })
+    expect(retried).toEqual({ status: 200, body: { num_deleted: 0 } })
+    expect(await count(caller)).toBe(0)
+  })
+
+  it('never uncounts twice when every write after the counter update fails and the delete is retried', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const [id, other] = [await startOne(caller), await startOne(caller)]
+    // UpdateItems: the mark, the counter update, then the mark's clearing and the token release fail.
+    proxy.inject({ fault: 'unavailable', operations: ['UpdateItem'], skip: 2 })
+
+    // Act
+    const failed = await send(deleteCalls, '/calls/delete', { project_id: caller.project, call_ids: [id] }, caller)
+    proxy.clear()
+    const retried = await send(deleteCalls, '/calls/delete', { project_id: caller.project, call_ids: [id] }, caller)
+
+    // Assess
+    expect(failed.status).toBe(503)
+    expect(retried.status).toBe(200)
+    expect(await count(caller)).toBe(1)
+    expect(await stored(caller)).toEqual([other])
+  })
+
+  it('uncounts a child once when its parent and the child are deleted by two concurrent requests', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const [root, child] = [randomUUID(), randomUUID()]
+    const batch = [
+      { mode: 'start', req: { start: startPart(caller.project, { id: root, trace_id: root }) } },
+      { mode: 'start', req: { start: startPart(caller.project, { id: child, trace_id: root, parent_id: root }) } },
+    ]
+    await send(upsertBatch, '/call/upsert_batch', { batch }, caller)
+
+    // Act
+    const results = await Promise.all([
+      send(deleteCalls, '/calls/delete', { project_id: caller.project, call_ids: [root] }, caller),
+      send(deleteCalls, '/calls/delete', { project_id: caller.project, call_ids: [child] }, caller),
+    ])
+
+    // Assess
+    expect(results.map((r) => r.status)).toEqual([200, 200])
+    expect(results.reduce((n, r) => n + r.body.num_deleted, 0)).toBe(2)
+    expect(await count(caller)).toBe(0)
   })
 })
