@@ -276,12 +276,18 @@ export async function getCallParts(
   return into
 }
 
-/** Sets or clears a call's display name; false when the call has no start part. */
+// DynamoDB's refusal of an update that would take the item past 400 KB (dynalite words it the same way).
+const ITEM_TOO_LARGE = /item size (to update )?has exceeded the maximum allowed size/i
+
+/**
+ * Sets or clears a call's display name: `missing` when the call has no start part, `too-large` when the part would
+ * pass DynamoDB's item size limit with it.
+ */
 export async function setCallDisplayName(
   project: string,
   id: string,
   displayName: string | undefined,
-): Promise<boolean> {
+): Promise<'updated' | 'missing' | 'too-large'> {
   try {
     await db().send(
       new UpdateCommand({
@@ -292,9 +298,12 @@ export async function setCallDisplayName(
         ...(displayName === undefined ? {} : { ExpressionAttributeValues: { ':n': displayName } }),
       }),
     )
-    return true
+    return 'updated'
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false
+    if (error instanceof ConditionalCheckFailedException) return 'missing'
+    if (error instanceof Error && error.name === 'ValidationException' && ITEM_TOO_LARGE.test(error.message)) {
+      return 'too-large'
+    }
     throw error
   }
 }

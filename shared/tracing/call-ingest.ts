@@ -3,7 +3,6 @@ import * as z from 'zod/mini'
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import { countCalls } from '#shared/db/call-counter'
 import {
-  callPk,
   countedStarts,
   endRecord,
   getCallParts,
@@ -12,15 +11,23 @@ import {
   startRecord,
   storedTraceIds,
 } from '#shared/db/call-repository'
-import { storeJson } from '#shared/db/large-value'
 import { claimRetryValue } from '#shared/db/retry-key-repository'
-import { BadRequestError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { EndedCall, StartedCall } from '#shared/schemas/call'
-import type { CallEndItem, CallParts, CallStartItem } from '#shared/schemas/call-item'
+import type { CallParts } from '#shared/schemas/call-item'
+import {
+  assertEndFits,
+  assertStartFits,
+  buildEnd,
+  buildStart,
+  type EndJson,
+  endJson,
+  type StartJson,
+  startJson,
+  storedTime,
+} from '#shared/tracing/call-build'
 import { recheckDeferred, rollBackStarts } from '#shared/tracing/call-count'
 import { uuidv7 } from '#shared/tracing/ids'
-import { toStoredDatetime } from '#shared/tracing/time'
 
 /** One write of `call/upsert_batch`: a start part or an end part. */
 export type IngestItem = { mode: 'start'; start: StartedCall } | { mode: 'end'; end: EndedCall }
@@ -28,104 +35,44 @@ export type IngestItem = { mode: 'start'; start: StartedCall } | { mode: 'end'; 
 /** The answer for one ingested item: `{id, trace_id}` for a start, `{}` for an end. */
 export type IngestResult = { id: string; trace_id: string } | Record<string, never>
 
-const REF_PREFIX = 'weave:///'
-
-/** Collects every `weave:///` ref string inside a JSON value (recorded for `input_refs` / `output_refs` filters). */
-export function collectRefs(value: unknown, into = new Set<string>()): Set<string> {
-  if (typeof value === 'string') {
-    if (value.startsWith(REF_PREFIX)) into.add(value)
-  } else if (Array.isArray(value)) {
-    for (const v of value) collectRefs(v, into)
-  } else if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) collectRefs(v, into)
-  }
-  return into
-}
-
-const bytes = (json: string) => Buffer.byteLength(json, 'utf8')
 const opt = (v: string | null | undefined) => (v === null || v === undefined ? undefined : v)
-
-function storedTime(value: unknown, field: string): string {
-  const stored = toStoredDatetime(value)
-  if (stored === undefined) throw new BadRequestError(`Invalid datetime in ${field}`)
-  return stored
-}
-
-async function buildStart(s: StartedCall & { id: string; trace_id: string }, userId: string): Promise<CallStartItem> {
-  const pk = callPk(s.project_id, s.id)
-  const attributes = JSON.stringify(s.attributes)
-  const inputs = JSON.stringify(s.inputs)
-  const refs = [...collectRefs(s.inputs)]
-  return {
-    project_id: s.project_id,
-    id: s.id,
-    op_name: s.op_name,
-    display_name: opt(s.display_name) || undefined,
-    trace_id: s.trace_id,
-    parent_id: opt(s.parent_id),
-    thread_id: opt(s.thread_id),
-    turn_id: opt(s.turn_id),
-    started_at: storedTime(s.started_at, 'started_at'),
-    attributes: await storeJson({ pk, skPrefix: 'S#attributes' }, attributes),
-    inputs: await storeJson({ pk, skPrefix: 'S#inputs' }, inputs),
-    otel_dump:
-      s.otel_dump === null || s.otel_dump === undefined
-        ? undefined
-        : await storeJson({ pk, skPrefix: 'S#otel' }, JSON.stringify(s.otel_dump)),
-    // The caller's identity, never a body value (contract §2).
-    wb_user_id: userId,
-    wb_run_id: opt(s.wb_run_id),
-    wb_run_step: s.wb_run_step ?? undefined,
-    input_refs: refs.length > 0 ? refs : undefined,
-    size: bytes(attributes) + bytes(inputs),
-  }
-}
-
-async function buildEnd(e: EndedCall, traceId: string | undefined): Promise<CallEndItem> {
-  const pk = callPk(e.project_id, e.id)
-  const output = JSON.stringify(e.output === undefined ? null : e.output)
-  const summary = JSON.stringify(e.summary)
-  const refs = [...collectRefs(e.output)]
-  return {
-    project_id: e.project_id,
-    id: e.id,
-    ended_at: storedTime(e.ended_at, 'ended_at'),
-    exception: opt(e.exception),
-    output: await storeJson({ pk, skPrefix: 'E#output' }, output),
-    summary: await storeJson({ pk, skPrefix: 'E#summary' }, summary),
-    trace_id: traceId,
-    wb_run_step_end: e.wb_run_step_end ?? undefined,
-    output_refs: refs.length > 0 ? refs : undefined,
-    size: bytes(output) + bytes(summary),
-  }
-}
 
 const GeneratedIdsSchema = z.array(z.nullable(z.tuple([z.string(), z.string()])))
 
-/**
- * Ids (UUIDv7) for starts sent without `id` or `trace_id`, one `[id, trace_id]` per item (null for other items). With
- * the client's retry id (`X-Weave-Retry-Id`) the first attempt's ids are recorded and reused by its retries, so a
- * retried start without a client id does not create a second call; without it such a retry does.
- */
-async function generatedIds(
-  principal: Principal,
-  items: readonly IngestItem[],
-  retryKey: string | undefined,
-): Promise<([string, string] | null)[]> {
-  const ids = items.map((item): [string, string] | null =>
+type GeneratedIds = ([string, string] | null)[]
+
+/** Fresh ids (UUIDv7) for starts sent without `id` or `trace_id`, one `[id, trace_id]` per item (null for others). */
+function freshIds(items: readonly IngestItem[]): GeneratedIds {
+  return items.map((item): [string, string] | null =>
     item.mode === 'start' && (!item.start.id || !item.start.trace_id) ? [uuidv7(), uuidv7()] : null,
   )
+}
+
+/**
+ * The ids for starts sent without `id` or `trace_id`. With the client's retry id (`X-Weave-Retry-Id`) the first
+ * attempt's ids are recorded and reused by its retries, so a retried start without a client id does not create a
+ * second call; without it such a retry does.
+ */
+async function generatedIds(principal: Principal, ids: GeneratedIds, retryKey: string | undefined) {
   if (retryKey === undefined || ids.every((g) => g === null)) return ids
   return claimRetryValue('call', principal.userId, retryKey, ids, GeneratedIdsSchema)
 }
 
-type KeyedStart = StartedCall & { id: string; trace_id: string }
+type KeyedStart = StartedCall & { id: string; trace_id: string; json: StartJson }
+type JsonEnd = EndedCall & { json: EndJson }
+
+const keyed = (item: IngestItem & { mode: 'start' }, ids: [string, string] | null | undefined) => ({
+  ...item.start,
+  id: item.start.id || (ids?.[0] as string),
+  trace_id: item.start.trace_id || (ids?.[1] as string),
+})
 
 /**
  * Stores start and end parts in order (later parts for the same call win), two item writes per call through
  * `BatchWriteItem`. A start whose call already has a stored start is a retry and is left as stored (so a retried
  * start never resets a later display-name update or deletion) and is not counted again; its answer is the stored
- * `{id, trace_id}`, so a retry without a `trace_id` gets the one its first attempt stored.
+ * `{id, trace_id}`, so a retry without a `trace_id` gets the one its first attempt stored. Every part is checked
+ * against DynamoDB's limits before anything is written: a part too large is a 413, a value too long for its key a 400.
  */
 export async function ingestCalls(
   principal: Principal,
@@ -137,18 +84,28 @@ export async function ingestCalls(
     if (item.mode === 'start') storedTime(item.start.started_at, 'started_at')
     else storedTime(item.end.ended_at, 'ended_at')
   }
-  const generated = await generatedIds(principal, items, retryKey)
+  const fresh = freshIds(items)
+  const json = items.map((item, i) => {
+    if (item.mode === 'end') {
+      const j = endJson(item.end)
+      assertEndFits(item.end, j)
+      return j
+    }
+    const j = startJson(item.start)
+    assertStartFits(keyed(item, fresh[i]), j, principal.userId)
+    return j
+  })
+  const generated = await generatedIds(principal, fresh, retryKey)
   const starts = new Map<string, KeyedStart>()
-  const ends = new Map<string, EndedCall>()
+  const ends = new Map<string, JsonEnd>()
   const startKeys = items.map((item, i) => {
     if (item.mode === 'end') {
-      ends.set(`${item.end.project_id}\n${item.end.id}`, item.end)
+      ends.set(`${item.end.project_id}\n${item.end.id}`, { ...item.end, json: json[i] as EndJson })
       return undefined
     }
-    const [genId, genTrace] = generated[i] ?? []
-    const id = item.start.id || (genId as string)
-    const key = `${item.start.project_id}\n${id}`
-    starts.set(key, { ...item.start, id, trace_id: item.start.trace_id || (genTrace as string) })
+    const start = keyed(item, generated[i])
+    const key = `${item.start.project_id}\n${start.id}`
+    starts.set(key, { ...start, json: json[i] as StartJson })
     return key
   })
   const projects = new Set([...starts.values(), ...ends.values()].map((c) => c.project_id))
@@ -172,7 +129,7 @@ async function ingestProject(
   userId: string,
   project: string,
   allStarts: Map<string, KeyedStart>,
-  allEnds: Map<string, EndedCall>,
+  allEnds: Map<string, JsonEnd>,
 ): Promise<Map<string, string>> {
   const starts = [...allStarts.values()].filter((s) => s.project_id === project)
   const ends = [...allEnds.values()].filter((e) => e.project_id === project)
@@ -208,7 +165,7 @@ async function ingestProject(
     // Starts whose token another request holds: that request counts them. Written only if still absent (it may be
     // writing them now, or have crashed after counting), and without the `counted` mark, which only a counter sets.
     const others = fresh.filter((s) => !held.has(s.id))
-    const build = (s: KeyedStart) => buildStart(s, userId).then(startRecord)
+    const build = (s: KeyedStart) => buildStart(s, s.json, userId).then(startRecord)
     if (others.length > 0) created = await putStartsIfAbsent(await Promise.all(others.map(build)))
     // A start stored before this request (a retry) keeps its trace id; so does one another writer stored meanwhile.
     const raced = [...done, ...others.map((s) => s.id)]
@@ -216,9 +173,10 @@ async function ingestProject(
     const records = [
       ...(await Promise.all(mine.map(async (s) => ({ ...(await build(s)), counted: true })))),
       ...(await Promise.all(
-        ends.map(async (e) =>
-          endRecord(await buildEnd(e, opt(e.trace_id) ?? traceIds.get(e.id) ?? stored.get(e.id)?.start?.trace_id)),
-        ),
+        ends.map(async (e) => {
+          const traceId = opt(e.trace_id) ?? traceIds.get(e.id) ?? stored.get(e.id)?.start?.trace_id
+          return endRecord(await buildEnd(e, e.json, traceId))
+        }),
       )),
     ]
     for (const s of mine) written.add(s.id)

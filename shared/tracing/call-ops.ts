@@ -9,6 +9,7 @@ import {
   setCallDisplayName,
 } from '#shared/db/call-repository'
 import { listFeedback } from '#shared/db/feedback-repository'
+import { MAX_ITEM_BYTES } from '#shared/db/item-size'
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
 import type { CallParts } from '#shared/schemas/call-item'
 import { uncountDeleted } from '#shared/tracing/call-count'
@@ -113,9 +114,13 @@ export async function updateCallDisplayName(
   if (displayName === null || displayName === undefined) {
     throw new BadRequestError('One of [display_name] is required for call update')
   }
-  if (!(await setCallDisplayName(project, id, displayName === '' ? undefined : displayName))) {
-    throw new NotFoundError(`Call not found: ${id}`)
+  // Too large for any item, whatever else the call holds (DynamoDB counts UTF-8 bytes, dynalite characters).
+  if (Buffer.byteLength(displayName, 'utf8') > MAX_ITEM_BYTES) {
+    throw new PayloadTooLargeError('display_name is too large to store with the call')
   }
+  const result = await setCallDisplayName(project, id, displayName === '' ? undefined : displayName)
+  if (result === 'missing') throw new NotFoundError(`Call not found: ${id}`)
+  if (result === 'too-large') throw new PayloadTooLargeError('display_name is too large to store with the call')
 }
 
 async function traceParts(project: string, traceId: string): Promise<Map<string, CallParts>> {

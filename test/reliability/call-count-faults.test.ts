@@ -1,9 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { app as deleteCalls } from '#functions/tracing/delete-calls/handler'
+import { app as endCall } from '#functions/tracing/end-call/handler'
 import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
+import { app as readCall } from '#functions/tracing/read-call/handler'
 import { app as startCall } from '#functions/tracing/start-call/handler'
 import { app as streamQuery } from '#functions/tracing/stream-query-calls/handler'
+import { app as updateCall } from '#functions/tracing/update-call/handler'
 import { app as upsertBatch } from '#functions/tracing/upsert-call-batch/handler'
 import { config } from '#shared/config'
 import { countCalls, readCallCount } from '#shared/db/call-counter'
@@ -303,5 +306,109 @@ describe('calls/delete whose counter write fails or whose answer is lost', () =>
     expect(results.map((r) => r.status)).toEqual([200, 200])
     expect(results.reduce((n, r) => n + r.body.num_deleted, 0)).toBe(2)
     expect(await count(caller)).toBe(0)
+  })
+})
+
+describe('call parts too large for DynamoDB are refused before anything is written', () => {
+  it('answers 413 for a start with a 420 KB display_name among 30 good ones, storing and counting nothing', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const good = Array.from({ length: 30 }, () => ({ mode: 'start', req: { start: startPart(caller.project) } }))
+    const bad = { mode: 'start', req: { start: startPart(caller.project, { display_name: 'y'.repeat(420_000) }) } }
+
+    // Act
+    const res = await send(upsertBatch, '/call/upsert_batch', { batch: [...good, bad] }, caller)
+
+    // Assess
+    expect(res).toEqual({ status: 413, body: { reason: 'Request too large' } })
+    expect(await count(caller)).toBe(0)
+    expect(await stored(caller)).toEqual([])
+  })
+
+  it('answers 413 for an end whose exception and inline output together pass 400 KB', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const id = randomUUID()
+    const end = endPart(caller.project, id, { exception: 'e'.repeat(350_000), output: { text: 'o'.repeat(60_000) } })
+
+    // Act
+    const res = await send(endCall, '/call/end', { end }, caller)
+    const batch = await send(
+      upsertBatch,
+      '/call/upsert_batch',
+      {
+        batch: [
+          { mode: 'start', req: { start: startPart(caller.project, { id }) } },
+          { mode: 'end', req: { end } },
+        ],
+      },
+      caller,
+    )
+
+    // Assess
+    expect(res.status).toBe(413)
+    expect(batch.status).toBe(413)
+    expect(await count(caller)).toBe(0)
+    expect(await stored(caller)).toEqual([])
+  })
+
+  for (const field of ['op_name', 'trace_id', 'parent_id', 'thread_id', 'id'] as const) {
+    it(`answers 400 for a ${field} longer than its DynamoDB key allows, in UTF-8 bytes, storing nothing`, async () => {
+      // Prepare: 1,100 three-byte characters are 3,300 bytes (dynalite, counting characters, would take them).
+      const caller = await newProjectCaller()
+      const good = Array.from({ length: 30 }, () => ({ mode: 'start', req: { start: startPart(caller.project) } }))
+      const bad = { mode: 'start', req: { start: startPart(caller.project, { [field]: '€'.repeat(1_100) }) } }
+
+      // Act
+      const res = await send(upsertBatch, '/call/upsert_batch', { batch: [...good, bad] }, caller)
+
+      // Assess
+      expect(res.status).toBe(400)
+      expect(res.body.reason).toContain(field)
+      expect(await count(caller)).toBe(0)
+      expect(await stored(caller)).toEqual([])
+    })
+  }
+
+  it('call/update answers 413 for a display_name that would take the start past 400 KB, keeping the stored one', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const id = randomUUID()
+    const start = startPart(caller.project, { id, display_name: 'kept', inputs: { i: 'i'.repeat(60_000) } })
+    await send(startCall, '/call/start', { start }, caller)
+    const update = (name: string) =>
+      send(updateCall, '/call/update', { project_id: caller.project, call_id: id, display_name: name }, caller)
+
+    // Act: one larger than any item; one that fits alone but not beside the inputs; one of 3-byte characters.
+    const results = [
+      await update('x'.repeat(420_000)),
+      await update('x'.repeat(350_000)),
+      await update('€'.repeat(140_000)),
+    ]
+    const read = await send(readCall, '/call/read', { project_id: caller.project, id }, caller)
+
+    // Assess
+    expect(results).toEqual(Array(3).fill({ status: 413, body: { reason: 'Request too large' } }))
+    expect(read.body.call.display_name).toBe('kept')
+  })
+
+  it('stores a start whose inline fields come close to the limit', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const id = randomUUID()
+    const start = startPart(caller.project, {
+      id,
+      display_name: 'd'.repeat(250_000),
+      attributes: { a: 'a'.repeat(60_000) },
+      inputs: { i: 'i'.repeat(60_000) },
+    })
+
+    // Act
+    const res = await send(startCall, '/call/start', { start }, caller)
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(await count(caller)).toBe(1)
+    expect(await stored(caller)).toEqual([id])
   })
 })

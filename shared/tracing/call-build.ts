@@ -1,0 +1,191 @@
+import { callPk, endRecord, startRecord } from '#shared/db/call-repository'
+import { itemBytes, MAX_ITEM_BYTES, oversizedKey } from '#shared/db/item-size'
+import { CHUNK_BYTES, INLINE_LIMIT_BYTES, type StoredJson, storeJson } from '#shared/db/large-value'
+import { BadRequestError, PayloadTooLargeError } from '#shared/errors/http-error'
+import type { EndedCall, StartedCall } from '#shared/schemas/call'
+import type { CallEndItem, CallStartItem } from '#shared/schemas/call-item'
+import { toStoredDatetime } from '#shared/tracing/time'
+
+/**
+ * Builds the stored items of call parts: the JSON columns are serialised once (`startJson`/`endJson`), checked
+ * against DynamoDB's limits before anything is written (`assertStartFits`/`assertEndFits`), then stored (large ones as
+ * chunks, see large-value.ts) by `buildStart`/`buildEnd`.
+ */
+
+const REF_PREFIX = 'weave:///'
+
+/** Collects every `weave:///` ref string inside a JSON value (recorded for `input_refs` / `output_refs` filters). */
+export function collectRefs(value: unknown, into = new Set<string>()): Set<string> {
+  if (typeof value === 'string') {
+    if (value.startsWith(REF_PREFIX)) into.add(value)
+  } else if (Array.isArray(value)) {
+    for (const v of value) collectRefs(v, into)
+  } else if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) collectRefs(v, into)
+  }
+  return into
+}
+
+const bytes = (json: string) => Buffer.byteLength(json, 'utf8')
+const opt = (v: string | null | undefined) => (v === null || v === undefined ? undefined : v)
+
+/** A request datetime as stored; a 400 when it cannot be stored. */
+export function storedTime(value: unknown, field: string): string {
+  const stored = toStoredDatetime(value)
+  if (stored === undefined) throw new BadRequestError(`Invalid datetime in ${field}`)
+  return stored
+}
+
+/** A start's JSON columns as text, and the refs among its inputs. */
+export type StartJson = { attributes: string; inputs: string; otel: string | undefined; refs: string[] }
+/** An end's JSON columns as text, and the refs in its output. */
+export type EndJson = { output: string; summary: string; refs: string[] }
+
+/** Serialises a start's JSON columns (once per request). */
+export function startJson(s: StartedCall): StartJson {
+  return {
+    attributes: JSON.stringify(s.attributes),
+    inputs: JSON.stringify(s.inputs),
+    otel: s.otel_dump === null || s.otel_dump === undefined ? undefined : JSON.stringify(s.otel_dump),
+    refs: [...collectRefs(s.inputs)],
+  }
+}
+
+/** Serialises an end's JSON columns (once per request). */
+export function endJson(e: EndedCall): EndJson {
+  return {
+    output: JSON.stringify(e.output === undefined ? null : e.output),
+    summary: JSON.stringify(e.summary),
+    refs: [...collectRefs(e.output)],
+  }
+}
+
+type Columns<K extends string> = Record<K, StoredJson>
+
+function startItem(
+  s: StartedCall & { id: string; trace_id: string },
+  json: StartJson,
+  columns: Columns<'attributes' | 'inputs'> & { otel: StoredJson | undefined },
+  userId: string,
+): CallStartItem {
+  return {
+    project_id: s.project_id,
+    id: s.id,
+    op_name: s.op_name,
+    display_name: opt(s.display_name) || undefined,
+    trace_id: s.trace_id,
+    parent_id: opt(s.parent_id),
+    thread_id: opt(s.thread_id),
+    turn_id: opt(s.turn_id),
+    started_at: storedTime(s.started_at, 'started_at'),
+    attributes: columns.attributes,
+    inputs: columns.inputs,
+    otel_dump: columns.otel,
+    // The caller's identity, never a body value (contract §2).
+    wb_user_id: userId,
+    wb_run_id: opt(s.wb_run_id),
+    wb_run_step: s.wb_run_step ?? undefined,
+    input_refs: json.refs.length > 0 ? json.refs : undefined,
+    size: bytes(json.attributes) + bytes(json.inputs),
+  }
+}
+
+function endItem(e: EndedCall, json: EndJson, columns: Columns<'output' | 'summary'>, traceId: string | undefined) {
+  return {
+    project_id: e.project_id,
+    id: e.id,
+    ended_at: storedTime(e.ended_at, 'ended_at'),
+    exception: opt(e.exception),
+    output: columns.output,
+    summary: columns.summary,
+    trace_id: traceId,
+    wb_run_step_end: e.wb_run_step_end ?? undefined,
+    output_refs: json.refs.length > 0 ? json.refs : undefined,
+    size: bytes(json.output) + bytes(json.summary),
+  } satisfies CallEndItem
+}
+
+/** Stores a start's large JSON columns as chunks and returns its item (the part itself is not written). */
+export async function buildStart(
+  s: StartedCall & { id: string; trace_id: string },
+  json: StartJson,
+  userId: string,
+): Promise<CallStartItem> {
+  const pk = callPk(s.project_id, s.id)
+  const columns = {
+    attributes: await storeJson({ pk, skPrefix: 'S#attributes' }, json.attributes),
+    inputs: await storeJson({ pk, skPrefix: 'S#inputs' }, json.inputs),
+    otel: json.otel === undefined ? undefined : await storeJson({ pk, skPrefix: 'S#otel' }, json.otel),
+  }
+  return startItem(s, json, columns, userId)
+}
+
+/** Stores an end's large JSON columns as chunks and returns its item (the part itself is not written). */
+export async function buildEnd(e: EndedCall, json: EndJson, traceId: string | undefined): Promise<CallEndItem> {
+  const pk = callPk(e.project_id, e.id)
+  const columns = {
+    output: await storeJson({ pk, skPrefix: 'E#output' }, json.output),
+    summary: await storeJson({ pk, skPrefix: 'E#summary' }, json.summary),
+  }
+  return endItem(e, json, columns, traceId)
+}
+
+// What `storeJson` will keep in the item, without writing: the text, or a ref of the same shape.
+function planned(json: string): StoredJson {
+  const n = bytes(json)
+  if (n <= INLINE_LIMIT_BYTES) return { json }
+  return { ref: { hash: '0'.repeat(32), chunks: Math.ceil(n / CHUNK_BYTES), bytes: n } }
+}
+
+// Room kept for what later writes add to a stored part: the counter and deletion marks, and an end's trace keys and
+// id when its trace id comes from its start (at most 2,048 + 1,024 + 2,048 bytes and the names).
+const RESERVED_BYTES = 6 * 1024
+
+// The request fields a call item's key values are made of, to name them when one is too long for its key.
+const KEY_FIELDS: Record<string, string> = {
+  PK: 'project_id or id',
+  SK: 'id',
+  GSI1PK: 'project_id or trace_id',
+  GSI1SK: 'id',
+  GSI2PK: 'project_id',
+  GSI2SK: 'id',
+  GSI3PK: 'project_id or op_name',
+  GSI3SK: 'id',
+  GSI4PK: 'project_id or parent_id',
+  GSI4SK: 'id',
+  GSI5PK: 'project_id or thread_id',
+  GSI5SK: 'id',
+}
+
+function assertFits(record: Record<string, unknown>, part: string): void {
+  const key = oversizedKey(record)
+  if (key !== undefined) {
+    throw new BadRequestError(`Call ${part}: ${KEY_FIELDS[key] ?? key} is too long to be stored as a key`)
+  }
+  const size = itemBytes(record) + RESERVED_BYTES
+  if (size > MAX_ITEM_BYTES) {
+    throw new PayloadTooLargeError(
+      `Call ${part} is too large to store (${size} bytes with its keys, of ${MAX_ITEM_BYTES})`,
+    )
+  }
+}
+
+/** Throws the 4xx a start answers when its item would break a DynamoDB limit (413 for size, 400 for a key). */
+export function assertStartFits(
+  s: StartedCall & { id: string; trace_id: string },
+  json: StartJson,
+  userId: string,
+): void {
+  const columns = {
+    attributes: planned(json.attributes),
+    inputs: planned(json.inputs),
+    otel: json.otel === undefined ? undefined : planned(json.otel),
+  }
+  assertFits(startRecord(startItem(s, json, columns, userId)), 'start')
+}
+
+/** Throws the 4xx an end answers when its item would break a DynamoDB limit (413 for size, 400 for a key). */
+export function assertEndFits(e: EndedCall, json: EndJson): void {
+  const columns = { output: planned(json.output), summary: planned(json.summary) }
+  assertFits(endRecord(endItem(e, json, columns, opt(e.trace_id))), 'end')
+}
