@@ -62,6 +62,9 @@ export async function getLargeValue(owner: LargeValueOwner, ref: LargeValueRef):
           ':b': chunkSk(owner, ref.hash, ref.chunks - 1),
         },
         ExclusiveStartKey: startKey,
+        // The item naming this value is read right after its writer stored the chunks; an eventually consistent
+        // read could still miss one of them and fail the read as incomplete.
+        ConsistentRead: true,
       }),
     )
     for (const item of page.Items ?? []) parts.push(item.data as Uint8Array)
