@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { app as deleteCalls } from '#functions/tracing/delete-calls/handler'
 import { app as endCall } from '#functions/tracing/end-call/handler'
 import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
@@ -8,40 +8,21 @@ import { app as startCall } from '#functions/tracing/start-call/handler'
 import { app as streamQuery } from '#functions/tracing/stream-query-calls/handler'
 import { app as updateCall } from '#functions/tracing/update-call/handler'
 import { app as upsertBatch } from '#functions/tracing/upsert-call-batch/handler'
-import { config } from '#shared/config'
 import { countCalls, readCallCount } from '#shared/db/call-counter'
 import { putStartsIfAbsent, startRecord } from '#shared/db/call-repository'
 import { UNAVAILABLE_MESSAGE } from '#shared/errors/error-response'
 import { recheckDeferred, rollBackStarts } from '#shared/tracing/call-count'
 import { jsonInit } from '../support/auth.js'
 import { endPart, startPart } from '../support/calls.js'
-import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
+import { type DynamoFaultProxy, useDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
 import { newProjectCaller, type ProjectCaller, send } from '../support/tracing.js'
 
 // The unfiltered calls/query_stats count is a counter kept beside the call items, not a count of them: these tests
 // check it matches what is stored when writes fail part-way, when answers are lost and when requests are retried.
 
 let proxy: DynamoFaultProxy
-let restoreEndpoint: () => void
-const saved = { ...config.dynamo }
-
-beforeAll(async () => {
-  proxy = await startDynamoFaultProxy()
-  restoreEndpoint = proxy.use()
-})
-
-beforeEach(() => {
-  Object.assign(config.dynamo, { ...saved, retryBaseMs: 1, retryMaxDelayMs: 5 })
-})
-
-afterEach(() => {
-  proxy.clear()
-})
-
-afterAll(async () => {
-  Object.assign(config.dynamo, saved)
-  restoreEndpoint()
-  await proxy.close()
+useDynamoFaultProxy((started) => {
+  proxy = started
 })
 
 const calls = (caller: ProjectCaller, ids: string[], withEnds = true) =>

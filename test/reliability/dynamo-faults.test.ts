@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { app as chatApp } from '#functions/inference/create-chat-completion/handler'
 import { app as modelsApp } from '#functions/inference/list-models/handler'
 import { app as createFeedbackBatch } from '#functions/tracing/create-feedback-batch/handler'
@@ -18,7 +18,7 @@ import { UNAVAILABLE_MESSAGE } from '#shared/errors/error-response'
 import { clearCatalogCache } from '#shared/inference/catalog'
 import { jsonInit, newCaller } from '../support/auth.js'
 import { endPart, startPart } from '../support/calls.js'
-import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
+import { type DynamoFaultProxy, useDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
 import { addUpstreamModel } from '../support/models.js'
 import { publish } from '../support/objects.js'
 import { newProjectCaller, type ProjectCaller, send } from '../support/tracing.js'
@@ -26,29 +26,16 @@ import { newModel, trajectory } from '../support/training.js'
 import { startVllmUpstream, type VllmUpstream } from '../support/vllm-upstream.js'
 
 let proxy: DynamoFaultProxy
-let restoreEndpoint: () => void
 let upstream: VllmUpstream
-const saved = { ...config.dynamo }
+useDynamoFaultProxy((started) => {
+  proxy = started
+})
 
 beforeAll(async () => {
-  proxy = await startDynamoFaultProxy()
-  restoreEndpoint = proxy.use()
   upstream = await startVllmUpstream()
 })
 
-beforeEach(() => {
-  // Real backoff shapes, tiny waits: the suite stays fast while every retry still happens.
-  Object.assign(config.dynamo, { ...saved, retryBaseMs: 1, retryMaxDelayMs: 5 })
-})
-
-afterEach(() => {
-  proxy.clear()
-})
-
 afterAll(async () => {
-  Object.assign(config.dynamo, saved)
-  restoreEndpoint()
-  await proxy.close()
   await upstream.close()
 })
 

@@ -1,11 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { app as createObj } from '#functions/tracing/create-obj/handler'
 import { app as deleteObj } from '#functions/tracing/delete-obj/handler'
 import { app as queryObjs } from '#functions/tracing/query-objs/handler'
 import { app as readObj } from '#functions/tracing/read-obj/handler'
 import { app as setAliases } from '#functions/tracing/set-obj-aliases/handler'
-import { config } from '#shared/config'
-import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
+import { type DynamoFaultProxy, useDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
 import { publish } from '../support/objects.js'
 import { newProjectCaller, type ProjectCaller, type Res, send } from '../support/tracing.js'
 
@@ -13,26 +12,8 @@ import { newProjectCaller, type ProjectCaller, type Res, send } from '../support
 // check that a retry (the SDK's own, or the client's) converges on one readable, consistently numbered state.
 
 let proxy: DynamoFaultProxy
-let restoreEndpoint: () => void
-const saved = { ...config.dynamo }
-
-beforeAll(async () => {
-  proxy = await startDynamoFaultProxy()
-  restoreEndpoint = proxy.use()
-})
-
-beforeEach(() => {
-  Object.assign(config.dynamo, { ...saved, retryBaseMs: 1, retryMaxDelayMs: 5 })
-})
-
-afterEach(() => {
-  proxy.clear()
-})
-
-afterAll(async () => {
-  Object.assign(config.dynamo, saved)
-  restoreEndpoint()
-  await proxy.close()
+useDynamoFaultProxy((started) => {
+  proxy = started
 })
 
 /** A caller whose credentials are already cached, so injected faults hit only the object writes. */

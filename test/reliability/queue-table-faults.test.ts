@@ -1,6 +1,6 @@
 import '../support/lambda-shim.js'
 import { randomUUID } from 'node:crypto'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { app as addItemsApp } from '#functions/tracing/add-annotation-queue-items/handler'
 import { app as createQueueApp } from '#functions/tracing/create-annotation-queue/handler'
 import { app as createTableApp } from '#functions/tracing/create-table/handler'
@@ -10,11 +10,10 @@ import { app as queryTableApp } from '#functions/tracing/query-table/handler'
 import { app as streamQueryApp } from '#functions/tracing/stream-query-calls/handler'
 import { app as createModelApp } from '#functions/training/create-preview-model/handler'
 import { app as listModelsApp } from '#functions/training/list-preview-models/handler'
-import { config } from '#shared/config'
 import { tableDigest, valDigest } from '#shared/tracing/digest'
 import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
 import { startPart, writeCalls } from '../support/calls.js'
-import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
+import { type DynamoFaultProxy, useDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
 import { newCalls, newQueue } from '../support/queues.js'
 import { newProjectCaller, type ProjectCaller, send } from '../support/tracing.js'
 
@@ -22,27 +21,8 @@ import { newProjectCaller, type ProjectCaller, send } from '../support/tracing.j
 // never duplicates, nothing half-written is visible, and a retry or race is never a 500.
 
 let proxy: DynamoFaultProxy
-let restoreEndpoint: () => void
-const saved = { ...config.dynamo }
-
-beforeAll(async () => {
-  proxy = await startDynamoFaultProxy()
-  restoreEndpoint = proxy.use()
-})
-
-beforeEach(() => {
-  // Real backoff shapes, tiny waits: the suite stays fast while every retry still happens.
-  Object.assign(config.dynamo, { ...saved, retryBaseMs: 1, retryMaxDelayMs: 5 })
-})
-
-afterEach(() => {
-  proxy.clear()
-})
-
-afterAll(async () => {
-  Object.assign(config.dynamo, saved)
-  restoreEndpoint()
-  await proxy.close()
+useDynamoFaultProxy((started) => {
+  proxy = started
 })
 
 async function liveQueues(c: ProjectCaller): Promise<{ id: string }[]> {

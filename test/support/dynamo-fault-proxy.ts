@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest'
 import { config } from '#shared/config'
 
 /**
@@ -212,4 +213,31 @@ export async function startDynamoFaultProxy(target = config.dynamoEndpoint): Pro
       })
     },
   }
+}
+
+/**
+ * Registers the test file's hooks for a fault proxy: started and made the DynamoDB endpoint before the tests, real
+ * backoff shapes with tiny waits for each test (every retry still happens, the suite stays fast), rules cleared after
+ * each test, and everything restored at the end. `onStart` receives the proxy.
+ */
+export function useDynamoFaultProxy(onStart: (proxy: DynamoFaultProxy) => void): void {
+  let proxy: DynamoFaultProxy | undefined
+  let restoreEndpoint: (() => void) | undefined
+  const saved = { ...config.dynamo }
+  beforeAll(async () => {
+    proxy = await startDynamoFaultProxy()
+    restoreEndpoint = proxy.use()
+    onStart(proxy)
+  })
+  beforeEach(() => {
+    Object.assign(config.dynamo, { ...saved, retryBaseMs: 1, retryMaxDelayMs: 5 })
+  })
+  afterEach(() => {
+    proxy?.clear()
+  })
+  afterAll(async () => {
+    Object.assign(config.dynamo, saved)
+    restoreEndpoint?.()
+    await proxy?.close()
+  })
 }

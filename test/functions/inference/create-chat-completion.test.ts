@@ -393,6 +393,13 @@ describe('POST /v1/chat/completions (streaming)', () => {
   })
 })
 
+/** The project's usage counters of the last two hours, and a sum over them. */
+async function projectUsage(project: string) {
+  const counters = await listUsage(caller.entity, hourOf(new Date(Date.now() - 3_600_000)), hourOf(new Date()), project)
+  const sum = (f: (c: (typeof counters)[number]) => number) => counters.reduce((n, c) => n + f(c), 0)
+  return { counters, sum }
+}
+
 describe('usage metering', () => {
   it('adds every completion, streamed or not, to the project and model counters', async () => {
     // Prepare
@@ -405,13 +412,7 @@ describe('usage metering', () => {
     await flushUsage()
 
     // Assess
-    const counters = await listUsage(
-      caller.entity,
-      hourOf(new Date(Date.now() - 3_600_000)),
-      hourOf(new Date()),
-      project,
-    )
-    const sum = (f: (c: (typeof counters)[number]) => number) => counters.reduce((n, c) => n + f(c), 0)
+    const { counters, sum } = await projectUsage(project)
     expect(sum((c) => c.requests)).toBe(2)
     expect(sum((c) => c.promptTokens)).toBe(10)
     expect(sum((c) => c.completionTokens)).toBe(6)
@@ -446,13 +447,7 @@ describe('usage metering', () => {
       choices: [],
       usage: { prompt_tokens: prompt, completion_tokens: 3, total_tokens: prompt + 3 },
     })
-    const counters = await listUsage(
-      caller.entity,
-      hourOf(new Date(Date.now() - 3_600_000)),
-      hourOf(new Date()),
-      project,
-    )
-    const sum = (f: (c: (typeof counters)[number]) => number) => counters.reduce((n, c) => n + f(c), 0)
+    const { sum } = await projectUsage(project)
     expect(sum((c) => c.requests)).toBe(3)
     expect(sum((c) => c.promptTokens)).toBe(3 * prompt)
     expect(sum((c) => c.completionTokens)).toBe(4 + 3 + 4)
