@@ -5,13 +5,21 @@ import { ensureTable } from '#shared/db/ensure-table'
 import { putModel } from '#shared/db/model-repository'
 import { referenceCatalogModel } from '#shared/engine/settings'
 import { createLocalApp } from './local/app.js'
-import { type EmbeddedDynamo, startEmbeddedDynamo } from './local/embedded-dynamo.js'
+import { ENGINE_NAMES, startLocalDynamo } from './local/dynamo-engine.js'
+import type { EmbeddedDynamo } from './local/embedded-dynamo.js'
 
-// `npm start`: the whole stack in one process — embedded DynamoDB (unless DYNAMODB_ENDPOINT is set), tables created
-// from the shared definition, a bootstrap key, and every function's routes on one port.
+// `npm start`: the whole stack in one process — its own DynamoDB (dynalite embedded, or DynamoDB Local with
+// LOOM_DYNAMODB=local; none when DYNAMODB_ENDPOINT is set), tables created from the shared definition, a bootstrap
+// key, and every function's routes on one port.
 let dynamo: EmbeddedDynamo | undefined
 if (config.dynamoEndpoint === undefined) {
-  dynamo = await startEmbeddedDynamo(localConfig.memory ? undefined : localConfig.dataDir)
+  dynamo = await startLocalDynamo(localConfig.dynamoEngine, localConfig.memory ? undefined : localConfig.dataDir).catch(
+    (error: Error) => {
+      // A missing Java, say, is one line to act on, not a stack trace.
+      process.stderr.write(`${error.message}\n`)
+      process.exit(1)
+    },
+  )
   config.dynamoEndpoint = dynamo.endpoint
 }
 config.tableName ??= 'loom'
@@ -28,7 +36,8 @@ const boot = await bootstrapKey({
 const app = await createLocalApp()
 const server = serve({ fetch: app.fetch, port: localConfig.port, hostname: localConfig.host }, (info) => {
   const base = `http://${localConfig.host}:${info.port}`
-  const storage = dynamo === undefined ? config.dynamoEndpoint : localConfig.memory ? 'in memory' : localConfig.dataDir
+  const where = localConfig.memory ? 'in memory' : localConfig.dataDir
+  const storage = dynamo === undefined ? config.dynamoEndpoint : `${ENGINE_NAMES[localConfig.dynamoEngine]}, ${where}`
   const lines = [
     'Loom is running.',
     `  Tracing (Weave):  ${base}            WF_TRACE_SERVER_URL=${base}`,

@@ -111,12 +111,28 @@ export type InferenceConfig = {
   tracing: boolean
 }
 
+/** The DynamoDB engines the local stack can launch itself. */
+export type LocalDynamoEngine = 'dynalite' | 'local'
+
+function readEngine(name: string): LocalDynamoEngine {
+  const raw = read(name)?.toLowerCase() ?? 'dynalite'
+  if (raw !== 'dynalite' && raw !== 'local') {
+    throw new Error(`${name} environment variable must be 'dynalite' or 'local', got "${read(name)}"`)
+  }
+  return raw
+}
+
 /** Settings only the local stack (`npm start`, `npm run keys`) uses. */
 export type LocalConfig = {
   port: number
   host: string
   dataDir: string
   memory: boolean
+  /**
+   * The DynamoDB engine `npm start` launches when `DYNAMODB_ENDPOINT` is unset (`LOOM_DYNAMODB`): `dynalite`
+   * (default, embedded in the process) or `local` (AWS's DynamoDB Local, a Java 17+ process).
+   */
+  dynamoEngine: LocalDynamoEngine
   bootstrapKey: string | undefined
   bootstrapUser: string
   bootstrapEntity: string
@@ -192,6 +208,7 @@ export const localConfig: LocalConfig = {
   host: read('HOST') ?? '127.0.0.1',
   dataDir: read('LOOM_DATA_DIR') ?? '.loom-data',
   memory: readBool('LOOM_MEMORY'),
+  dynamoEngine: readEngine('LOOM_DYNAMODB'),
   bootstrapKey: read('LOOM_BOOTSTRAP_KEY'),
   bootstrapUser: read('LOOM_BOOTSTRAP_USER') ?? 'local-user',
   bootstrapEntity: read('LOOM_BOOTSTRAP_ENTITY') ?? 'local',

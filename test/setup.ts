@@ -4,10 +4,11 @@ import { config } from '#shared/config'
 import { ensureTable } from '#shared/db/ensure-table'
 import { settleAfterResponse } from '#shared/http/after-response'
 import { flushUsage } from '#shared/inference/usage-meter'
-import { startDynalite } from './support/dynamo.js'
+import { startTestDynamo } from './support/dynamo.js'
 
-// One embedded DynamoDB per test file, with its own table; tests use unique ids so they never share state.
-const dynamo = await startDynalite()
+// One embedded DynamoDB per test file (or the run's DynamoDB Local in its lane), with the file's own table; tests use
+// unique ids so they never share state.
+const dynamo = await startTestDynamo()
 config.dynamoEndpoint = dynamo.endpoint
 config.tableName = `loom-test-${randomUUID().slice(0, 8)}`
 await ensureTable(config.tableName)

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { config, localConfig } from '#shared/config'
 import { ensureTable } from '#shared/db/ensure-table'
-import { endpointFile, startEmbeddedDynamo } from './embedded-dynamo.js'
+import { startLocalDynamo } from './dynamo-engine.js'
+import { endpointFile } from './embedded-dynamo.js'
 
 async function reachable(endpoint: string): Promise<boolean> {
   try {
@@ -28,7 +29,7 @@ export async function connectLocalTable(): Promise<{ close: () => Promise<void> 
     await ensureTable(config.tableName)
     return { close: async () => undefined }
   }
-  const dynamo = await startEmbeddedDynamo(localConfig.dataDir)
+  const dynamo = await startLocalDynamo(localConfig.dynamoEngine, localConfig.dataDir)
   config.dynamoEndpoint = dynamo.endpoint
   await ensureTable(config.tableName)
   return { close: dynamo.close }

@@ -1,7 +1,14 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb'
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'
 import { config, tableName } from '#shared/config'
+import { addRequestLimits } from '#shared/db/request-limits'
 import { dynamoMaxAttempts, dynamoRetryStrategy } from '#shared/db/retry-strategy'
+
+/**
+ * The static credentials sent to a local DynamoDB server (`DYNAMODB_ENDPOINT`). DynamoDB Local refuses an access key
+ * id with anything but letters and digits (`UnrecognizedClientException`); dynalite takes any.
+ */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'loomlocal', secretAccessKey: 'loomlocal' } as const
 
 let rawClient: DynamoDBClient | undefined
 let documentClient: DynamoDBDocumentClient | undefined
@@ -32,10 +39,10 @@ export function rawDb(): DynamoDBClient {
         // Without it the SDK only logs a warning when the timeout passes and keeps waiting.
         throwOnRequestTimeout: true,
       },
-      ...(endpoint === undefined
-        ? {}
-        : { endpoint, credentials: { accessKeyId: 'loom-local', secretAccessKey: 'loom-local' } }),
+      ...(endpoint === undefined ? {} : { endpoint, credentials: { ...LOCAL_CREDENTIALS } }),
     })
+    // Every engine then refuses what AWS's limits refuse, before sending, with a typed 4xx (shared/db/request-limits.ts).
+    addRequestLimits(rawClient)
   }
   return rawClient
 }

@@ -1,0 +1,29 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+
+// Each case loads a fresh copy of the module, which reads the environment once at load.
+async function loadConfig() {
+  vi.resetModules()
+  return import('#shared/config')
+}
+
+beforeEach(() => {
+  vi.unstubAllEnvs()
+})
+
+describe('LOOM_DYNAMODB', () => {
+  it('defaults to dynalite and accepts local, in any case', async () => {
+    vi.stubEnv('LOOM_DYNAMODB', '')
+    expect((await loadConfig()).localConfig.dynamoEngine).toBe('dynalite')
+    vi.stubEnv('LOOM_DYNAMODB', ' Local ')
+    expect((await loadConfig()).localConfig.dynamoEngine).toBe('local')
+    vi.stubEnv('LOOM_DYNAMODB', 'dynalite')
+    expect((await loadConfig()).localConfig.dynamoEngine).toBe('dynalite')
+  })
+
+  it('fails fast on an unknown engine', async () => {
+    vi.stubEnv('LOOM_DYNAMODB', 'cassandra')
+    await expect(loadConfig()).rejects.toThrow(
+      `LOOM_DYNAMODB environment variable must be 'dynalite' or 'local', got "cassandra"`,
+    )
+  })
+})
