@@ -1,7 +1,9 @@
 import {
   ArnFormat,
   CfnOutput,
+  CfnResource,
   Duration,
+  Lazy,
   NestedStack,
   RemovalPolicy,
   Stack,
@@ -71,6 +73,11 @@ export type ApiStackProps = StackProps & {
    * @default - no subscription; subscribe to the `AlarmTopicArn` output yourself
    */
   alarmEmail?: string
+  /**
+   * The functions to deploy, one Lambda each.
+   * @default FUNCTIONS (functions/manifest.ts)
+   */
+  functions?: readonly FunctionEntry[]
 }
 
 /** Functions that resolve `secret:<id>` credential references (shared/inference/credentials.ts). */
@@ -78,6 +85,7 @@ const SECRET_READERS = new Set(['inference/create-chat-completion'])
 
 type FamilyProps = {
   family: FunctionEntry['family']
+  functions: readonly FunctionEntry[]
   api: { restApiId: string; rootResourceId: string }
   authorizer: IAuthorizer
   table: ITable
@@ -95,7 +103,7 @@ export class FamilyStack extends NestedStack {
       restApiId: props.api.restApiId,
       rootResourceId: props.api.rootResourceId,
     })
-    for (const entry of FUNCTIONS.filter((f) => f.family === props.family)) {
+    for (const entry of props.functions.filter((f) => f.family === props.family)) {
       const name = entry.id.split('/').at(-1) ?? entry.id
       const fn = new HttpFunction(this, pascal(name), {
         functionId: entry.id,
@@ -134,6 +142,66 @@ export class FamilyStack extends NestedStack {
     }
   }
 }
+
+/**
+ * The CloudFormation types whose definitions a REST API deployment snapshots: what the stage serves changes only when
+ * a new `AWS::ApiGateway::Deployment` is created after them.
+ */
+const DEPLOYED_TYPES = new Set([
+  'AWS::ApiGateway::RestApi',
+  'AWS::ApiGateway::Resource',
+  'AWS::ApiGateway::Method',
+  'AWS::ApiGateway::Authorizer',
+  'AWS::ApiGateway::GatewayResponse',
+  'AWS::ApiGateway::Model',
+  'AWS::ApiGateway::RequestValidator',
+])
+
+/**
+ * A deployment is a snapshot: CloudFormation creates a new one only when the `Deployment` resource's logical id
+ * changes, and CDK rotates that id only for methods added to a `RestApi` in its own stack with `deploy: true`
+ * (aws/aws-cdk#12417, #13526), not for routes on an imported API in nested stacks, gateway responses or the
+ * authorizer. So the id hashes the synthesised definition (type and properties, tokens resolved to logical ids) of
+ * every API Gateway resource under `scope`, nested stacks included, computed at synthesis: a route, method,
+ * integration (URI, transfer mode, timeout), authorizer, gateway response, binary media type or endpoint type that
+ * differs from the last deploy makes a new deployment, which the stage then points to; an unchanged synth keeps the
+ * id, so CloudFormation leaves the deployment alone. The deployment waits for all of them: for each nested stack
+ * (CloudFormation cannot depend on a resource inside one, so on the stack, which completes after its methods) and
+ * for the authorizer and gateway responses of the API's own stack.
+ */
+function bindDeploymentToDefinition(deployment: Deployment, scope: Construct): void {
+  const definitions = () =>
+    scope.node
+      .findAll()
+      .filter((c): c is CfnResource => CfnResource.isCfnResource(c) && DEPLOYED_TYPES.has(c.cfnResourceType))
+  deployment.addToLogicalId(
+    Lazy.any({
+      produce: () =>
+        definitions().map((resource) => {
+          const stack = Stack.of(resource)
+          const rendered = (resource as unknown as Renderable)._toCloudFormation().Resources
+          // Type and properties only: metadata differs with `--no-path-metadata` and means nothing to API Gateway.
+          return Object.entries(stack.resolve(rendered) as Rendered['Resources']).map(([id, r]) => ({
+            stack: stack.node.path,
+            id,
+            type: r.Type,
+            properties: r.Properties ?? {},
+          }))
+        }),
+    }),
+  )
+  const targets = new Set<Construct>()
+  for (const resource of definitions()) {
+    if (resource.cfnResourceType === 'AWS::ApiGateway::RestApi') continue
+    const stack = Stack.of(resource)
+    targets.add(NestedStack.isNestedStack(stack) ? stack : resource)
+  }
+  for (const target of targets) deployment.node.addDependency(target)
+}
+
+type Rendered = { Resources: Record<string, { Type: string; Properties?: unknown }> }
+/** `CfnElement._toCloudFormation`, internal to aws-cdk-lib but what its own deployment hash renders. */
+type Renderable = { _toCloudFormation(): Rendered }
 
 /** GetSecretValue on the prefix only; secret ARNs end in a random suffix, so even one secret needs a wildcard. */
 function grantSecrets(fn: HttpFunction, namePrefix: string): void {
@@ -253,11 +321,13 @@ export class ApiStack extends Stack {
       authorizerId: authorizer.authorizerId,
       authorizationType: AuthorizationType.CUSTOM,
     }
+    const functions = props.functions ?? FUNCTIONS
     const deployment = new Deployment(this, 'Deployment', { api: restApi })
     for (const family of ['meta', 'inference', 'training', 'tracing'] as const) {
-      if (!FUNCTIONS.some((f) => f.family === family)) continue
+      if (!functions.some((f) => f.family === family)) continue
       const stack = new FamilyStack(this, `${pascal(family)}Routes`, {
         family,
+        functions,
         api: { restApiId: this.api.restApiId, rootResourceId: this.api.restApiRootResourceId },
         authorizer: authorizerRef,
         table: props.table,
@@ -266,9 +336,9 @@ export class ApiStack extends Stack {
           layerArn: props.secretsExtensionLayerArn,
         },
       })
-      deployment.node.addDependency(stack)
       this.families[family] = stack
     }
+    bindDeploymentToDefinition(deployment, this)
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS })
     this.stage = new Stage(this, 'Stage', {
       deployment,

@@ -1,0 +1,166 @@
+import { App, Stack } from 'aws-cdk-lib'
+import { Template } from 'aws-cdk-lib/assertions'
+import {
+  type CfnAuthorizer,
+  type CfnGatewayResponse,
+  CfnMethod,
+  type CfnRestApi,
+  ResponseType,
+} from 'aws-cdk-lib/aws-apigateway'
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
+import { describe, expect, it } from 'vitest'
+import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
+import { ApiStack, type ApiStackProps } from '../../infra/api-stack.js'
+import { DataStack } from '../../infra/data-stack.js'
+
+type Change = (api: ApiStack) => void
+
+/** Synthesises the API stack (bundling skipped), applies `change` before synthesis, and returns its template. */
+function synth(props: Omit<ApiStackProps, 'table'> = {}, change: Change = () => undefined) {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
+  const data = new DataStack(app, 'Data')
+  const api = new ApiStack(app, 'Api', { table: data.table as unknown as ITable, ...props })
+  change(api)
+  return { api, template: Template.fromStack(api).toJSON() as { Resources: Record<string, Resource> } }
+}
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string[] }
+
+function deploymentIdOf(props: Omit<ApiStackProps, 'table'> = {}, change?: Change): string {
+  const ids = Object.entries(synth(props, change).template.Resources)
+    .filter(([, r]) => r.Type === 'AWS::ApiGateway::Deployment')
+    .map(([id]) => id)
+  expect(ids).toHaveLength(1)
+  return ids[0] ?? ''
+}
+
+function withEntry(id: string, edit: (entry: FunctionEntry) => FunctionEntry): FunctionEntry[] {
+  expect(FUNCTIONS.some((f) => f.id === id)).toBe(true)
+  return FUNCTIONS.map((f) => (f.id === id ? edit(f) : f))
+}
+
+/** The L1 resource of the construct `id` under `scope`. */
+function child<T>(scope: Stack | ApiStack['api'], id: string): T {
+  return scope.node.findChild(id).node.defaultChild as T
+}
+
+const baseline = deploymentIdOf()
+
+describe('the deployment the stage serves (a second cdk deploy takes effect)', () => {
+  it('keeps the same deployment for an unchanged synth, and for changes outside the API definition', () => {
+    expect(deploymentIdOf()).toBe(baseline)
+    expect(deploymentIdOf({ alarmEmail: 'oncall@example.com', serverErrorRateThreshold: 0.2 })).toBe(baseline)
+  })
+
+  it.each<[string, Omit<ApiStackProps, 'table'>, Change?]>([
+    [
+      'a route added to a function',
+      {
+        functions: withEntry('meta/get-health', (f) => ({
+          ...f,
+          routes: [...f.routes, { method: 'GET', path: '/healthz' }],
+        })),
+      },
+    ],
+    [
+      'a buffered integration switched to streaming',
+      { functions: withEntry('tracing/read-call', (f) => ({ ...f, stream: true })) },
+    ],
+    [
+      'a public route put behind the authorizer',
+      { functions: withEntry('meta/get-health', (f) => ({ ...f, auth: true })) },
+    ],
+    [
+      "a gateway response's body",
+      {},
+      (api) => {
+        child<CfnGatewayResponse>(api.api, 'Throttled').responseTemplates = {
+          'application/json': '{"error":"slow down"}',
+        }
+      },
+    ],
+    [
+      'a gateway response added',
+      {},
+      (api) => {
+        api.api.addGatewayResponse('Forbidden', { type: ResponseType.ACCESS_DENIED, statusCode: '403' })
+      },
+    ],
+    [
+      'the binary media types',
+      {},
+      (api) => {
+        ;(api.api.node.defaultChild as CfnRestApi).binaryMediaTypes = ['application/octet-stream']
+      },
+    ],
+    [
+      "the authorizer's cache TTL",
+      {},
+      (api) => {
+        child<CfnAuthorizer>(api, 'KeyAuthorizer').authorizerResultTtlInSeconds = 60
+      },
+    ],
+    [
+      "the authorizer's identity source",
+      {},
+      (api) => {
+        child<CfnAuthorizer>(api, 'KeyAuthorizer').identitySource = 'method.request.header.X-Api-Key'
+      },
+    ],
+    [
+      'the endpoint type',
+      {},
+      (api) => {
+        ;(api.api.node.defaultChild as CfnRestApi).endpointConfiguration = { types: ['EDGE'] }
+      },
+    ],
+    [
+      "an integration's timeout inside a nested route stack",
+      {},
+      (api) => {
+        const method = methodsOf(api).find((m) => m.httpMethod === 'POST')
+        if (method === undefined) throw new Error('no POST method')
+        method.addPropertyOverride('Integration.TimeoutInMillis', 10_000)
+      },
+    ],
+  ])('makes a new deployment when %s changes', (_what, props, change) => {
+    expect(deploymentIdOf(props, change)).not.toBe(baseline)
+  })
+
+  it('points the stage at the deployment and creates it after every method, the authorizer and gateway responses', () => {
+    // Act
+    const { api, template } = synth()
+    const resources = Object.entries(template.Resources)
+    const [deploymentId, deployment] = resources.find(([, r]) => r.Type === 'AWS::ApiGateway::Deployment') ?? []
+    const stage = resources.find(([, r]) => r.Type === 'AWS::ApiGateway::Stage')?.[1]
+
+    // Assess: the stage serves this deployment.
+    expect(stage?.Properties.DeploymentId).toEqual({ Ref: deploymentId })
+    // Every nested stack holding methods is created (with its methods) before the deployment snapshots the API.
+    const routeStacks = api.node
+      .findAll()
+      .filter((c): c is Stack => c instanceof Stack && c !== api)
+      .filter((s) => Object.keys(Template.fromStack(s).findResources('AWS::ApiGateway::Method')).length > 0)
+    expect(routeStacks.length).toBeGreaterThanOrEqual(4)
+    const nestedStackIds = resources
+      .filter(([, r]) => r.Type === 'AWS::CloudFormation::Stack')
+      .map(([id]) => id)
+      .filter((id) => routeStacks.some((s) => id.startsWith(s.node.id)))
+    expect(nestedStackIds).toHaveLength(routeStacks.length)
+    const own = resources
+      .filter(([, r]) =>
+        ['AWS::ApiGateway::Method', 'AWS::ApiGateway::Authorizer', 'AWS::ApiGateway::GatewayResponse'].includes(r.Type),
+      )
+      .map(([id]) => id)
+    expect(own.length).toBeGreaterThanOrEqual(5)
+    expect(deployment?.DependsOn).toEqual(expect.arrayContaining([...nestedStackIds, ...own]))
+  })
+})
+
+/** The methods of the nested route stacks. */
+function methodsOf(api: ApiStack): CfnMethod[] {
+  return api.node
+    .findAll()
+    .filter((c): c is CfnMethod => c instanceof CfnMethod)
+    .filter((m) => Stack.of(m) !== api)
+}
