@@ -31,15 +31,32 @@ function unprocessed(what: string, count: number) {
   return dependencyUnavailable(new Error(`${what} left ${count} unprocessed after ${MAX_ROUNDS} rounds`))
 }
 
-async function inParallel<T>(tasks: T[], concurrency: number, run: (task: T) => Promise<void>): Promise<void> {
+/**
+ * Runs `run` over `tasks`, at most `concurrency` at once. On a failure no further task starts, and the first failure
+ * is thrown only once every task already started has settled: a caller that compensates for a failed write (reads
+ * what is stored, takes a count back) must not read while the write's sibling batches are still being applied.
+ */
+export async function inParallel<T>(
+  tasks: readonly T[],
+  concurrency: number,
+  run: (task: T) => Promise<void>,
+): Promise<void> {
   let next = 0
+  let failed = false
   const worker = async () => {
-    while (next < tasks.length) {
+    while (!failed && next < tasks.length) {
       const task = tasks[next++] as T
-      await run(task)
+      try {
+        await run(task)
+      } catch (error) {
+        failed = true
+        throw error
+      }
     }
   }
-  await Promise.all(Array.from({ length: Math.min(concurrency, tasks.length) }, worker))
+  const results = await Promise.allSettled(Array.from({ length: Math.min(concurrency, tasks.length) }, worker))
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+  if (failure !== undefined) throw failure.reason
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {

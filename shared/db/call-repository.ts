@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
-import { getBatch, writeBatch } from '#shared/db/batch-write'
+import { getBatch, inParallel, writeBatch } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
 import {
   type CallEndItem,
@@ -102,14 +102,9 @@ export function endRecord(item: CallEndItem): Record<string, unknown> {
 // At most this many batch requests in flight per call, so one huge upsert batch does not burst the table.
 const MAX_IN_FLIGHT = 16
 
-async function inPool<T>(items: readonly T[], run: (item: T) => Promise<void>): Promise<void> {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: Math.min(MAX_IN_FLIGHT, items.length) }, async () => {
-      while (next < items.length) await run(items[next++] as T)
-    }),
-  )
-}
+// A failure is thrown once the requests already sent have settled (see inParallel): the ingest rollback reads what
+// is stored right after.
+const inPool = <T>(items: readonly T[], run: (item: T) => Promise<void>) => inParallel(items, MAX_IN_FLIGHT, run)
 
 /** Writes items with `BatchWriteItem` (25 per request, several requests at once), retrying unprocessed items. */
 export async function putCallItems(items: Record<string, unknown>[]): Promise<void> {

@@ -117,6 +117,26 @@ describe('call/upsert_batch and call/start that fail after counting', () => {
     expect(await stored(caller)).toEqual([...ids].sort())
   })
 
+  it('count what a slow sibling BatchWriteItem stored after the other one failed: the rollback waits for it', async () => {
+    // Prepare: of the two BatchWriteItem requests (25 and 5 starts) the first one to arrive is slow to apply (as
+    // DynamoDB Local is), the other fails; the rollback must not read what is stored before the slow one is done.
+    const caller = await newProjectCaller()
+    const ids = Array.from({ length: 30 }, () => randomUUID())
+    await count(caller)
+    proxy.inject({ fault: { delayMs: 400 }, operations: ['BatchWriteItem'], times: 1 })
+    proxy.inject({ fault: 'unavailable', operations: ['BatchWriteItem'] })
+
+    // Act
+    const failed = await send(upsertBatch, '/call/upsert_batch', { batch: calls(caller, ids, false) }, caller)
+    proxy.clear()
+    const afterFailure = { count: await count(caller), stored: (await stored(caller)).length }
+
+    // Assess
+    expect(failed.status).toBe(503)
+    expect([5, 25]).toContain(afterFailure.stored)
+    expect(afterFailure.count).toBe(afterFailure.stored)
+  })
+
   it('count a start once when the answer of its write and of its counter update are lost', async () => {
     // Prepare
     const caller = await newProjectCaller()
