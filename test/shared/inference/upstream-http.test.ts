@@ -30,7 +30,11 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
 })
 
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+// The upstream pool keeps its connections alive for a minute: end them, or close() waits for them that long.
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+})
 
 function post(path: string, signal = new Cancellation(), firstByteTimeoutMs = 5_000) {
   return postUpstream({
