@@ -5,6 +5,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda'
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
+import { FUNCTIONS } from '../../functions/manifest.js'
 import { GLOBAL_INDEXES } from '../../shared/db/table.js'
 import { LAMBDA_BUNDLE } from '../bundling.js'
 
@@ -46,12 +47,28 @@ export const TABLE_WRITE_ACTIONS = [
 ]
 
 /**
+ * The writes the rate limiter issues for a key's `rpm` and `concurrency` (shared/db/rate-limit-repository.ts): the
+ * window counter's `UpdateItem` (`ADD requests`), the concurrency slot's conditional `PutItem` and its `DeleteItem`
+ * on release. Every authenticated route runs the limiter (shared/http/rate-limit.ts), read-only ones included.
+ */
+export const LIMITER_WRITE_ACTIONS = ['dynamodb:UpdateItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem']
+/**
+ * The partition keys of a key's limiter items, `RATE#KEY#<keyId>` (window counters) and `SLOT#KEY#<keyId>`
+ * (concurrency slots): the only items a read-only function may write. Model scopes (`PROJMODEL#…`) are the chat
+ * function's, which writes anyway. `test/infra/iam-policy-proxy.test.ts` runs every function under its synthesized
+ * policy, so a new limiter key shape fails there.
+ */
+export const LIMITER_LEADING_KEYS = ['RATE#KEY#*', 'SLOT#KEY#*']
+
+/**
  * A NodejsFunction with Loom's defaults: nodejs22.x on arm64, minified ESM bundle with source map, X-Ray tracing,
  * an explicit log group, and `props.environment` merged into (not replacing) the defaults. Its role is its own, with
  * write access to its own log group only (no AWSLambdaBasicExecutionRole, which grants logs on every group).
  */
 export class HttpFunction extends NodejsFunction {
   readonly executionRole: Role
+  /** The manifest id (`LOOM_FUNCTION_ID`). */
+  readonly functionId: string
 
   constructor(scope: Construct, id: string, props: HttpFunctionProps) {
     const { functionId, logRetention, sourceMaps, environment, bundling, ...rest } = props
@@ -95,6 +112,7 @@ export class HttpFunction extends NodejsFunction {
       },
     })
     this.executionRole = role
+    this.functionId = functionId
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray PutTraceSegments/PutTelemetryRecords support no resource-level permissions; tracing needs "*".',
@@ -107,7 +125,10 @@ export class HttpFunction extends NodejsFunction {
 
   /**
    * Points the function at the table and grants exactly the data layer's actions on the table and its named
-   * indexes (no `index/*` wildcard): read-only functions get no write action at all.
+   * indexes (no `index/*` wildcard). A read-only function writes nothing but its caller's rate-limit items: when it
+   * is an authenticated manifest function (it runs the limiter), it may `UpdateItem`, `PutItem` and `DeleteItem`
+   * items whose partition key is a key's limiter key, enforced by a `dynamodb:LeadingKeys` condition. The
+   * authorizer, which runs no limiter, gets reads only.
    */
   bindTable({ table, accessMode }: { table: ITable; accessMode: 'read' | 'write' }): void {
     this.addEnvironment('LOOM_TABLE_NAME', table.tableName)
@@ -117,5 +138,17 @@ export class HttpFunction extends NodejsFunction {
         resources: [table.tableArn, ...GLOBAL_INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`)],
       }),
     )
+    const rateLimited = FUNCTIONS.some((entry) => entry.id === this.functionId && entry.auth)
+    if (accessMode === 'read' && rateLimited) {
+      this.executionRole.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: LIMITER_WRITE_ACTIONS,
+          // The limiter's items live in the table itself, never written through an index.
+          resources: [table.tableArn],
+          // ForAllValues: every partition key the request touches must be a limiter key.
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': LIMITER_LEADING_KEYS } },
+        }),
+      )
+    }
   }
 }

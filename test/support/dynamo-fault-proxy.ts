@@ -8,7 +8,8 @@ import { config } from '#shared/config'
  * A real HTTP proxy on 127.0.0.1 in front of the test file's dynalite that injects DynamoDB's own failures: the error
  * bodies and statuses DynamoDB answers (throttling, provisioned throughput, 500, 503), dropped sockets (before the
  * request reached the table, or after it was applied, so the response is lost), delays, and partially processed
- * batches. It counts the requests it saw per operation, so tests can assert that the client retried.
+ * batches. It counts the requests it saw per operation, so tests can assert that the client retried. A guard, when set,
+ * refuses requests with DynamoDB's `AccessDeniedException` before any fault rule applies (IAM as a role would).
  */
 
 /** What to do with a matching request. */
@@ -36,6 +37,12 @@ export type FaultRule = {
   times?: number
 }
 
+/**
+ * Judges one request before it reaches the table: the refusal message of an `AccessDeniedException`, or undefined to
+ * let it through. `operation` is the `X-Amz-Target` action (`UpdateItem`), `body` the request's JSON.
+ */
+export type RequestGuard = (operation: string, body: Record<string, unknown>) => string | undefined
+
 /** A running proxy. */
 export type DynamoFaultProxy = {
   endpoint: string
@@ -43,6 +50,8 @@ export type DynamoFaultProxy = {
   inject: (rule: FaultRule) => void
   /** Removes every rule. */
   clear: () => void
+  /** Sets (or, with undefined, removes) the guard that answers `AccessDeniedException`. */
+  guard: (guard: RequestGuard | undefined) => void
   /** Requests seen (faulted or not) since the last `resetCounts`, for one operation or all. */
   seen: (operation?: string) => number
   /** Requests seen per operation since the last `resetCounts`. */
@@ -85,6 +94,7 @@ export async function startDynamoFaultProxy(target = config.dynamoEndpoint): Pro
   const upstream = new URL(target)
   const agent = new Agent({ keepAlive: true })
   let rules: Rule[] = []
+  let guard: RequestGuard | undefined
   const counts = new Map<string, number>()
 
   const forward = (req: IncomingMessage, body: Buffer) =>
@@ -138,6 +148,11 @@ export async function startDynamoFaultProxy(target = config.dynamoEndpoint): Pro
     const op = opName(String(req.headers['x-amz-target'] ?? ''))
     counts.set(op, (counts.get(op) ?? 0) + 1)
     const body = await readAll(req)
+    const denial = guard?.(op, JSON.parse(body.toString('utf8')) as Record<string, unknown>)
+    if (denial !== undefined) {
+      // DynamoDB's answer to a request the caller's policies do not allow.
+      return reply(res, 400, JSON.stringify({ __type: `${PREFIX}AccessDeniedException`, message: denial }))
+    }
     const rule = rules.find((r) => {
       if (r.operations !== undefined && !r.operations.some((o) => opName(o) === op)) return false
       if (r.times !== undefined && r.hit >= r.times) return false
@@ -192,6 +207,9 @@ export async function startDynamoFaultProxy(target = config.dynamoEndpoint): Pro
     },
     clear: () => {
       rules = []
+    },
+    guard: (next) => {
+      guard = next
     },
     seen: (operation) =>
       operation === undefined ? [...counts.values()].reduce((a, b) => a + b, 0) : (counts.get(opName(operation)) ?? 0),

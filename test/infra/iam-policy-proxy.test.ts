@@ -1,0 +1,272 @@
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { App, Stack } from 'aws-cdk-lib'
+import { Table } from 'aws-cdk-lib/aws-dynamodb'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { handler as authorize } from '#functions/auth/authorize/handler'
+import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
+import { clearAuthCache } from '#shared/auth/authenticate'
+import { tableName } from '#shared/config'
+import { db, table } from '#shared/db/client'
+import { settleAfterResponse } from '#shared/http/after-response'
+import { flushUsage } from '#shared/inference/usage-meter'
+import { keyScope, projectModelScope } from '#shared/limits/limiter'
+import { ApiStack } from '../../infra/api-stack.js'
+import { newCaller, type TestCaller } from '../support/auth.js'
+import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
+import { authorizerEvent, lambdaContext } from '../support/events.js'
+import {
+  accessesOf,
+  type DynamoAccess,
+  dynamoStatements,
+  evaluate,
+  functionPolicies,
+  type PolicyStatement,
+  tableArn,
+} from '../support/iam-policy.js'
+import { addUpstreamModel } from '../support/models.js'
+import { buildFixtures, callRoute, type Fixtures, type Probe, projectProbes } from '../support/route-probes.js'
+import { trajectory } from '../support/training.js'
+import { startVllmUpstream } from '../support/vllm-upstream.js'
+
+// Every function runs against a DynamoDB proxy that enforces the execution-role policy CDK synthesizes for it: each
+// request's action, table or index ARN and partition keys are judged by IAM's rules, and what the role does not allow
+// is refused with DynamoDB's AccessDeniedException. The caller's key has `rpm` and `concurrency` set, so every
+// authenticated function also runs the limiter's writes. A grant the code outgrows fails here, not in production.
+
+const AUTHORIZER_ID = 'auth/authorize'
+
+/** The API stack synthesized (bundling skipped) against this file's table, and each function's role statements. */
+function synthesizedPolicies(): Map<string, PolicyStatement[]> {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
+  const table = Table.fromTableArn(new Stack(app, 'Data'), 'Table', tableArn(tableName()))
+  new ApiStack(app, 'Api', { table })
+  return functionPolicies(app.synth().directory)
+}
+
+const policies = synthesizedPolicies()
+
+/** One DynamoDB request of a function as the proxy judged it. */
+type Judged = DynamoAccess & { allowed: boolean; reason: string }
+
+/** A guard that judges each request under `statements` and records every verdict. */
+function enforce(statements: PolicyStatement[], judged: Judged[]) {
+  return (operation: string, body: Record<string, unknown>) => {
+    let accesses: DynamoAccess[]
+    try {
+      accesses = accessesOf(operation, body)
+    } catch (error) {
+      // A request the proxy cannot read is refused and reported, never let through unjudged.
+      const reason = `not evaluated: ${(error as Error).message}`
+      judged.push({ action: `dynamodb:${operation}`, resource: '?', leadingKeys: [], allowed: false, reason })
+      return reason
+    }
+    const verdicts = accesses.map((access) => ({ ...access, ...evaluate(statements, access) }))
+    judged.push(...verdicts)
+    const denied = verdicts.find((v) => !v.allowed)
+    return denied === undefined
+      ? undefined
+      : `User is not authorized to perform: ${denied.action} on resource: ${denied.resource} because ${denied.reason}`
+  }
+}
+
+const describeDenied = (judged: Judged[]) =>
+  judged.filter((j) => !j.allowed).map((j) => `${j.action} ${j.resource} [${j.leadingKeys.join(', ')}]: ${j.reason}`)
+
+// Destructive requests run after the requests that read or change what they delete.
+const destructive = (entry: FunctionEntry) => /\/(delete|purge)-/.test(entry.id)
+const ordered = [...FUNCTIONS.filter((e) => !destructive(e)), ...FUNCTIONS.filter(destructive)]
+
+const LIMITS = { rpm: 10_000, concurrency: 3 }
+
+let caller: TestCaller
+let fixtures: Fixtures
+let model: string
+let proxy: DynamoFaultProxy
+let restoreEndpoint: () => void
+beforeAll(async () => {
+  // The data the requests address is built directly in the table, before any policy applies.
+  const upstream = await startVllmUpstream()
+  afterAll(() => upstream.close())
+  caller = await newCaller(undefined, LIMITS)
+  fixtures = await buildFixtures(caller)
+  // A model with its own per-project limits, so the completion also runs the limiter on the model's scope.
+  model = (await addUpstreamModel(upstream.baseUrl, [caller.entity], { rpm: 10_000, tpm: 1_000_000, concurrency: 3 }))
+    .id
+  proxy = await startDynamoFaultProxy()
+  restoreEndpoint = proxy.use()
+})
+afterAll(async () => {
+  restoreEndpoint()
+  await proxy.close()
+})
+
+/** A representative valid request for each route of the manifest (`<METHOD> <path>`). */
+function probes(): Record<string, Probe> {
+  const f = fixtures
+  const chat = {
+    method: 'POST' as const,
+    path: '/v1/chat/completions',
+    headers: { 'compat-project': f.project },
+    body: { model, messages: [{ role: 'user', content: 'hello big world' }], max_tokens: 4 },
+  }
+  return {
+    ...projectProbes(f, caller.entity),
+    'GET /health': { method: 'GET', path: '/health' },
+    'GET /openapi.json': { method: 'GET', path: '/openapi.json' },
+    'GET /server_info': { method: 'GET', path: '/server_info' },
+    'GET /projects': { method: 'GET', path: '/projects' },
+    'GET /': { method: 'GET', path: '/' },
+    'GET /console': { method: 'GET', path: '/console' },
+    'GET /console/:file': { method: 'GET', path: '/console/' },
+    'GET /v1/preview/models/:model_id/metrics': { method: 'GET', path: `/v1/preview/models/${f.modelId}/metrics` },
+    'POST /v1/preview/models/:model_id/log': {
+      method: 'POST',
+      path: `/v1/preview/models/${f.modelId}/log`,
+      body: { trajectory_groups: [{ trajectories: [trajectory(2)] }], split: 'train', step: 2 },
+    },
+    'DELETE /v1/preview/models/:model_id': { method: 'DELETE', path: `/v1/preview/models/${f.modelId}` },
+    // Buffered and streamed: the stream releases its slots and meters its usage after the last byte.
+    'POST /v1/chat/completions': chat,
+    'POST /v1/chat/completions (stream)': { ...chat, body: { ...chat.body, stream: true } },
+  }
+}
+
+/** Runs `act` with the proxy enforcing the function's policy; returns every request it judged. */
+async function underPolicy(functionId: string, act: () => Promise<void>): Promise<Judged[]> {
+  const statements = policies.get(functionId)
+  if (statements === undefined) throw new Error(`no synthesized role for ${functionId}`)
+  const judged: Judged[] = []
+  // Key look-ups are cached per process: cleared, so each function reads the key through its own policy.
+  clearAuthCache()
+  proxy.guard(enforce(statements, judged))
+  try {
+    await act()
+    // Work that outlives the response (slot releases of streams, usage flushes) is the function's too.
+    await settleAfterResponse()
+    await flushUsage()
+  } finally {
+    proxy.guard(undefined)
+  }
+  return judged
+}
+
+describe('each function against a DynamoDB proxy enforcing its synthesized execution-role policy', () => {
+  it('finds one role per manifest function and the authorizer, with table statements only where the manifest says', () => {
+    // Assess
+    expect([...policies.keys()].sort()).toEqual([...FUNCTIONS.map((f) => f.id), AUTHORIZER_ID].sort())
+    for (const entry of FUNCTIONS) {
+      const onTable = dynamoStatements(policies.get(entry.id) ?? [])
+      expect(onTable.length > 0, entry.id).toBe(entry.access !== 'none' || entry.auth)
+    }
+  })
+
+  it.each(ordered.map((entry) => [entry.id, entry] as const))(
+    '%s serves a rate-limited key with no denied DynamoDB call',
+    async (_id, entry) => {
+      // Prepare
+      const all = probes()
+      const routes = entry.routes.flatMap((r) => {
+        const key = `${r.method} ${r.path}`
+        return Object.keys(all).filter((k) => k === key || k.startsWith(`${key} (`))
+      })
+      expect(routes.length, `a probe for every route of ${entry.id}`).toBeGreaterThanOrEqual(entry.routes.length)
+      const statuses: string[] = []
+
+      // Act
+      const judged = await underPolicy(entry.id, async () => {
+        for (const route of routes) {
+          const res = await callRoute(caller, all[route] as Probe, entry)
+          // A valid request succeeds: 2xx, or the console's redirect to itself.
+          const ok = res.status >= 200 && res.status < 400
+          statuses.push(`${route} → ${ok ? 'ok' : `${res.status} ${res.text.slice(0, 300)}`}`)
+        }
+      })
+
+      // Assess
+      expect(describeDenied(judged)).toEqual([])
+      expect(statuses).toEqual(routes.map((route) => `${route} → ok`))
+      if (entry.auth) {
+        // The limiter ran through the proxy: counted the request, claimed a slot and released it.
+        const scope = keyScope(caller.keyId)
+        const limiter = judged
+          .filter((j) => j.leadingKeys.some((k) => k === `RATE#${scope}` || k === `SLOT#${scope}`))
+          .map((j) => `${j.action} ${j.leadingKeys.join(',')}`)
+        expect(new Set(limiter)).toEqual(
+          new Set([
+            `dynamodb:UpdateItem RATE#${scope}`,
+            `dynamodb:PutItem SLOT#${scope}`,
+            `dynamodb:DeleteItem SLOT#${scope}`,
+          ]),
+        )
+      } else {
+        expect(judged).toEqual([])
+      }
+    },
+  )
+
+  it('auth/authorize resolves the rate-limited key with no denied DynamoDB call', async () => {
+    // Act
+    let decision: Awaited<ReturnType<typeof authorize>> | undefined
+    const judged = await underPolicy(AUTHORIZER_ID, async () => {
+      decision = await authorize(authorizerEvent('/call/read', caller.bearer), lambdaContext(), () => undefined)
+    })
+
+    // Assess
+    expect(describeDenied(judged)).toEqual([])
+    expect(judged.length).toBeGreaterThan(0)
+    expect(decision?.principalId).toBe(caller.userId)
+    expect(decision?.policyDocument.Statement[0]?.Effect).toBe('Allow')
+  })
+})
+
+describe("a read-only function's role through the same proxy", () => {
+  // What the SDK answers for one request under tracing/read-obj's policy: 'ok' or the error's name.
+  const attempt = async (send: () => Promise<unknown>) => {
+    let outcome = 'ok'
+    await underPolicy('tracing/read-obj', async () => {
+      outcome = await send().then(
+        () => 'ok',
+        (error: Error) => error.name,
+      )
+    })
+    return outcome
+  }
+  const put = (pk: string) => () => db().send(new PutCommand({ TableName: table(), Item: { PK: pk, SK: 'S#00000' } }))
+
+  it("may write its caller's limiter items and nothing else", async () => {
+    // Act
+    const outcomes = {
+      rate: await attempt(put(`RATE#${keyScope('k1')}`)),
+      slot: await attempt(put(`SLOT#${keyScope('k1')}`)),
+      release: await attempt(() =>
+        db().send(new DeleteCommand({ TableName: table(), Key: { PK: `SLOT#${keyScope('k1')}`, SK: 'S#00000' } })),
+      ),
+      modelScope: await attempt(put(`SLOT#${projectModelScope('m', 'e/p')}`)),
+      data: await attempt(put(`OBJ#${caller.entity}/p`)),
+      apiKey: await attempt(put(`APIKEY#${caller.keyId}`)),
+      lookalike: await attempt(put(`XRATE#${keyScope('k1')}`)),
+      indexRead: await attempt(() =>
+        db().send(
+          new QueryCommand({
+            TableName: table(),
+            IndexName: 'GSI1',
+            KeyConditionExpression: 'GSI1PK = :pk',
+            ExpressionAttributeValues: { ':pk': 'none' },
+          }),
+        ),
+      ),
+    }
+
+    // Assess
+    expect(outcomes).toEqual({
+      rate: 'ok',
+      slot: 'ok',
+      release: 'ok',
+      modelScope: 'AccessDeniedException',
+      data: 'AccessDeniedException',
+      apiKey: 'AccessDeniedException',
+      lookalike: 'AccessDeniedException',
+      indexRead: 'ok',
+    })
+  })
+})
