@@ -111,6 +111,13 @@ export const FUNCTIONS: readonly FunctionEntry[] = [
     auth: true,
   },
   {
+    id: 'tracing/export-otel-traces',
+    family: 'tracing',
+    routes: [{ method: 'POST', path: '/otel/v1/traces' }],
+    access: 'write',
+    auth: true,
+  },
+  {
     id: 'tracing/read-call',
     family: 'tracing',
     routes: [{ method: 'POST', path: '/call/read' }],

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini'
 import type { RouteDoc } from '#shared/http/openapi'
 import { INFERENCE_DOCS } from '#shared/routes/inference-docs'
+import { OTEL_DOCS } from '#shared/routes/otel-docs'
 import { TRACING_CALLS_DOCS } from '#shared/routes/tracing-calls-docs'
 import { TRACING_OBJECTS_DOCS } from '#shared/routes/tracing-objects-docs'
 import { TRAINING_ROUTE_DOCS } from '#shared/training/route-docs'
@@ -16,4 +17,5 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   ...INFERENCE_DOCS,
   ...TRACING_CALLS_DOCS,
   ...TRACING_OBJECTS_DOCS,
+  ...OTEL_DOCS,
 }

@@ -1,0 +1,74 @@
+/**
+ * One decoded OTLP trace export, the same whichever encoding it came in (protobuf or OTLP/JSON): ids as lowercase hex
+ * (unchecked: a span with a malformed id is rejected later, on its own), times as nanosecond `bigint`s, attributes as
+ * key/value pairs in the order they were sent.
+ */
+
+/** An attribute value: OTLP's `AnyValue` as JSON (bytes as base64, 64-bit integers past 2^53 as decimal strings). */
+export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue }
+
+/** Attributes as sent: `[key, value]` pairs. */
+export type KeyValues = [string, AttrValue][]
+
+/** A span event. */
+export type OtelEvent = { timeNanos: bigint; name: string; attributes: KeyValues; droppedAttributesCount: number }
+
+/** A link to another span. */
+export type OtelLink = {
+  traceId: string
+  spanId: string
+  traceState: string
+  attributes: KeyValues
+  droppedAttributesCount: number
+  flags: number
+}
+
+/** A span as exported. */
+export type OtelSpan = {
+  traceId: string
+  spanId: string
+  /** `''` when the span has no parent. */
+  parentSpanId: string
+  traceState: string
+  flags: number
+  name: string
+  kind: number
+  startNanos: bigint
+  endNanos: bigint
+  attributes: KeyValues
+  droppedAttributesCount: number
+  events: OtelEvent[]
+  droppedEventsCount: number
+  links: OtelLink[]
+  droppedLinksCount: number
+  status: { code: number; message: string }
+}
+
+/** The instrumentation scope of a group of spans. */
+export type OtelScope = { name: string; version: string; attributes: KeyValues; droppedAttributesCount: number }
+
+/** The resource (service, host, SDK, …) that produced a group of spans. */
+export type OtelResource = { attributes: KeyValues; droppedAttributesCount: number }
+
+/** `ResourceSpans`: one resource's spans, grouped by scope. */
+export type OtelResourceSpans = {
+  resource: OtelResource
+  schemaUrl: string
+  scopeSpans: { scope: OtelScope; schemaUrl: string; spans: OtelSpan[] }[]
+}
+
+/** Span kinds by their OTLP number (`SPAN_KIND_*`). */
+export const SPAN_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'] as const
+
+/** Status codes by their OTLP number (`STATUS_CODE_*`). */
+export const STATUS_CODES = ['UNSET', 'OK', 'ERROR'] as const
+
+/** The status code of an error span. */
+export const STATUS_ERROR = 2
+
+/** Counts the spans of an export. */
+export function countSpans(resourceSpans: readonly OtelResourceSpans[]): number {
+  let n = 0
+  for (const rs of resourceSpans) for (const ss of rs.scopeSpans) n += ss.spans.length
+  return n
+}

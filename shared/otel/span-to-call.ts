@@ -1,0 +1,178 @@
+import { createHash } from 'node:crypto'
+import { AttributeConflictError, type AttrTree, attributeAt, attributeTree } from '#shared/otel/attribute-tree'
+import {
+  firstOf,
+  INPUT_KEYS,
+  jsonValue,
+  OUTPUT_KEYS,
+  TIME_OVERRIDE_KEYS,
+  usageOf,
+  WANDB_KEYS,
+  weaveAttributesOf,
+} from '#shared/otel/conventions'
+import { messagesFromEvents } from '#shared/otel/message-events'
+import { type AttrValue, type OtelSpan, STATUS_ERROR } from '#shared/otel/otlp-model'
+import { MAX_NANOS, nanosToIso, type SpanOrigin, spanDump } from '#shared/otel/span-dump'
+import type { EndedCall, StartedCall } from '#shared/schemas/call'
+import { toStoredDatetime } from '#shared/tracing/time'
+
+/** A span that cannot become a call; its message goes into the response's `partial_success`. */
+export class SpanRejectedError extends Error {}
+
+/** The call parts of one span: ids are the span's own, so a re-sent span writes the same call. */
+export type SpanCall = { start: StartedCall & { id: string; trace_id: string }; end: EndedCall }
+
+// Weave's limits (weave/trace_server/constants.py): longer names are shortened, never rejected.
+const MAX_OP_NAME_LENGTH = 128
+const MAX_DISPLAY_NAME_LENGTH = 1024
+
+const TRACE_ID_RE = /^[0-9a-f]{32}$/
+const SPAN_ID_RE = /^[0-9a-f]{16}$/
+const ZERO_RE = /^0*$/
+
+/** The op name of a span: its name, shortened below 128 characters with a hash suffix that keeps long names apart. */
+export function opNameOf(name: string): string {
+  if (name.length < MAX_OP_NAME_LENGTH) return name === '' ? 'unnamed_span' : name
+  const suffix = `:${createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 4)}`
+  return `${name.slice(0, MAX_OP_NAME_LENGTH - 1 - suffix.length - 3)}...${suffix}`
+}
+
+function validIds(span: OtelSpan): string | null {
+  const reject = (msg: string): never => {
+    throw new SpanRejectedError(`span '${span.name}': ${msg}`)
+  }
+  if (!TRACE_ID_RE.test(span.traceId) || ZERO_RE.test(span.traceId)) reject('trace id must be 16 non-zero bytes')
+  if (!SPAN_ID_RE.test(span.spanId) || ZERO_RE.test(span.spanId)) reject('span id must be 8 non-zero bytes')
+  // An empty or all-zero parent is OTLP's "no parent".
+  if (ZERO_RE.test(span.parentSpanId)) return null
+  if (!SPAN_ID_RE.test(span.parentSpanId)) reject('parent span id must be 8 bytes')
+  return span.parentSpanId
+}
+
+function checkTimes(span: OtelSpan): void {
+  const reject = (msg: string): never => {
+    throw new SpanRejectedError(`span ${span.spanId}: ${msg}`)
+  }
+  if (span.startNanos === 0n) reject('start_time_unix_nano is not set')
+  if (span.endNanos === 0n) reject('end_time_unix_nano is not set')
+  if (span.startNanos >= MAX_NANOS || span.endNanos >= MAX_NANOS) reject('timestamp is past the year 9999')
+  if (span.endNanos < span.startNanos) reject('end_time_unix_nano is before start_time_unix_nano')
+}
+
+// `langfuse.startTime`/`endTime`: ISO text, epoch nanoseconds or epoch seconds; ignored when unreadable.
+function overrideTime(tree: AttrTree, keys: readonly string[]): string | undefined {
+  const found = firstOf(tree, keys)
+  if (found === undefined) return undefined
+  const [, v] = found
+  if (typeof v === 'string') return toStoredDatetime(v) === undefined ? undefined : v
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return undefined
+  const nanos = v > 1e12 ? BigInt(Math.trunc(v)) : BigInt(Math.round(v * 1e6)) * 1000n
+  return nanos < MAX_NANOS ? nanosToIso(nanos) : undefined
+}
+
+const isObject = (v: unknown): v is Record<string, AttrValue> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function inputsOf(tree: AttrTree, events: ReturnType<typeof messagesFromEvents>): Record<string, AttrValue> {
+  const found = firstOf(tree, INPUT_KEYS)
+  if (found === undefined) return events.inputs ?? {}
+  const [key, raw] = found
+  const value = jsonValue(raw)
+  // Generic `input`/`inputs` objects are the inputs themselves, as the reference de-nests them.
+  if ((key === 'input' || key === 'inputs') && isObject(value)) return value
+  return { [key]: value }
+}
+
+function outputOf(tree: AttrTree, events: ReturnType<typeof messagesFromEvents>): AttrValue {
+  const found = firstOf(tree, OUTPUT_KEYS)
+  if (found === undefined) return events.output ?? {}
+  const [key, raw] = found
+  const value = jsonValue(raw)
+  return key === 'output' || key === 'outputs' ? value : { [key]: value }
+}
+
+function exceptionOf(span: OtelSpan): string | null {
+  if (span.status.code !== STATUS_ERROR) return null
+  if (span.status.message !== '') return span.status.message
+  // No status message: the recorded exception event names the error, else the status itself.
+  const event = span.events.find((e) => e.name === 'exception')
+  const attr = (k: string) => event?.attributes.find(([key]) => key === k)?.[1]
+  const type = attr('exception.type')
+  const message = attr('exception.message')
+  if (typeof message === 'string' && message !== '') return typeof type === 'string' ? `${type}: ${message}` : message
+  return 'ERROR'
+}
+
+function wandbOf(tree: AttrTree) {
+  const text = (keys: readonly string[]) => {
+    const found = firstOf(tree, keys)
+    return found === undefined ? undefined : typeof found[1] === 'string' ? found[1] : JSON.stringify(found[1])
+  }
+  const display = text(WANDB_KEYS.display_name)
+  const thread = firstOf(tree, WANDB_KEYS.thread_id)
+  const custom = attributeAt(tree, WANDB_KEYS.attributes[0])
+  return {
+    displayName:
+      display !== undefined && display.length >= MAX_DISPLAY_NAME_LENGTH
+        ? `${display.slice(0, MAX_DISPLAY_NAME_LENGTH - 4)}...`
+        : display,
+    threadId: thread === undefined ? undefined : typeof thread[1] === 'string' ? thread[1] : JSON.stringify(thread[1]),
+    // A GenAI conversation id makes every span of it a turn; `wandb.thread_id` only with `wandb.is_turn`.
+    isTurn:
+      (thread !== undefined && thread[0] !== 'wandb.thread_id') || firstOf(tree, WANDB_KEYS.is_turn) !== undefined,
+    custom: isObject(custom) ? custom : undefined,
+  }
+}
+
+/** Maps one span to its call's start and end parts (the reference's `Span.to_call`); `SpanRejectedError` if it can't. */
+export function spanToCall(span: OtelSpan, project: string, origin: SpanOrigin): SpanCall {
+  const parentId = validIds(span)
+  checkTimes(span)
+  let tree: AttrTree
+  try {
+    tree = attributeTree(span.attributes)
+  } catch (error) {
+    if (error instanceof AttributeConflictError) throw new SpanRejectedError(`span ${span.spanId}: ${error.message}`)
+    throw error
+  }
+  const events = messagesFromEvents(span.events)
+  const inputs = inputsOf(tree, events)
+  const output = outputOf(tree, events)
+  const usage = usageOf(tree)
+  const weave = weaveAttributesOf(tree)
+  const wandb = wandbOf(tree)
+  const found = Object.keys(weave).length > 0 || Object.keys(inputs).length > 0 || Object.keys(usage).length > 0
+  const hasOutput = isObject(output) ? Object.keys(output).length > 0 : output !== null
+  // Nothing Weave understands: keep every attribute, as the reference does.
+  const attributes: Record<string, AttrValue> = found || hasOutput ? { ...weave, ...wandb.custom } : { ...tree }
+  const parameters = weave.model_parameters
+  const model = weave.model ?? (isObject(parameters) ? parameters.model : undefined)
+  const summary: Record<string, unknown> = {}
+  if (Object.keys(usage).length > 0)
+    summary.usage = { [typeof model === 'string' && model !== '' ? model : 'usage']: usage }
+  return {
+    start: {
+      project_id: project,
+      id: span.spanId,
+      trace_id: span.traceId,
+      parent_id: parentId,
+      op_name: opNameOf(span.name),
+      display_name: wandb.displayName ?? null,
+      thread_id: wandb.threadId ?? null,
+      turn_id: wandb.threadId !== undefined && wandb.isTurn ? span.spanId : null,
+      started_at: overrideTime(tree, TIME_OVERRIDE_KEYS.start) ?? nanosToIso(span.startNanos),
+      attributes,
+      inputs,
+      otel_dump: spanDump(span, tree, parentId, origin),
+    },
+    end: {
+      project_id: project,
+      id: span.spanId,
+      trace_id: span.traceId,
+      ended_at: overrideTime(tree, TIME_OVERRIDE_KEYS.end) ?? nanosToIso(span.endNanos),
+      exception: exceptionOf(span),
+      output,
+      summary,
+    },
+  }
+}

@@ -1,0 +1,303 @@
+import { SpanStatusCode } from '@opentelemetry/api'
+import { describe, expect, it } from 'vitest'
+import { app, handler } from '#functions/tracing/export-otel-traces/handler'
+import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
+import { app as queryApp } from '#functions/tracing/stream-query-calls/handler'
+import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
+import { authorizerFor, newProject } from '../../support/calls.js'
+import { lambdaContext, restEvent } from '../../support/events.js'
+import {
+  at,
+  idsOf,
+  jsonBody,
+  otlpInit,
+  protobufBody,
+  protobufResponse,
+  recordSpans,
+  under,
+} from '../../support/otel.js'
+
+const PATH = '/otel/v1/traces'
+
+// biome-ignore lint/suspicious/noExplicitAny: calls are checked field by field by the assertions.
+type Call = any
+
+async function calls(caller: TestCaller, project: string, filter: Record<string, unknown> = {}): Promise<Call[]> {
+  const res = await queryApp.request(
+    '/calls/stream_query',
+    jsonInit({ project_id: project, filter, sort_by: [{ field: 'started_at', direction: 'asc' }] }, caller.basic),
+  )
+  expect(res.status).toBe(200)
+  return (await res.text())
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l))
+}
+
+async function count(caller: TestCaller, project: string): Promise<number> {
+  const res = await statsApp.request('/calls/query_stats', jsonInit({ project_id: project }, caller.basic))
+  return ((await res.json()) as { count: number }).count
+}
+
+/** A root span with two children, the second of which has a child of its own and fails. */
+function tree() {
+  return recordSpans((tracer) => {
+    const root = tracer.startSpan('agent.run', { startTime: at(0), attributes: { 'app.user': 'u-1' } })
+    const plan = tracer.startSpan('plan', { startTime: at(10) }, under(root))
+    plan.end(at(20))
+    const act = tracer.startSpan('act', { startTime: at(30) }, under(root))
+    const tool = tracer.startSpan('tool.search', { startTime: at(40), attributes: { 'tool.query': 'q' } }, under(act))
+    tool.end(at(50))
+    act.setStatus({ code: SpanStatusCode.ERROR, message: 'tool failed' })
+    act.end(at(60))
+    root.end(at(100))
+  })
+}
+
+describe('POST /otel/v1/traces', () => {
+  it('stores a protobuf export as a call tree and answers a protobuf ExportTraceServiceResponse', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const spans = await tree()
+    const [root, plan, act, tool] = ['agent.run', 'plan', 'act', 'tool.search'].map((n) =>
+      idsOf(spans.find((s) => s.name === n) as (typeof spans)[number]),
+    ) as ReturnType<typeof idsOf>[]
+
+    // Act
+    const res = await app.request(PATH, otlpInit(protobufBody(spans), caller, project))
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('application/x-protobuf')
+    expect(protobufResponse(new Uint8Array(await res.arrayBuffer()))).toEqual({})
+    const stored = await calls(caller, project)
+    expect(stored.map((c) => [c.op_name, c.id, c.parent_id, c.trace_id])).toEqual([
+      ['agent.run', root?.spanId, null, root?.traceId],
+      ['plan', plan?.spanId, root?.spanId, root?.traceId],
+      ['act', act?.spanId, root?.spanId, root?.traceId],
+      ['tool.search', tool?.spanId, act?.spanId, root?.traceId],
+    ])
+    const [rootCall, , actCall] = stored
+    expect(rootCall.started_at).toBe('2025-01-02T03:04:05Z')
+    expect(rootCall.ended_at).toBe('2025-01-02T03:04:05.100000Z')
+    expect(rootCall.summary.weave).toMatchObject({ status: 'success', latency_ms: 100 })
+    expect(actCall.exception).toBe('tool failed')
+    expect(actCall.summary.weave.status).toBe('error')
+    // No convention matched: every span attribute is kept, nested by its dots, with the span as received.
+    expect(rootCall.attributes).toMatchObject({ app: { user: 'u-1' } })
+    expect(rootCall.attributes.otel_span).toMatchObject({
+      name: 'agent.run',
+      kind: 'INTERNAL',
+      context: { trace_id: root?.traceId, span_id: root?.spanId },
+      status: { code: 'UNSET' },
+      resource: { attributes: { service: { name: 'otel-test' } } },
+      scope: { name: 'test-scope', version: '1.2.3' },
+    })
+  })
+
+  it('accepts OTLP/JSON with hex ids and answers in JSON', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const spans = await tree()
+
+    // Act
+    const res = await app.request(PATH, otlpInit(jsonBody(spans), caller, project))
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(await res.json()).toEqual({})
+    const stored = await calls(caller, project)
+    expect(stored.map((c) => c.op_name)).toEqual(['agent.run', 'plan', 'act', 'tool.search'])
+    expect(stored[3].parent_id).toBe(stored[2].id)
+  })
+
+  it('accepts a gzip body and Bearer credentials', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const spans = await tree()
+
+    // Act
+    const res = await app.request(
+      PATH,
+      otlpInit(protobufBody(spans), caller, project, { gzip: true, headers: caller.bearer }),
+    )
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(await count(caller, project)).toBe(4)
+  })
+
+  it('never duplicates calls when an exporter re-sends a batch', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const body = protobufBody(await tree())
+
+    // Act
+    const first = await app.request(PATH, otlpInit(body, caller, project))
+    const second = await app.request(PATH, otlpInit(body, caller, project))
+
+    // Assess
+    expect([first.status, second.status]).toEqual([200, 200])
+    expect(await count(caller, project)).toBe(4)
+    expect(await calls(caller, project)).toHaveLength(4)
+  })
+
+  it('stores a trace sent child first over several requests as it stores it in one batch', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const [oneBatch, split] = [newProject(caller), newProject(caller)]
+    const spans = await tree()
+
+    // Act
+    await app.request(PATH, otlpInit(protobufBody(spans), caller, oneBatch))
+    for (const span of [...spans].reverse()) {
+      const res = await app.request(PATH, otlpInit(protobufBody([span]), caller, split))
+      expect(res.status).toBe(200)
+    }
+
+    // Assess
+    const strip = (c: Call) => ({ ...c, project_id: undefined })
+    expect((await calls(caller, split)).map(strip)).toEqual((await calls(caller, oneBatch)).map(strip))
+    expect(await count(caller, split)).toBe(4)
+  })
+
+  it('routes spans by the wandb.entity and wandb.project resource attributes without a header', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const [entity, name] = project.split('/') as [string, string]
+    const spans = await recordSpans((tracer) => tracer.startSpan('routed', { startTime: at(0) }).end(at(1)), {
+      'wandb.entity': entity,
+      'wandb.project': name,
+    })
+
+    // Act
+    const res = await app.request(PATH, otlpInit(protobufBody(spans), caller, undefined))
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect((await calls(caller, project)).map((c) => c.op_name)).toEqual(['routed'])
+  })
+
+  it('answers the Lambda handler with the protobuf response for a base64 body', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const spans = await tree()
+    const event = {
+      ...restEvent({
+        method: 'POST',
+        path: PATH,
+        headers: { 'content-type': 'application/x-protobuf', project_id: project, ...caller.basic },
+        body: Buffer.from(protobufBody(spans)).toString('base64'),
+        authorizer: authorizerFor(caller),
+      }),
+      isBase64Encoded: true,
+    }
+
+    // Act
+    const result = await handler(event, lambdaContext())
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect(JSON.stringify(result.headers ?? result.multiValueHeaders)).toMatch(/application\/x-protobuf/)
+    expect(result.isBase64Encoded).toBe(true)
+    expect(await count(caller, project)).toBe(4)
+  })
+})
+
+describe('POST /otel/v1/traces refusals', () => {
+  it('answers 400 without a project, 403 for another entity and 401 without credentials', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const other = await newCaller()
+    const body = protobufBody(await tree())
+
+    // Act
+    const missing = await app.request(PATH, otlpInit(body, caller, undefined))
+    const foreign = await app.request(PATH, otlpInit(body, caller, newProject(other)))
+    const anonymous = await app.request(PATH, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf', project_id: newProject(caller) },
+      body: Buffer.from(body),
+    })
+
+    // Assess
+    expect(missing.status).toBe(400)
+    expect(((await missing.json()) as { reason: string }).reason).toMatch(/project_id/)
+    expect(foreign.status).toBe(403)
+    expect(await foreign.json()).toEqual({ reason: `You do not have access to entity '${other.entity}'` })
+    expect(anonymous.status).toBe(401)
+    expect(await count(other, newProject(other))).toBe(0)
+  })
+
+  it('answers 415 for a content type OTLP/HTTP does not define, and for none', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const body = protobufBody(await tree())
+
+    // Act
+    const text = await app.request(PATH, otlpInit(body, caller, project, { contentType: 'text/plain' }))
+    const none = await app.request(PATH, {
+      method: 'POST',
+      headers: { project_id: project, ...caller.basic },
+      body: Buffer.from(body),
+    })
+
+    // Assess
+    expect(text.status).toBe(415)
+    expect(((await text.json()) as { reason: string }).reason).toMatch(/application\/x-protobuf/)
+    expect(none.status).toBe(415)
+    expect(await count(caller, project)).toBe(0)
+  })
+
+  it('answers 400 for a truncated protobuf body, malformed JSON and a corrupt gzip body, storing nothing', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const spans = await tree()
+    const body = protobufBody(spans)
+
+    // Act
+    const truncated = await app.request(PATH, otlpInit(body.slice(0, body.length - 7), caller, project))
+    const json = await app.request(PATH, otlpInit('{"resourceSpans": [', caller, project))
+    const shape = await app.request(PATH, otlpInit('{"resourceSpans": {"spans": 1}}', caller, project))
+    const gzip = await app.request(PATH, {
+      ...otlpInit(body, caller, project),
+      headers: {
+        'content-type': 'application/x-protobuf',
+        'content-encoding': 'gzip',
+        project_id: project,
+        ...caller.basic,
+      },
+    })
+
+    // Assess
+    expect(truncated.status).toBe(400)
+    expect(((await truncated.json()) as { reason: string }).reason).toMatch(/Invalid OTLP protobuf body/)
+    expect(json.status).toBe(400)
+    expect(shape.status).toBe(400)
+    expect(gzip.status).toBe(400)
+    expect(await count(caller, project)).toBe(0)
+  })
+
+  it('answers 413 when a small gzip body inflates past the body limit', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const bomb = new Uint8Array(64 * 1024 * 1024)
+
+    // Act
+    const res = await app.request(PATH, otlpInit(bomb, caller, project, { gzip: true }))
+
+    // Assess
+    expect(res.status).toBe(413)
+    expect(await res.json()).toEqual({ reason: 'Request too large' })
+  })
+})
