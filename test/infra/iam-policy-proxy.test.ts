@@ -158,6 +158,12 @@ describe('each function against a DynamoDB proxy enforcing its synthesized execu
       const onTable = dynamoStatements(policies.get(entry.id) ?? [])
       expect(onTable.length > 0, entry.id).toBe(entry.access !== 'none' || entry.auth)
     }
+    // The authorizer runs no limiter: it reads keys and writes nothing.
+    const authorizerActions = dynamoStatements(policies.get(AUTHORIZER_ID) ?? []).flatMap((s) =>
+      [s.Action ?? []].flat(),
+    )
+    expect(authorizerActions).toContain('dynamodb:GetItem')
+    expect(authorizerActions.filter((a) => /Put|Update|Delete|Write/.test(a))).toEqual([])
   })
 
   it.each(ordered.map((entry) => [entry.id, entry] as const))(
