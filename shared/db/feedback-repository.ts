@@ -1,8 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { assertItemFits } from '#shared/db/item-size'
 import { keyPart } from '#shared/db/key-part'
-import { deleteLargeValue, loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
+import { deleteLargeValue, loadJson, plannedJson, type StoredJson, storeJson } from '#shared/db/large-value'
 import { queryAll } from '#shared/db/query'
 import { type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
 
@@ -30,7 +31,8 @@ async function toRow(item: Record<string, unknown>): Promise<FeedbackRow> {
 /** The DynamoDB item of a feedback row whose payload is already stored (inline or as a large-value ref). */
 export function feedbackItem(row: FeedbackRow, payload: StoredJson): Record<string, unknown> {
   const key = keyOf(row.project_id, row.id)
-  const sort = `${row.created_at}#${row.id}`
+  // A long id enters the index sort keys as its digest too: DynamoDB caps a sort key at 1,024 bytes.
+  const sort = `${row.created_at}#${keyPart(row.id)}`
   const { payload: _payload, ...columns } = row
   return {
     ...key,
@@ -52,6 +54,14 @@ export function feedbackItem(row: FeedbackRow, payload: StoredJson): Record<stri
     GSI3PK: `FBREF#${keyPart(row.project_id)}#${keyPart(row.weave_ref)}`,
     GSI3SK: sort,
   }
+}
+
+/**
+ * Throws the 4xx (400 for a value too long for a key, 413 for a row over 400 KB) for a row DynamoDB could not store;
+ * called for every row of a request before its first write, so a refused request writes nothing.
+ */
+export function assertFeedbackFits(row: FeedbackRow): void {
+  assertItemFits(feedbackItem(row, plannedJson(JSON.stringify(row.payload), INLINE_BYTES)), 'feedback row')
 }
 
 /** Stores a feedback row unless its id exists; returns the stored row either way (idempotent by id). */

@@ -1,4 +1,5 @@
 import { GLOBAL_INDEXES, PRIMARY_KEY } from '#shared/db/table'
+import { ItemTooLargeError, KeyTooLongError } from '#shared/errors/storage-limit-errors'
 
 /**
  * DynamoDB's size limits, checked before a write so that a request too large for them is refused whole instead of
@@ -50,4 +51,21 @@ export function oversizedKey(item: Record<string, unknown>): string | undefined 
     if (typeof value === 'string' && Buffer.byteLength(value, 'utf8') > limit) return name
   }
   return undefined
+}
+
+/**
+ * Throws the typed 4xx for an item (as the document client would write it) that DynamoDB's limits would refuse: a
+ * key value over its byte limit (400) or an item over 400 KB with `reservedBytes` kept for later updates (413). Called
+ * before the first write of an operation that writes several items, so a refusal never leaves part of it written.
+ */
+export function assertItemFits(item: Record<string, unknown>, what: string, reservedBytes = 0): void {
+  const key = oversizedKey(item)
+  if (key !== undefined) {
+    const limit = key.endsWith('PK') ? MAX_KEY_BYTES.partition : MAX_KEY_BYTES.sort
+    throw new KeyTooLongError(`A value of the ${what} is too long to store as a key (at most ${limit} bytes)`)
+  }
+  const size = itemBytes(item) + reservedBytes
+  if (size > MAX_ITEM_BYTES) {
+    throw new ItemTooLargeError(`The ${what} is too large to store (${size} bytes, at most ${MAX_ITEM_BYTES})`)
+  }
 }

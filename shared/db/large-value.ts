@@ -98,6 +98,14 @@ export async function storeJson(
   return { ref: await putLargeValue(owner, bytes) }
 }
 
+/** What `storeJson` would keep in the owner item for `json`, computed without writing (to size the item first). */
+export function plannedJson(json: string, inlineLimit = INLINE_LIMIT_BYTES): StoredJson {
+  const bytes = Buffer.from(json, 'utf8')
+  if (bytes.byteLength <= inlineLimit) return { json }
+  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 32)
+  return { ref: { hash, chunks: Math.max(1, Math.ceil(bytes.byteLength / CHUNK_BYTES)), bytes: bytes.byteLength } }
+}
+
 /** Returns the JSON text a `StoredJson` holds, reading its chunks when it is a ref. */
 export async function loadJson(owner: LargeValueOwner, stored: StoredJson): Promise<string> {
   if ('json' in stored) return stored.json

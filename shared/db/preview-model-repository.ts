@@ -1,6 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { assertItemFits } from '#shared/db/item-size'
+import { keyPart } from '#shared/db/key-part'
 import { queryAll } from '#shared/db/query'
 import { type PreviewModel, PreviewModelSchema } from '#shared/schemas/preview-model'
 
@@ -10,9 +12,22 @@ import { type PreviewModel, PreviewModelSchema } from '#shared/schemas/preview-m
 // ids; the by-id item is re-derived from it on retry.
 const modelKey = (id: string) => ({ PK: `PMODEL#${id}`, SK: 'PMODEL' })
 const MAX_ID_BYTES = 1_024
+// Names are not length-capped: a long entity, project or name enters the keys as a digest (keyPart; DynamoDB caps
+// partition keys at 2,048 bytes and sort keys at 1,024), the item keeps it whole.
 const nameKey = (m: Pick<PreviewModel, 'entity' | 'project' | 'name'>) => ({
-  PK: `PMODELNAME#${m.entity}/${m.project}/${m.name}`,
+  PK: `PMODELNAME#${keyPart(m.entity)}/${keyPart(m.project)}/${keyPart(m.name)}`,
   SK: 'PMODELNAME',
+})
+const modelItem = (model: PreviewModel) => ({
+  ...modelKey(model.id),
+  GSI1PK: `PMODELS#${keyPart(model.entity)}`,
+  GSI1SK: `${keyPart(model.project)}#${keyPart(model.name)}`,
+  ...fields(model),
+})
+const claimItem = (model: PreviewModel, requestDigest: string) => ({
+  ...nameKey(model),
+  ...fields(model),
+  request_digest: requestDigest,
 })
 
 function parse(item: Record<string, unknown>): PreviewModel {
@@ -29,12 +44,7 @@ async function putModelItem(model: PreviewModel): Promise<boolean> {
     await db().send(
       new PutCommand({
         TableName: table(),
-        Item: {
-          ...modelKey(model.id),
-          GSI1PK: `PMODELS#${model.entity}`,
-          GSI1SK: `${model.project}#${model.name}`,
-          ...fields(model),
-        },
+        Item: modelItem(model),
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     )
@@ -44,6 +54,12 @@ async function putModelItem(model: PreviewModel): Promise<boolean> {
     if (!(error instanceof ConditionalCheckFailedException)) throw error
     return false
   }
+}
+
+/** Throws the 4xx (400 for a key, 413 for size) for a model DynamoDB could not store; nothing is written. */
+export function assertPreviewModelFits(model: PreviewModel, requestDigest: string): void {
+  assertItemFits(claimItem(model, requestDigest), 'model')
+  assertItemFits(modelItem(model), 'model')
 }
 
 /**
@@ -61,7 +77,7 @@ export async function createPreviewModel(
     await db().send(
       new PutCommand({
         TableName: table(),
-        Item: { ...nameKey(model), ...fields(model), request_digest: requestDigest },
+        Item: claimItem(model, requestDigest),
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     )
@@ -92,8 +108,8 @@ export async function listPreviewModels(entity: string, project?: string): Promi
     IndexName: 'GSI1',
     KeyConditionExpression: project === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND begins_with(GSI1SK, :project)',
     ExpressionAttributeValues: {
-      ':pk': `PMODELS#${entity}`,
-      ...(project === undefined ? {} : { ':project': `${project}#` }),
+      ':pk': `PMODELS#${keyPart(entity)}`,
+      ...(project === undefined ? {} : { ':project': `${keyPart(project)}#` }),
     },
   })
   return items.map(parse)

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { assertItemFits } from '#shared/db/item-size'
 import { keyPart } from '#shared/db/key-part'
 import { queryAll } from '#shared/db/query'
 import {
@@ -121,14 +122,20 @@ export async function claimQueueCall(
   }
 }
 
+const queueItem = (item: QueueItem) => ({
+  PK: queuePk(item.project_id, item.queue_id),
+  SK: `ITEM#${keyPart(item.id)}`,
+  ...item,
+})
+
+/** Throws the 4xx (413) for a queue item DynamoDB could not store; checked before an add writes anything. */
+export function assertQueueItemFits(item: QueueItem): void {
+  assertItemFits(queueItem(item), 'queue item')
+}
+
 /** Writes an item (idempotent: the same id rewrites the same content). */
 export async function putQueueItem(item: QueueItem): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: table(),
-      Item: { PK: queuePk(item.project_id, item.queue_id), SK: `ITEM#${keyPart(item.id)}`, ...item },
-    }),
-  )
+  await db().send(new PutCommand({ TableName: table(), Item: queueItem(item) }))
 }
 
 /** Reads one item of a queue. */

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { keyPart } from '#shared/db/key-part'
 import { queryAll } from '#shared/db/query'
 import { type UsageCounter, UsageCounterSchema } from '#shared/schemas/usage'
 
@@ -13,9 +14,11 @@ export type UsageDelta = Omit<UsageCounter, 'shard'>
 /** Who applies a delta: a writer process's id and its flush number, which only grows within that process. */
 export type FlushMark = { writer: string; seq: number }
 
+// A long project name (the inference project header is not length-capped) enters the sort key as a digest (keyPart;
+// DynamoDB caps sort keys at 1,024 bytes); reads filter on the stored `project` attribute, never on the key.
 const keyOf = (d: UsageDelta, shard: number) => ({
-  PK: `USAGE#${d.entity}`,
-  SK: `H#${d.hour}#P#${d.project}#M#${d.model}#S#${shard}`,
+  PK: `USAGE#${keyPart(d.entity)}`,
+  SK: `H#${d.hour}#P#${keyPart(d.project)}#M#${keyPart(d.model)}#S#${shard}`,
 })
 
 // Idempotency: each writer keeps its own attribute `w_<writer id>` on the counter, holding the number of the last of
@@ -81,7 +84,7 @@ export async function addUsage(delta: UsageDelta, shard: number, mark: FlushMark
 export async function listUsage(entity: string, fromHour: string, toHour: string, project?: string) {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': `USAGE#${entity}`, ':from': `H#${fromHour}`, ':to': `H#${toHour}#~` },
+    ExpressionAttributeValues: { ':pk': `USAGE#${keyPart(entity)}`, ':from': `H#${fromHour}`, ':to': `H#${toHour}#~` },
   })
   const counters = items.map((item) => UsageCounterSchema.parse(item))
   return project === undefined ? counters : counters.filter((c) => c.project === project)

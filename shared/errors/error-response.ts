@@ -36,6 +36,7 @@ export function asHttpError(error: unknown): HttpError | undefined {
     return new FrameworkHttpError(error.status, error.message || 'Request failed', { cause: error })
   }
   if (isKeyTooLong(error)) return new BadRequestError('An identifier in the request is too long', { cause: error })
+  if (isItemTooLarge(error)) return new PayloadTooLargeError('Request too large to store', { cause: error })
   if (isDependencyFault(error)) return dependencyUnavailable(error)
   return undefined
 }
@@ -93,6 +94,14 @@ const KEY_TOO_LONG = /size of hashkey has exceeded|size of all range keys has ex
 
 function isKeyTooLong(error: unknown): boolean {
   return error instanceof Error && error.name === 'ValidationException' && KEY_TOO_LONG.test(error.message)
+}
+
+// The engine's own item-size refusal (an update growing a stored item past 400 KB, which no check before the write can
+// see): the request's values are too large, a 413.
+const ITEM_TOO_LARGE = /item size (to update )?has exceeded the maximum allowed size/i
+
+function isItemTooLarge(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ValidationException' && ITEM_TOO_LARGE.test(error.message)
 }
 
 /** The pydantic issue FastAPI reports for a body that is not valid JSON. */

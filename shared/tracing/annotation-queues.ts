@@ -1,6 +1,7 @@
 import * as z from 'zod/mini'
 import { getCallParts } from '#shared/db/call-repository'
 import {
+  assertQueueItemFits,
   claimQueueCall,
   getQueue,
   getQueueItem,
@@ -148,16 +149,12 @@ export async function addQueueCalls(userId: string, project: string, queueId: st
   const duplicates = requested.filter((id) => existing.has(id)).length
   const fresh = requested.filter((id) => !existing.has(id))
   const parts = await getCallParts(project, fresh)
-  let added = 0
-  for (const callId of fresh) {
+  const itemOf = (callId: string, id: string, now: string): QueueItem | undefined => {
     const start = parts.get(callId)?.start
-    if (start === undefined || start.deleted_at != null) continue
-    const claim = await claimQueueCall(project, queueId, callId, uuidv7())
-    if (!claim.created && (await getQueueItem(project, queueId, claim.itemId)) !== undefined) continue
-    const now = new Date().toISOString()
+    if (start === undefined || start.deleted_at != null) return undefined
     const end = parts.get(callId)?.end
-    const item: QueueItem = {
-      id: claim.itemId,
+    return {
+      id,
       project_id: project,
       queue_id: queueId,
       call_id: callId,
@@ -171,6 +168,20 @@ export async function addQueueCalls(userId: string, project: string, queueId: st
       created_by: userId,
       updated_at: now,
     }
+  }
+  // Every item is sized before the first claim: one too large for DynamoDB refuses the request with nothing written.
+  const checkedAt = new Date().toISOString()
+  for (const callId of fresh) {
+    const item = itemOf(callId, uuidv7(), checkedAt)
+    if (item !== undefined) assertQueueItemFits(item)
+  }
+  let added = 0
+  for (const callId of fresh) {
+    if (itemOf(callId, '', checkedAt) === undefined) continue
+    const claim = await claimQueueCall(project, queueId, callId, uuidv7())
+    if (!claim.created && (await getQueueItem(project, queueId, claim.itemId)) !== undefined) continue
+    const item = itemOf(callId, claim.itemId, new Date().toISOString())
+    if (item === undefined) continue
     await putQueueItem(item)
     added++
   }

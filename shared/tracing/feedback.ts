@@ -1,5 +1,6 @@
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import {
+  assertFeedbackFits,
   claimRetryKey,
   deleteFeedback,
   type FeedbackSource,
@@ -29,7 +30,7 @@ async function buildRow(principal: Principal, req: FeedbackCreateReq, id: string
   assertProjectAccess(principal, req.project_id)
   const payload = await validateFeedback(req)
   if (req.queue_id != null) await assertQueueLive(req.project_id, req.queue_id)
-  return {
+  const row: FeedbackRow = {
     id,
     project_id: req.project_id,
     weave_ref: req.weave_ref,
@@ -56,6 +57,9 @@ async function buildRow(principal: Principal, req: FeedbackCreateReq, id: string
     span_trace_id: req.span_trace_id,
     scorer_trace_id: req.scorer_trace_id,
   }
+  // Before any write of the request (a batch builds every row first): a refused row leaves nothing behind.
+  assertFeedbackFits(row)
+  return row
 }
 
 async function store(row: FeedbackRow, clientId: string | null | undefined, retryKey: string | undefined) {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import {
+  assertPreviewModelFits,
   createPreviewModel,
   deletePreviewModel,
   getPreviewModel,
@@ -37,6 +38,7 @@ export async function registerModel(
   const requestDigest = createHash('sha256')
     .update(JSON.stringify([principal.userId, entity, req.project, req.name, req.base_model]))
     .digest('base64url')
+  assertPreviewModelFits(candidate, requestDigest)
   const result = await createPreviewModel(candidate, requestDigest)
   if (!result.created && req.return_existing !== true) {
     throw new ConflictError(`Model '${entity}/${req.project}/${req.name}' already exists`)

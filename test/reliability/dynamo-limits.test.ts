@@ -1,0 +1,492 @@
+import '../support/lambda-shim.js'
+import { createHash, randomUUID } from 'node:crypto'
+import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
+import { db, table } from '#shared/db/client'
+import { settleAfterResponse } from '#shared/http/after-response'
+import { flushUsage } from '#shared/inference/usage-meter'
+import { loadFunction } from '../../scripts/local/app.js'
+import { endPart, startPart, writeCalls } from '../support/calls.js'
+import { upstreamModelFixture } from '../support/models.js'
+import { publish } from '../support/objects.js'
+import { addCalls, newQueue } from '../support/queues.js'
+import { send } from '../support/tracing.js'
+import { newModel, trajectory } from '../support/training.js'
+
+// DynamoDB's documented limits (2,048-byte partition keys, 1,024-byte sort keys, 400 KB items) against every write
+// endpoint: one string of the request at a time is made long or huge. Each answer is a 2xx or the family's 4xx, and
+// after a 4xx the table holds exactly what it held before the request. Seeded: the same cases on every run and engine.
+const SEED = Number(process.env.LOOM_LIMITS_SEED ?? 0x14b)
+// Cases per string field (every field of every write route is exercised).
+const RUNS_PER_FIELD = Number(process.env.LOOM_LIMITS_RUNS ?? 1)
+const SIZES = [1024, 2049, 64 * 1024, 400 * 1024, 1536 * 1024]
+const CHARS = ['x', 'é', '🙂']
+
+const { caller, model } = await upstreamModelFixture()
+
+/** A request as data: every string in it (object keys included) is a field the property may stretch. */
+type Shape = {
+  params: Record<string, string>
+  query: Record<string, string>
+  headers: Record<string, string>
+  body?: unknown
+  /** Multipart fields instead of a JSON body (`file/create`); the file's name is the `filename` field. */
+  form?: Record<string, string>
+}
+
+type Template = {
+  /** `<method> <route path>` as in the manifest. */
+  route: string
+  /** Writes what the request needs (a call, an object, a queue…) in a fresh project; returns ids for the shape. */
+  setup?: (project: string) => Promise<Record<string, string>>
+  shape: (project: string, v: Record<string, string>) => Shape
+}
+
+const tracingAuth = () => caller.basic
+const start = (project: string, id: string) =>
+  startPart(project, {
+    id,
+    trace_id: randomUUID(),
+    parent_id: randomUUID(),
+    thread_id: 'thread',
+    display_name: 'name',
+    attributes: { key: 'value' },
+    inputs: { prompt: 'hello' },
+  })
+const end = (project: string, id: string) =>
+  endPart(project, id, { output: { text: 'out' }, summary: { note: 's' }, exception: 'boom' })
+const feedback = (project: string) => ({
+  project_id: project,
+  weave_ref: `weave:///${project}/call/c1`,
+  feedback_type: 'custom',
+  payload: { note: 'n' },
+  creator: 'me',
+  span_agent_name: 'agent',
+})
+// An OTLP/JSON export of one span (the OpenTelemetry protocol's JSON encoding).
+const otlpJson = () => ({
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] },
+      scopeSpans: [
+        {
+          scope: { name: 'scope', version: '1' },
+          spans: [
+            {
+              traceId: randomUUID().replace(/-/g, ''),
+              spanId: randomUUID().replace(/-/g, '').slice(0, 16),
+              name: 'span',
+              kind: 1,
+              startTimeUnixNano: '1735787045000000000',
+              endTimeUnixNano: '1735787046000000000',
+              attributes: [{ key: 'input.value', value: { stringValue: 'hello' } }],
+              status: {},
+            },
+          ],
+        },
+      ],
+    },
+  ],
+})
+const oneCall = async (project: string) => {
+  const id = randomUUID()
+  await writeCalls(caller, [{ start: startPart(project, { id }), end: endPart(project, id) }])
+  return id
+}
+const feedbackId = async (project: string) => {
+  const { app } = await loadFunction(entryOf('POST /feedback/create'))
+  const res = await send(app as never, '/feedback/create', feedback(project), caller)
+  return res.body.id as string
+}
+
+const TEMPLATES: Template[] = [
+  { route: 'POST /call/start', shape: (p) => ({ ...none(), body: { start: start(p, randomUUID()) } }) },
+  { route: 'POST /call/end', shape: (p) => ({ ...none(), body: { end: end(p, randomUUID()) } }) },
+  {
+    route: 'POST /call/upsert_batch',
+    shape: (p) => {
+      const id = randomUUID()
+      return {
+        ...none(),
+        body: {
+          batch: [
+            { mode: 'start', req: { start: start(p, id) } },
+            { mode: 'end', req: { end: end(p, id) } },
+          ],
+        },
+      }
+    },
+  },
+  {
+    route: 'POST /otel/v1/traces',
+    shape: (p) => ({ ...none(), headers: { project_id: p }, body: otlpJson() }),
+  },
+  {
+    route: 'POST /call/update',
+    setup: async (p) => ({ call: await oneCall(p) }),
+    shape: (p, v) => ({ ...none(), body: { project_id: p, call_id: v.call, display_name: 'renamed' } }),
+  },
+  {
+    route: 'POST /calls/delete',
+    setup: async (p) => ({ call: await oneCall(p) }),
+    shape: (p, v) => ({ ...none(), body: { project_id: p, call_ids: [v.call] } }),
+  },
+  {
+    route: 'POST /cost/create',
+    shape: (p) => ({
+      ...none(),
+      body: {
+        project_id: p,
+        costs: { 'llm-x': { prompt_token_cost: 1, completion_token_cost: 2, provider_id: 'pr' } },
+      },
+    }),
+  },
+  {
+    route: 'POST /cost/purge',
+    shape: (p) => ({
+      ...none(),
+      body: { project_id: p, query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: 'cost-id' }] } } },
+    }),
+  },
+  {
+    route: 'POST /obj/create',
+    shape: (p) => ({ ...none(), body: { obj: { project_id: p, object_id: 'obj', val: { field: 'value' } } } }),
+  },
+  {
+    route: 'POST /obj/delete',
+    setup: async (p) => ({ digest: await publish({ ...caller, project: p }, 'obj', { a: 1 }) }),
+    shape: (p, v) => ({ ...none(), body: { project_id: p, object_id: 'obj', digests: [v.digest] } }),
+  },
+  {
+    route: 'PUT /objs/:object_id/versions/:digest/tags',
+    setup: async (p) => ({ digest: await publish({ ...caller, project: p }, 'obj', { a: 1 }) }),
+    shape: (p, v) => ({
+      ...none(),
+      params: { object_id: 'obj', digest: v.digest ?? '' },
+      body: { project_id: p, tags: ['tag'] },
+    }),
+  },
+  {
+    route: 'POST /objs/:object_id/versions/:digest/tags/remove',
+    setup: async (p) => ({ digest: await publish({ ...caller, project: p }, 'obj', { a: 1 }) }),
+    shape: (p, v) => ({
+      ...none(),
+      params: { object_id: 'obj', digest: v.digest ?? '' },
+      body: { project_id: p, tags: ['tag'] },
+    }),
+  },
+  {
+    route: 'PUT /objs/:object_id/aliases',
+    setup: async (p) => ({ digest: await publish({ ...caller, project: p }, 'obj', { a: 1 }) }),
+    shape: (p, v) => ({
+      ...none(),
+      params: { object_id: 'obj' },
+      body: { project_id: p, digest: v.digest, aliases: ['prod'] },
+    }),
+  },
+  {
+    route: 'POST /objs/:object_id/aliases/remove',
+    setup: async (p) => ({ digest: await publish({ ...caller, project: p }, 'obj', { a: 1 }) }),
+    shape: (p) => ({ ...none(), params: { object_id: 'obj' }, body: { project_id: p, aliases: ['prod'] } }),
+  },
+  { route: 'POST /feedback/create', shape: (p) => ({ ...none(), body: { ...feedback(p), id: 'client-id' } }) },
+  { route: 'POST /feedback/batch/create', shape: (p) => ({ ...none(), body: { batch: [feedback(p), feedback(p)] } }) },
+  {
+    route: 'POST /feedback/purge',
+    setup: async (p) => ({ id: await feedbackId(p) }),
+    shape: (p, v) => ({
+      ...none(),
+      body: { project_id: p, query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: v.id }] } } },
+    }),
+  },
+  {
+    route: 'POST /feedback/replace',
+    setup: async (p) => ({ id: await feedbackId(p) }),
+    shape: (p, v) => ({ ...none(), body: { ...feedback(p), feedback_id: v.id } }),
+  },
+  {
+    route: 'POST /annotation_queues',
+    shape: (p) => ({
+      ...none(),
+      body: { project_id: p, name: 'queue', description: 'd', scorer_refs: ['weave:///e/p/object/s:1'] },
+    }),
+  },
+  {
+    route: 'PUT /annotation_queues/:queue_id',
+    setup: async (p) => ({ queue: await newQueue({ ...caller, project: p }) }),
+    shape: (p, v) => ({
+      ...none(),
+      params: { queue_id: v.queue ?? '' },
+      body: { project_id: p, name: 'renamed', description: 'new' },
+    }),
+  },
+  {
+    route: 'DELETE /annotation_queues/:queue_id',
+    setup: async (p) => ({ queue: await newQueue({ ...caller, project: p }) }),
+    shape: (p, v) => ({ ...none(), params: { queue_id: v.queue ?? '' }, query: { project_id: p } }),
+  },
+  {
+    route: 'POST /annotation_queues/:queue_id/items',
+    setup: async (p) => ({ queue: await newQueue({ ...caller, project: p }), call: await oneCall(p) }),
+    shape: (p, v) => ({
+      ...none(),
+      params: { queue_id: v.queue ?? '' },
+      body: { project_id: p, call_ids: [v.call], display_fields: ['input.prompt'] },
+    }),
+  },
+  {
+    route: 'POST /annotation_queues/:queue_id/items/:item_id/progress',
+    setup: async (p) => {
+      const queue = await newQueue({ ...caller, project: p })
+      await addCalls({ ...caller, project: p }, queue, [await oneCall(p)])
+      const { app } = await loadFunction(entryOf('POST /annotation_queues/:queue_id/items/query'))
+      const items = await send(app as never, `/annotation_queues/${queue}/items/query`, { project_id: p }, caller)
+      return { queue, item: items.body.items[0].id }
+    },
+    shape: (p, v) => ({
+      ...none(),
+      params: { queue_id: v.queue ?? '', item_id: v.item ?? '' },
+      body: { project_id: p, annotation_state: 'in_progress' },
+    }),
+  },
+  {
+    route: 'POST /table/create',
+    shape: (p) => ({ ...none(), body: { table: { project_id: p, rows: [{ column: 'value' }, { other: 'x' }] } } }),
+  },
+  {
+    route: 'POST /file/create',
+    shape: (p) => ({ ...none(), form: { project_id: p, filename: 'image.png', content: 'file bytes' } }),
+  },
+  {
+    route: 'POST /v1/preview/models',
+    shape: (p) => ({
+      ...none(),
+      body: { entity: caller.entity, project: p.split('/')[1], name: 'model', base_model: 'Qwen/Qwen2.5-7B-Instruct' },
+    }),
+  },
+  {
+    route: 'DELETE /v1/preview/models/:model_id',
+    setup: async () => ({ model: (await newModel(caller)).id }),
+    shape: (_p, v) => ({ ...none(), params: { model_id: v.model ?? '' } }),
+  },
+  {
+    route: 'POST /v1/preview/models/:model_id/log',
+    setup: async () => ({ model: (await newModel(caller)).id }),
+    shape: (_p, v) => ({
+      ...none(),
+      params: { model_id: v.model ?? '' },
+      body: {
+        model_id: v.model,
+        split: 'train',
+        trajectory_groups: [{ trajectories: [trajectory(1, { correct: true })], metrics: { m: 1 }, exceptions: [] }],
+      },
+    }),
+  },
+  {
+    route: 'POST /v1/chat/completions',
+    shape: (p) => ({
+      ...none(),
+      headers: { 'openai-project': p },
+      body: { model, messages: [{ role: 'user', content: 'Hello' }], user: 'someone' },
+    }),
+  },
+]
+
+function none(): Shape {
+  return { params: {}, query: {}, headers: {} }
+}
+
+function entryOf(route: string): FunctionEntry {
+  const [method, path] = route.split(' ')
+  const entry = FUNCTIONS.find((f) => f.routes.some((r) => r.method === method && r.path === path))
+  if (entry === undefined) throw new Error(`no function serves ${route}`)
+  return entry
+}
+
+/** A path to one string of a shape: the keys and indexes leading to it, and whether it is an object key itself. */
+type Leaf = { path: (string | number)[]; isKey: boolean }
+
+function leaves(value: unknown, path: (string | number)[] = []): Leaf[] {
+  if (typeof value === 'string') return [{ path, isKey: false }]
+  if (Array.isArray(value)) return value.flatMap((v, i) => leaves(v, [...path, i]))
+  if (typeof value !== 'object' || value === null) return []
+  return Object.entries(value).flatMap(([k, v]) => [
+    // The top-level groups (params, body…), multipart field names and header names are not request strings.
+    ...(path.length === 0 || path[0] === 'form' || path[0] === 'headers' ? [] : [{ path: [...path, k], isKey: true }]),
+    ...leaves(v, [...path, k]),
+  ])
+}
+
+/** The shape with the string at `leaf` replaced by `make(old)` (a key is renamed in place, keeping its value). */
+function stretch(shape: Shape, leaf: Leaf, make: (old: string) => string): Shape {
+  const copy = structuredClone(shape) as unknown as Record<string | number, unknown>
+  let parent = copy as Record<string | number, unknown>
+  for (const step of leaf.path.slice(0, -1)) parent = parent[step] as Record<string | number, unknown>
+  const last = leaf.path.at(-1) as string | number
+  if (leaf.isKey) {
+    const entries = Object.entries(parent).map(([k, v]) => (k === last ? [make(k), v] : [k, v]))
+    for (const k of Object.keys(parent)) delete parent[k]
+    Object.assign(parent, Object.fromEntries(entries))
+  } else parent[last] = make(String(parent[last]))
+  return copy as unknown as Shape
+}
+
+function toRequest(entry: FunctionEntry, route: string, shape: Shape): Request {
+  const [method, path] = route.split(' ') as [string, string]
+  const url = path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => encodeURIComponent(shape.params[name] ?? ''))
+  const search = new URLSearchParams(shape.query).toString()
+  const auth = entry.family === 'tracing' ? tracingAuth() : caller.bearer
+  const headers: Record<string, string> = { ...auth, ...shape.headers }
+  let body: FormData | string | undefined
+  if (shape.form !== undefined) {
+    const form = new FormData()
+    form.set('project_id', shape.form.project_id ?? '')
+    form.set('file', new Blob([shape.form.content ?? '']), shape.form.filename)
+    body = form
+  } else if (shape.body !== undefined) {
+    headers['content-type'] = 'application/json'
+    body = JSON.stringify(shape.body)
+  }
+  return new Request(`http://loom.test${url}${search ? `?${search}` : ''}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body }),
+  })
+}
+
+/** Whether a 4xx body has the family's error shape. */
+function hasFamilyShape(family: FunctionEntry['family'], body: unknown): boolean {
+  if (typeof body !== 'object' || body === null) return false
+  const b = body as Record<string, unknown>
+  if (family === 'inference') return typeof (b.error as { message?: unknown } | undefined)?.message === 'string'
+  if (family === 'training') return 'detail' in b
+  return typeof b.reason === 'string' || Array.isArray(b.detail)
+}
+
+/** Every item of the table, by key, as a digest of its full content. */
+async function snapshot(): Promise<Map<string, string>> {
+  const items = new Map<string, string>()
+  let start: Record<string, unknown> | undefined
+  do {
+    const page = await db().send(
+      new ScanCommand({ TableName: table(), ExclusiveStartKey: start, ConsistentRead: true }),
+    )
+    for (const item of page.Items ?? []) {
+      const text = JSON.stringify(item, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v))
+      items.set(`${item.PK}\u0000${item.SK}`, createHash('sha256').update(text).digest('hex'))
+    }
+    start = page.LastEvaluatedKey
+  } while (start)
+  return items
+}
+
+function changes(before: Map<string, string>, after: Map<string, string>): string[] {
+  const keys = new Set([...before.keys(), ...after.keys()])
+  return [...keys].filter((k) => before.get(k) !== after.get(k)).map((k) => k.replace('\u0000', ' ').slice(0, 120))
+}
+
+/** Deletes every item that `base` does not hold, so each case starts from the same small table. */
+async function restore(base: Map<string, string>): Promise<void> {
+  const extra = [...(await snapshot()).keys()].filter((k) => !base.has(k))
+  for (let i = 0; i < extra.length; i += 25) {
+    const requests = extra.slice(i, i + 25).map((k) => {
+      const [PK, SK] = k.split('\u0000')
+      return { DeleteRequest: { Key: { PK, SK } } }
+    })
+    await db().send(new BatchWriteCommand({ RequestItems: { [table()]: requests } }))
+  }
+}
+
+const tally: string[] = []
+let base: Map<string, string>
+beforeAll(async () => {
+  base = await snapshot()
+})
+afterAll(() => {
+  process.stdout.write(`\ndynamo-limits seed=${SEED} runs per field=${RUNS_PER_FIELD}\n${tally.join('\n')}\n`)
+})
+
+const WRITE_ROUTES = FUNCTIONS.filter((f) => f.access === 'write' && f.auth).flatMap((f) =>
+  f.routes.map((r) => `${r.method} ${r.path}`),
+)
+
+describe('DynamoDB limits on every write endpoint', () => {
+  it('has a case template for every write route of the manifest', () => {
+    // Assess
+    const covered = new Set(TEMPLATES.map((t) => t.route))
+    expect(WRITE_ROUTES.filter((r) => !covered.has(r) && r !== 'POST /files/create')).toEqual([])
+  })
+
+  // A template whose route the manifest no longer serves is dropped (the check above catches the reverse).
+  it.each(TEMPLATES.filter((t) => WRITE_ROUTES.includes(t.route)).map((t) => [t.route, t] as const))(
+    '%s answers 2xx or its family 4xx for long and huge strings, and a 4xx writes nothing',
+    async (route, template) => {
+      // Prepare
+      const entry = entryOf(route)
+      const { app } = await loadFunction(entry)
+      const probe = template.shape(`${caller.entity}/probe`, {})
+      const fields = leaves(probe)
+      const statuses: number[] = []
+      const failures: string[] = []
+      // The request as templated is accepted, so a refusal below is the stretched string's doing.
+      const plainProject = `${caller.entity}/lim${randomUUID().slice(0, 8)}`
+      const plainVars = (await template.setup?.(plainProject)) ?? {}
+      const plain = await app.fetch(toRequest(entry, route, template.shape(plainProject, plainVars)))
+      expect(plain.status, await plain.text()).toBeLessThan(300)
+      await settleAfterResponse()
+      await flushUsage()
+      await restore(base)
+
+      // Act
+      for (const [index, leaf] of fields.entries()) {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.constantFrom(...SIZES),
+            fc.constantFrom(...CHARS),
+            fc.boolean(),
+            async (size, char, append) => {
+              const project = `${caller.entity}/lim${randomUUID().slice(0, 8)}`
+              const vars = (await template.setup?.(project)) ?? {}
+              // A header carries bytes, not text: a header value is stretched with ASCII.
+              const unit = leaf.path[0] === 'headers' ? 'x' : char
+              const filler = unit.repeat(Math.ceil(size / Buffer.byteLength(unit)))
+              const shape = stretch(template.shape(project, vars), leaf, (old) => (append ? old + filler : filler))
+              const before = await snapshot()
+              const res = await app.fetch(toRequest(entry, route, shape))
+              const text = await res.text()
+              await settleAfterResponse()
+              await flushUsage()
+              const written = changes(before, await snapshot())
+              await restore(base)
+              const label = `${leaf.path.join('.')}${leaf.isKey ? ' (key)' : ''} ${append ? '+' : '='}${size}×${char}`
+              statuses.push(res.status)
+              if (res.status >= 500) failures.push(`${label}: ${res.status} ${text.slice(0, 200)}`)
+              if (res.status >= 400 && res.status < 500) {
+                let body: unknown
+                try {
+                  body = JSON.parse(text)
+                } catch {
+                  body = text
+                }
+                if (!hasFamilyShape(entry.family, body))
+                  failures.push(`${label}: ${res.status} shape ${text.slice(0, 200)}`)
+                if (written.length > 0) failures.push(`${label}: ${res.status} but wrote ${written.join(', ')}`)
+              }
+            },
+          ),
+          // One seed per field, derived from the printed one: fields get different sizes, each run the same.
+          { seed: SEED + index, numRuns: RUNS_PER_FIELD },
+        )
+      }
+      tally.push(
+        `  ${route}: ${fields.length} fields, ${statuses.filter((s) => s < 300).length} stored, ${statuses.filter((s) => s >= 400).length} refused`,
+      )
+
+      // Assess
+      expect(failures).toEqual([])
+    },
+    120_000,
+  )
+})
