@@ -51,16 +51,15 @@ type Judged = DynamoAccess & { allowed: boolean; reason: string }
 /** A guard that judges each request under `statements` and records every verdict. */
 function enforce(statements: PolicyStatement[], judged: Judged[]) {
   return (operation: string, body: Record<string, unknown>) => {
-    let accesses: DynamoAccess[]
+    let verdicts: Judged[]
     try {
-      accesses = accessesOf(operation, body)
+      verdicts = accessesOf(operation, body).map((access) => ({ ...access, ...evaluate(statements, access) }))
     } catch (error) {
-      // A request the proxy cannot read is refused and reported, never let through unjudged.
+      // A request or policy the proxy cannot judge is refused and reported, never let through unjudged.
       const reason = `not evaluated: ${(error as Error).message}`
       judged.push({ action: `dynamodb:${operation}`, resource: '?', leadingKeys: [], allowed: false, reason })
       return reason
     }
-    const verdicts = accesses.map((access) => ({ ...access, ...evaluate(statements, access) }))
     judged.push(...verdicts)
     const denied = verdicts.find((v) => !v.allowed)
     return denied === undefined
@@ -274,5 +273,61 @@ describe("a read-only function's role through the same proxy", () => {
       lookalike: 'AccessDeniedException',
       indexRead: 'ok',
     })
+  })
+})
+
+describe('the IAM evaluator behind the proxy', () => {
+  const arn = tableArn('t')
+  const allow = (extra: Partial<PolicyStatement>): PolicyStatement => ({
+    Effect: 'Allow',
+    Action: ['dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:Query'],
+    Resource: arn,
+    ...extra,
+  })
+  const batch = (...pks: string[]) =>
+    accessesOf('BatchWriteItem', {
+      RequestItems: { t: pks.map((pk) => ({ PutRequest: { Item: { PK: { S: pk }, SK: { S: 'x' } } } })) },
+    })[0] as DynamoAccess
+  const verdict = (statements: PolicyStatement[], access: DynamoAccess) => evaluate(statements, access).allowed
+
+  it('reads the partition keys a request touches, on the table or the index it names', () => {
+    // Assess
+    expect(batch('A#1', 'B#2')).toEqual({
+      action: 'dynamodb:BatchWriteItem',
+      resource: arn,
+      leadingKeys: ['A#1', 'B#2'],
+    })
+    expect(
+      accessesOf('Query', {
+        TableName: 't',
+        IndexName: 'GSI2',
+        KeyConditionExpression: '#pk = :pk AND begins_with(GSI2SK, :sk)',
+        ExpressionAttributeNames: { '#pk': 'GSI2PK' },
+        ExpressionAttributeValues: { ':pk': { S: 'P#1' }, ':sk': { S: 'x' } },
+      }),
+    ).toEqual([{ action: 'dynamodb:Query', resource: `${arn}/index/GSI2`, leadingKeys: ['P#1'] }])
+  })
+
+  it('judges as IAM does: set operators on LeadingKeys, wildcards, index ARNs and Deny before Allow', () => {
+    // Prepare
+    const all = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['A#*'] } }
+    const any = { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['A#?'] } }
+    const query = { action: 'dynamodb:Query', leadingKeys: ['P#1'] }
+
+    // Assess
+    expect(verdict([allow({ Condition: all })], batch('A#1', 'A#22'))).toBe(true)
+    expect(verdict([allow({ Condition: all })], batch('A#1', 'B#2'))).toBe(false)
+    expect(verdict([allow({ Condition: any })], batch('A#1', 'B#2'))).toBe(true)
+    expect(verdict([allow({ Condition: any })], batch('A#22'))).toBe(false)
+    expect(verdict([allow({})], { ...query, resource: `${arn}/index/GSI1` })).toBe(false)
+    expect(verdict([allow({ Resource: `${arn}/index/*` })], { ...query, resource: `${arn}/index/GSI1` })).toBe(true)
+    expect(verdict([allow({ Action: 'dynamodb:*' })], { ...query, resource: arn })).toBe(true)
+    expect(verdict([allow({ Action: 'dynamodb:Get*' })], { ...query, resource: arn })).toBe(false)
+    expect(verdict([allow({}), { Effect: 'Deny', Action: '*', Resource: '*' }], { ...query, resource: arn })).toBe(
+      false,
+    )
+    expect(() =>
+      verdict([allow({ Condition: { StringLike: { 'dynamodb:LeadingKeys': 'A#*' } } })], batch('A#1')),
+    ).toThrow(/not supported/)
   })
 })
