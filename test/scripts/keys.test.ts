@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { authenticateKey, clearAuthCache } from '#shared/auth/authenticate'
 import { getApiKey } from '#shared/db/api-key-repository'
-import { runCli } from '../support/cli.js'
+import { keysCli } from '../../scripts/local/keys-cli.js'
+import { runCli, spawnCli } from '../support/cli.js'
 
-const keys = (...args: string[]) => runCli('scripts/keys.ts', ...args)
+const keys = (...args: string[]) => runCli(keysCli, ...args)
 
 describe('npm run keys limits', () => {
   it('creates a key with limits, changes and removes them with set-limits, and the principal carries them', async () => {
@@ -45,7 +46,7 @@ describe('npm run keys limits', () => {
     expect(afterChange?.rpm).toBeUndefined()
     expect(afterChange).toMatchObject({ tpm: 5000, concurrency: 5 })
     expect(listed.stdout).toContain('tpm=5000 concurrency=5')
-  }, 60_000)
+  })
 
   it('refuses bad limit values, an unknown key and a set-limits without limits', async () => {
     // Prepare
@@ -67,5 +68,31 @@ describe('npm run keys limits', () => {
     expect(empty.code).toBe(2)
     expect(empty.stderr).toContain('needs at least one of')
     expect(listed.stdout).toContain('No keys.')
+  })
+
+  it('prints the usage for --help (status 0) and without a command (2), and refuses an unknown command (2)', async () => {
+    // Act
+    const help = await keys('--help')
+    const bare = await keys()
+    const unknown = await keys('rotate')
+
+    // Assess
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('Usage: npm run keys -- <command> [options]')
+    expect(bare.code).toBe(2)
+    expect(bare.stdout).toBe(help.stdout)
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain("Unknown command 'rotate'")
+    expect(unknown.stdout).toBe('')
+  })
+
+  it('runs as a script: a usage error after reading the table exits with status 2', async () => {
+    // Act
+    const unknown = await spawnCli('scripts/keys.ts', 'set-limits', 'nokey', '--rpm', '3')
+
+    // Assess
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('No key with id nokey')
+    expect(unknown.stderr).toContain('Usage: npm run keys')
   }, 60_000)
 })

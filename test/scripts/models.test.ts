@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { getModel } from '#shared/db/model-repository'
-import { runCli } from '../support/cli.js'
+import { modelsCli } from '../../scripts/local/models-cli.js'
+import { runCli, spawnCli } from '../support/cli.js'
 
-const models = (...args: string[]) => runCli('scripts/models.ts', ...args)
+const models = (...args: string[]) => runCli(modelsCli, ...args)
 
 describe('npm run models', () => {
   it('adds, lists and removes a model in the configured table', async () => {
@@ -52,7 +53,7 @@ describe('npm run models', () => {
     expect((JSON.parse(listed.stdout) as { id: string }[]).map((m) => m.id)).toContain(id)
     expect(removed.code).toBe(0)
     expect(gone).toBeUndefined()
-  }, 60_000)
+  })
 
   it('refuses a plaintext credential and incomplete input without writing', async () => {
     // Prepare
@@ -69,7 +70,7 @@ describe('npm run models', () => {
     expect(noEntities.code).toBe(2)
     expect(missing.code).toBe(2)
     expect(await getModel(id)).toBeUndefined()
-  }, 60_000)
+  })
 
   it('imports a catalog file', async () => {
     // Prepare
@@ -85,7 +86,7 @@ describe('npm run models', () => {
     // Assess
     expect(imported.code).toBe(0)
     expect(await getModel(id)).toEqual({ id, backend: { kind: 'reference' }, entities: ['*'], ownedBy: 'loom' })
-  }, 60_000)
+  })
 
   it('stores per-project limits given as flags and refuses a limit that is not a positive integer', async () => {
     // Prepare
@@ -126,5 +127,18 @@ describe('npm run models', () => {
     expect(zero.stderr).toContain('--concurrency must be a positive integer')
     expect(fraction.code).toBe(2)
     expect(await getModel(bad)).toBeUndefined()
+  })
+
+  it('runs as a script: adds a model to the table it is pointed at and exits with status 0', async () => {
+    // Prepare
+    const id = `org/script-${randomUUID().slice(0, 8)}`
+
+    // Act
+    const added = await spawnCli('scripts/models.ts', 'add', id, '--backend', 'reference', '--entities', '*')
+
+    // Assess
+    expect(added.code).toBe(0)
+    expect(added.stdout).toContain(`Added ${id}  reference built-in engine  entities=*`)
+    expect(await getModel(id)).toEqual({ id, backend: { kind: 'reference' }, entities: ['*'] })
   }, 60_000)
 })

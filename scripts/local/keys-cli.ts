@@ -1,0 +1,124 @@
+import { parseArgs } from 'node:util'
+import { createApiKey } from '#shared/auth/key-admin'
+import { type LimitChange, listApiKeys, revokeApiKey, setApiKeyLimits } from '#shared/db/api-key-repository'
+import { addMembership } from '#shared/db/membership-repository'
+import { type ApiKeyRecord, NameSchema } from '#shared/schemas/api-key'
+import { LIMIT_NAMES, type RateLimits } from '#shared/schemas/rate-limit'
+import { type CliOutput, PROCESS_OUTPUT, runCli, usageError } from './cli.js'
+
+const USAGE = `Usage: npm run keys -- <command> [options]
+
+  create --user <id> --entity <name> [--name <label>] [limits]   create a key (the plaintext is printed once)
+  list [--user <id>]                                    list keys (ids, owners, state, limits; never plaintexts)
+  revoke <key-id>                                       revoke a key (effective within the auth cache TTL)
+  set-limits <key-id> [limits]                          change a key's limits (effective within the auth cache TTL)
+  add-member --user <id> --entity <name>                add a user to an entity
+
+Limits (per key; unset means unlimited; 'none' removes one in set-limits):
+  --rpm <n>            requests per minute, every authenticated route
+  --tpm <n>            tokens (prompt + completion) per minute, chat completions
+  --concurrency <n>    requests in flight at once, every authenticated route
+
+Targets DYNAMODB_ENDPOINT / LOOM_TABLE_NAME when set (AWS when only LOOM_TABLE_NAME is set), else the local stack's
+embedded DynamoDB under LOOM_DATA_DIR (default .loom-data), running or not.`
+
+const OPTIONS = {
+  user: { type: 'string' },
+  entity: { type: 'string' },
+  name: { type: 'string' },
+  rpm: { type: 'string' },
+  tpm: { type: 'string' },
+  concurrency: { type: 'string' },
+  help: { type: 'boolean' },
+} as const
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values']
+
+function name(value: string | undefined, flag: string): string {
+  if (value === undefined) usageError(`--${flag} is required`)
+  if (!NameSchema.safeParse(value).success) usageError(`--${flag} must be letters, digits, '_', '.', '-' (max 128)`)
+  return value
+}
+
+function limit(flag: (typeof LIMIT_NAMES)[number], raw: string, allowNone: boolean): number | null {
+  if (allowNone && raw === 'none') return null
+  const value = Number(raw)
+  if (raw.trim() === '' || !Number.isInteger(value) || value < 1) {
+    usageError(`--${flag} must be a positive integer${allowNone ? " or 'none'" : ''}`)
+  }
+  return value
+}
+
+function limitChange(values: Values, allowNone: boolean): LimitChange {
+  const change: LimitChange = {}
+  for (const flag of LIMIT_NAMES) {
+    const raw = values[flag]
+    if (raw !== undefined) change[flag] = limit(flag, raw, allowNone)
+  }
+  return change
+}
+
+function describeLimits(record: ApiKeyRecord): string {
+  const set = LIMIT_NAMES.filter((n) => record[n] !== undefined).map((n) => `${n}=${record[n]}`)
+  return set.length === 0 ? 'unlimited' : set.join(' ')
+}
+
+/** `npm run keys -- <argv>`: administers API keys and memberships; returns the exit status (scripts/keys.ts). */
+export async function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Promise<number> {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS })
+  return runCli(
+    {
+      usage: USAGE,
+      commands: {
+        create: async () => {
+          const userId = name(values.user, 'user')
+          const entity = name(values.entity, 'entity')
+          const limits = limitChange(values, false) as RateLimits
+          const { key, record } = await createApiKey({
+            userId,
+            entity,
+            limits,
+            ...(values.name ? { name: values.name } : {}),
+          })
+          output.out(
+            `Created key ${record.keyId} for user '${userId}' in entity '${entity}' (${describeLimits(record)}).\n`,
+          )
+          output.out(`API key (shown once, store it now): ${key}\n`)
+        },
+        list: async () => {
+          const keys = await listApiKeys(values.user)
+          for (const k of keys) {
+            const state = k.revokedAt === undefined ? 'active' : `revoked ${k.revokedAt}`
+            output.out(
+              `${k.keyId}  user=${k.userId}  entity=${k.entity}  created=${k.createdAt}  ${state}  ${describeLimits(k)}\n`,
+            )
+          }
+          if (keys.length === 0) output.out('No keys.\n')
+        },
+        revoke: async (rest) => {
+          const keyId = rest[0] ?? usageError('revoke needs a key id (see `list`)')
+          if (!(await revokeApiKey(keyId, new Date().toISOString()))) usageError(`No key with id ${keyId}`)
+          output.out(`Revoked ${keyId}.\n`)
+        },
+        'set-limits': async (rest) => {
+          const keyId = rest[0] ?? usageError('set-limits needs a key id (see `list`)')
+          const change = limitChange(values, true)
+          if (Object.keys(change).length === 0) {
+            usageError('set-limits needs at least one of --rpm, --tpm, --concurrency')
+          }
+          const record = (await setApiKeyLimits(keyId, change)) ?? usageError(`No key with id ${keyId}`)
+          output.out(`Limits of ${keyId}: ${describeLimits(record)}.\n`)
+        },
+        'add-member': async () => {
+          const userId = name(values.user, 'user')
+          const entity = name(values.entity, 'entity')
+          await addMembership({ userId, entity, role: 'member', addedAt: new Date().toISOString() })
+          output.out(`User '${userId}' is a member of '${entity}'.\n`)
+        },
+      },
+    },
+    positionals,
+    values.help,
+    output,
+  )
+}
