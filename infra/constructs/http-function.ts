@@ -130,7 +130,19 @@ export class HttpFunction extends NodejsFunction {
    * items whose partition key is a key's limiter key, enforced by a `dynamodb:LeadingKeys` condition. The
    * authorizer, which runs no limiter, gets reads only.
    */
-  bindTable({ table, accessMode }: { table: ITable; accessMode: 'read' | 'write' }): void {
+  bindTable({
+    table,
+    accessMode,
+    rateLimited = FUNCTIONS.some((entry) => entry.id === this.functionId && entry.auth),
+  }: {
+    table: ITable
+    accessMode: 'read' | 'write'
+    /**
+     * Whether the function runs the rate limiter (every authenticated route does).
+     * @default - the manifest entry of `functionId` has `auth: true`
+     */
+    rateLimited?: boolean
+  }): void {
     this.addEnvironment('LOOM_TABLE_NAME', table.tableName)
     this.executionRole.addToPrincipalPolicy(
       new PolicyStatement({
@@ -138,7 +150,6 @@ export class HttpFunction extends NodejsFunction {
         resources: [table.tableArn, ...GLOBAL_INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`)],
       }),
     )
-    const rateLimited = FUNCTIONS.some((entry) => entry.id === this.functionId && entry.auth)
     if (accessMode === 'read' && rateLimited) {
       this.executionRole.addToPrincipalPolicy(
         new PolicyStatement({
