@@ -8,10 +8,10 @@ import {
   STATUS_CODES,
 } from '#shared/otel/otlp-model'
 
-/** The first nanosecond Loom cannot store (year 10000; stored datetimes are fixed-width ISO strings). */
-export const MAX_NANOS = 253_402_300_800n * 1_000_000_000n
-
-/** An OTLP timestamp (nanoseconds since the epoch) as an ISO datetime with microseconds (`…:SS.ffffffZ`). */
+/**
+ * An OTLP timestamp (nanoseconds since the epoch, an unsigned 64-bit integer, so at most in the year 2554) as an ISO
+ * datetime with microseconds (`…:SS.ffffffZ`).
+ */
 export function nanosToIso(nanos: bigint): string {
   const seconds = nanos / 1_000_000_000n
   const micros = (nanos % 1_000_000_000n) / 1000n
@@ -45,7 +45,7 @@ export function spanDump(span: OtelSpan, tree: AttrTree, parentId: string | null
     dropped_attributes_count: span.droppedAttributesCount,
     events: span.events.map((e) => ({
       name: e.name,
-      timestamp: e.timeNanos > 0n && e.timeNanos < MAX_NANOS ? nanosToIso(e.timeNanos) : null,
+      timestamp: e.timeNanos > 0n ? nanosToIso(e.timeNanos) : null,
       attributes: safeTree(e.attributes),
       dropped_attributes_count: e.droppedAttributesCount,
     })),

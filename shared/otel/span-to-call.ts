@@ -12,7 +12,7 @@ import {
 } from '#shared/otel/conventions'
 import { messagesFromEvents } from '#shared/otel/message-events'
 import { type AttrValue, type OtelSpan, STATUS_ERROR } from '#shared/otel/otlp-model'
-import { MAX_NANOS, nanosToIso, type SpanOrigin, spanDump } from '#shared/otel/span-dump'
+import { nanosToIso, type SpanOrigin, spanDump } from '#shared/otel/span-dump'
 import type { EndedCall, StartedCall } from '#shared/schemas/call'
 import { toStoredDatetime } from '#shared/tracing/time'
 
@@ -25,6 +25,9 @@ export type SpanCall = { start: StartedCall & { id: string; trace_id: string }; 
 // Weave's limits (weave/trace_server/constants.py): longer names are shortened, never rejected.
 const MAX_OP_NAME_LENGTH = 128
 const MAX_DISPLAY_NAME_LENGTH = 1024
+
+// Overrides are read as OTLP times are: nanoseconds that fit in 64 bits.
+const MAX_OVERRIDE_NANOS = 2n ** 64n
 
 const TRACE_ID_RE = /^[0-9a-f]{32}$/
 const SPAN_ID_RE = /^[0-9a-f]{16}$/
@@ -55,7 +58,6 @@ function checkTimes(span: OtelSpan): void {
   }
   if (span.startNanos === 0n) reject('start_time_unix_nano is not set')
   if (span.endNanos === 0n) reject('end_time_unix_nano is not set')
-  if (span.startNanos >= MAX_NANOS || span.endNanos >= MAX_NANOS) reject('timestamp is past the year 9999')
   if (span.endNanos < span.startNanos) reject('end_time_unix_nano is before start_time_unix_nano')
 }
 
@@ -67,7 +69,7 @@ function overrideTime(tree: AttrTree, keys: readonly string[]): string | undefin
   if (typeof v === 'string') return toStoredDatetime(v) === undefined ? undefined : v
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return undefined
   const nanos = v > 1e12 ? BigInt(Math.trunc(v)) : BigInt(Math.round(v * 1e6)) * 1000n
-  return nanos < MAX_NANOS ? nanosToIso(nanos) : undefined
+  return nanos < MAX_OVERRIDE_NANOS ? nanosToIso(nanos) : undefined
 }
 
 const isObject = (v: unknown): v is Record<string, AttrValue> =>
