@@ -11,7 +11,7 @@ import { principalFromAuthorizer } from '#shared/http/authorizer-context'
 import { requestMetrics } from '#shared/http/metrics'
 import { requestHeader, setResponseHeader } from '#shared/http/node-bindings'
 import { rateLimits } from '#shared/http/rate-limit'
-import { bodyLimit } from '#shared/http/request-body'
+import { bodyLimit, drainUnreadBody } from '#shared/http/request-body'
 import { methodsAt } from '#shared/http/route-methods'
 import { infoEnabled, logger } from '#shared/logger'
 
@@ -99,10 +99,12 @@ function createFamilyApp({
   methodNotAllowed = false,
 }: FamilyOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
-  app.onError((error, c) => {
+  app.onError(async (error, c) => {
     const response = errors(error)
     if (response.status >= 500) logger.error('request failed', { requestId: c.get('requestId'), error })
     for (const [name, value] of Object.entries(response.headers ?? {})) c.header(name, value)
+    // Refused before its body was read (auth, size, a header): the client still uploading gets this answer.
+    await drainUnreadBody(c, 2 * config.maxBodyBytes)
     return c.json(response.body as object, response.status as 500)
   })
   // What FastAPI's router raises as HTTP exceptions; each family renders it in its own shape.

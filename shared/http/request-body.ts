@@ -58,3 +58,46 @@ export function requestText(c: Context<AppEnv>): Promise<string> {
   cache.text = readIncoming(incoming)
   return cache.text
 }
+
+// How much of an unread body an early answer waits for: beyond either bound the answer goes out at once (with
+// `Connection: close`) and the client may see the connection reset, as with any server's lingering-close limit.
+const DRAIN_MAX_MS = 10_000
+
+/**
+ * On the Node server, before an answer given without reading the request body (401, 403, a 413 on Content-Length, a
+ * 400 on a header): reads and discards the rest of the body, up to `maxBytes` and 10 s, and marks the answer
+ * `Connection: close`. A client still uploading (one that reads only after sending everything, as Python's `requests`
+ * does) then gets the answer; closing with the body unread would make the kernel reset the connection (RST) and drop
+ * the answer. A no-op under Lambda and `app.request()`, and once the body was read.
+ */
+export async function drainUnreadBody(c: Context<AppEnv>, maxBytes: number): Promise<void> {
+  const incoming = nodeBindings(c)?.incoming
+  if (incoming === undefined || incoming.readableEnded || incoming.destroyed || !incomingHasBody(incoming)) return
+  c.header('Connection', 'close')
+  if ((declaredLength(c) ?? 0) > maxBytes || incoming.readableFlowing === true) return
+  await new Promise<void>((resolve) => {
+    let seen = 0
+    const finish = () => {
+      clearTimeout(timer)
+      incoming.off('data', onData)
+      incoming.off('end', finish)
+      incoming.off('error', finish)
+      incoming.off('close', finish)
+      resolve()
+    }
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length
+      if (seen > maxBytes) finish()
+    }
+    const timer = setTimeout(finish, DRAIN_MAX_MS)
+    incoming.on('data', onData)
+    incoming.once('end', finish)
+    incoming.once('error', finish)
+    incoming.once('close', finish)
+    incoming.resume()
+  })
+}
+
+function incomingHasBody(incoming: IncomingMessage): boolean {
+  return incoming.headers['content-length'] !== undefined || incoming.headers['transfer-encoding'] !== undefined
+}
