@@ -1,6 +1,6 @@
 import type { Context } from 'hono'
 import { assertProjectAccess } from '#shared/auth/authenticate'
-import { getFile, putFile } from '#shared/db/file-repository'
+import { assertFileFits, getFile, putFile } from '#shared/db/file-repository'
 import { ConflictError, NotFoundError, RequestValidationError, type ValidationIssue } from '#shared/errors/http-error'
 import type { AppEnv } from '#shared/http/app-env'
 import { bytesDigest } from '#shared/tracing/digest'
@@ -30,6 +30,8 @@ export async function createFile(c: Context<AppEnv>): Promise<{ digest: string }
   if (typeof expected === 'string' && expected !== '' && expected !== digest) {
     throw new ConflictError(`Digest mismatch: expected ${expected}, got ${digest}`)
   }
+  // Before any write: a file DynamoDB could not store is refused with nothing recorded.
+  assertFileFits(project, digest, upload.name, bytes)
   await putFile(project, digest, upload.name, bytes)
   return { digest }
 }

@@ -1,0 +1,287 @@
+import { describe, expect, it } from 'vitest'
+import type { AttrValue, OtelEvent, OtelSpan } from '#shared/otel/otlp-model'
+import { safeTree } from '#shared/otel/span-dump'
+import { opNameOf, SpanRejectedError, spanToCall } from '#shared/otel/span-to-call'
+
+const PROJECT = 'acme/otel'
+const START = 1_735_787_045_123_456_789n // 2025-01-02T03:04:05.123456789Z
+
+function span(attributes: Record<string, AttrValue>, fields: Partial<OtelSpan> = {}): OtelSpan {
+  return {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    parentSpanId: '',
+    traceState: '',
+    flags: 1,
+    name: 'chat gpt-4o',
+    kind: 3,
+    startNanos: START,
+    endNanos: START + 1_500_000_000n,
+    attributes: Object.entries(attributes),
+    droppedAttributesCount: 0,
+    events: [],
+    droppedEventsCount: 0,
+    links: [],
+    droppedLinksCount: 0,
+    status: { code: 0, message: '' },
+    ...fields,
+  }
+}
+
+const origin = {
+  resource: { attributes: [['service.name', 'svc']] as [string, AttrValue][], droppedAttributesCount: 0 },
+  resourceTree: safeTree([['service.name', 'svc']]),
+  scope: { name: 'scope', version: '1.0', attributes: [], droppedAttributesCount: 0 },
+  scopeTree: {},
+}
+
+const map = (s: OtelSpan) => spanToCall(s, PROJECT, origin)
+const event = (name: string, attributes: Record<string, AttrValue>): OtelEvent => ({
+  timeNanos: START,
+  name,
+  attributes: Object.entries(attributes),
+  droppedAttributesCount: 0,
+})
+
+describe('spanToCall', () => {
+  it('keeps the span ids and times as the call ids and times', () => {
+    // Act
+    const { start, end } = map(span({}, { parentSpanId: '00f067aa0ba902b7' }))
+
+    // Assess
+    expect(start).toMatchObject({
+      project_id: PROJECT,
+      id: 'b7ad6b7169203331',
+      trace_id: '0af7651916cd43dd8448eb211c80319c',
+      parent_id: '00f067aa0ba902b7',
+      op_name: 'chat gpt-4o',
+      started_at: '2025-01-02T03:04:05.123456Z',
+    })
+    expect(end).toMatchObject({ id: 'b7ad6b7169203331', ended_at: '2025-01-02T03:04:06.623456Z', exception: null })
+  })
+
+  it('maps OpenTelemetry GenAI semantic conventions: messages, model, usage keyed by the response model', () => {
+    // Prepare
+    const messages = [{ role: 'user', parts: [{ type: 'text', content: 'Hi' }] }]
+    const attrs = {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'gpt-4o',
+      'gen_ai.response.model': 'gpt-4o-2024-08-06',
+      'gen_ai.request.temperature': 0.2,
+      'gen_ai.input.messages': JSON.stringify(messages),
+      'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Hello' }] }]),
+      'gen_ai.usage.input_tokens': 12,
+      'gen_ai.usage.output_tokens': 3,
+      'gen_ai.usage.cache_read.input_tokens': 4,
+      'gen_ai.conversation.id': 'conv-1',
+    }
+
+    // Act
+    const { start, end } = map(span(attrs))
+
+    // Assess
+    expect(start.inputs).toEqual({ 'gen_ai.input.messages': messages })
+    expect(end.output).toEqual({
+      'gen_ai.output.messages': [{ role: 'assistant', parts: [{ type: 'text', content: 'Hello' }] }],
+    })
+    expect(start.attributes).toMatchObject({
+      model: 'gpt-4o-2024-08-06',
+      provider: 'openai',
+      operation_name: 'chat',
+      model_parameters: { model: 'gpt-4o', temperature: 0.2 },
+    })
+    expect(end.summary).toEqual({
+      usage: {
+        'gpt-4o-2024-08-06': { input_tokens: 12, output_tokens: 3, cache_read_input_tokens: 4, total_tokens: 15 },
+      },
+    })
+    // A GenAI conversation is a Weave thread, and each of its spans a turn.
+    expect(start).toMatchObject({ thread_id: 'conv-1', turn_id: 'b7ad6b7169203331' })
+  })
+
+  it('maps OpenInference: input.value and output.value (JSON parsed), llm.model_name and llm.token_count.*', () => {
+    // Prepare
+    const attrs = {
+      'openinference.span.kind': 'LLM',
+      'llm.model_name': 'loom/reference-1',
+      'llm.system': 'openai',
+      'llm.invocation_parameters': '{"max_tokens":8}',
+      'input.value': '{"messages":[{"role":"user","content":"Hi"}]}',
+      'input.mime_type': 'application/json',
+      'output.value': 'plain text answer',
+      'llm.token_count.prompt': 9,
+      'llm.token_count.completion': 4,
+      'llm.token_count.total': 13,
+    }
+
+    // Act
+    const { start, end } = map(span(attrs))
+
+    // Assess
+    expect(start.inputs).toEqual({ 'input.value': { messages: [{ role: 'user', content: 'Hi' }] } })
+    expect(end.output).toEqual({ 'output.value': 'plain text answer' })
+    expect(start.attributes).toEqual({
+      kind: 'LLM',
+      model: 'loom/reference-1',
+      system: 'openai',
+      model_parameters: { max_tokens: 8 },
+    })
+    expect(end.summary).toEqual({
+      usage: { 'loom/reference-1': { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 } },
+    })
+  })
+
+  it('maps OpenLLMetry: gen_ai.prompt.N.* and gen_ai.completion.N.* lists, llm.usage.* counts', () => {
+    // Prepare
+    const attrs = {
+      'traceloop.span.kind': 'llm',
+      'gen_ai.system': 'OpenAI',
+      'gen_ai.request.model': 'gpt-4',
+      'gen_ai.prompt.0.role': 'system',
+      'gen_ai.prompt.0.content': 'Be brief',
+      'gen_ai.prompt.1.role': 'user',
+      'gen_ai.prompt.1.content': 'Hi',
+      'gen_ai.completion.0.role': 'assistant',
+      'gen_ai.completion.0.content': 'Hello',
+      'gen_ai.usage.prompt_tokens': '7',
+      'gen_ai.usage.completion_tokens': 2,
+      'llm.usage.total_tokens': 9,
+    }
+
+    // Act
+    const { start, end } = map(span(attrs))
+
+    // Assess
+    expect(start.inputs).toEqual({
+      'gen_ai.prompt': [
+        { role: 'system', content: 'Be brief' },
+        { role: 'user', content: 'Hi' },
+      ],
+    })
+    expect(end.output).toEqual({ 'gen_ai.completion': [{ role: 'assistant', content: 'Hello' }] })
+    expect(end.summary).toEqual({ usage: { 'gpt-4': { prompt_tokens: 7, completion_tokens: 2, total_tokens: 9 } } })
+    expect(start.attributes).toMatchObject({ kind: 'llm', system: 'OpenAI', model: 'gpt-4' })
+  })
+
+  it('lets weave.* attributes override the GenAI ones, and wandb.* set display name, thread, turn and custom attributes', () => {
+    // Prepare
+    const attrs = {
+      'gen_ai.response.model': 'gpt-4o',
+      'weave.response.model': 'my-finetune',
+      'gen_ai.usage.input_tokens': 1,
+      'weave.usage.input_tokens': 100,
+      'weave.usage.output_tokens': 50,
+      'wandb.display_name': 'Nice name',
+      'wandb.thread_id': 'thread-7',
+      'wandb.is_turn': true,
+      'wandb.attributes': { env: 'prod', priority: 3 } as AttrValue,
+    }
+
+    // Act
+    const { start, end } = map(span(attrs))
+
+    // Assess
+    expect(start).toMatchObject({ display_name: 'Nice name', thread_id: 'thread-7', turn_id: 'b7ad6b7169203331' })
+    expect(start.attributes).toMatchObject({ model: 'my-finetune', env: 'prod', priority: 3 })
+    expect(end.summary).toEqual({
+      usage: { 'my-finetune': { input_tokens: 100, output_tokens: 50, total_tokens: 150 } },
+    })
+  })
+
+  it('takes inputs and output from GenAI message events when no attribute carries them', () => {
+    // Prepare
+    const events = [
+      event('gen_ai.system.message', { content: 'Be brief' }),
+      event('gen_ai.user.message', { content: 'Hi' }),
+      event('gen_ai.choice', { index: 0, finish_reason: 'stop', message: '{"role":"assistant","content":"Hello"}' }),
+    ]
+
+    // Act
+    const { start, end } = map(span({ 'gen_ai.request.model': 'gemini' }, { events }))
+
+    // Assess
+    expect(start.inputs).toEqual({
+      'gen_ai.input.messages': [
+        { role: 'system', content: 'Be brief' },
+        { role: 'user', content: 'Hi' },
+      ],
+    })
+    expect(end.output).toEqual({
+      'gen_ai.output.messages': [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: 'Hello' } }],
+    })
+  })
+
+  it('keeps every attribute when no convention applies, and de-nests generic input/output objects', () => {
+    // Act
+    const plain = map(span({ 'http.method': 'GET', 'http.status_code': 200 }))
+    const generic = map(span({ 'input.query': 'q', 'input.k': 3, output: 'done' }))
+
+    // Assess
+    expect(plain.start.attributes).toEqual({ http: { method: 'GET', status_code: 200 } })
+    expect(plain.start.inputs).toEqual({})
+    expect(generic.start.inputs).toEqual({ query: 'q', k: 3 })
+    expect(generic.end.output).toBe('done')
+  })
+
+  it('turns an error status into the exception, from the status message or the exception event', () => {
+    // Act
+    const withMessage = map(span({}, { status: { code: 2, message: 'rate limited' } }))
+    const withEvent = map(
+      span(
+        {},
+        {
+          status: { code: 2, message: '' },
+          events: [event('exception', { 'exception.type': 'TimeoutError', 'exception.message': 'took too long' })],
+        },
+      ),
+    )
+    const ok = map(span({}, { status: { code: 1, message: 'fine' } }))
+
+    // Assess
+    expect(withMessage.end.exception).toBe('rate limited')
+    expect(withEvent.end.exception).toBe('TimeoutError: took too long')
+    expect(ok.end.exception).toBeNull()
+  })
+
+  it('uses Langfuse start and end time attributes when present', () => {
+    // Act
+    const { start, end } = map(
+      span({ 'langfuse.startTime': '2024-05-06T07:08:09.5Z', 'langfuse.endTime': 1_715_000_000_000_000_000 }),
+    )
+
+    // Assess
+    expect(start.started_at).toBe('2024-05-06T07:08:09.5Z')
+    expect(end.ended_at).toBe('2024-05-06T12:53:20.000000Z')
+  })
+
+  it('rejects spans with malformed ids or times', () => {
+    // Assess
+    for (const bad of [
+      { traceId: 'abc' },
+      { traceId: '0'.repeat(32) },
+      { spanId: '0'.repeat(16) },
+      { parentSpanId: 'xyz' },
+      { startNanos: 0n },
+      { endNanos: START - 1n },
+    ]) {
+      expect(() => map(span({}, bad))).toThrow(SpanRejectedError)
+    }
+    expect(map(span({}, { parentSpanId: '0'.repeat(16) })).start.parent_id).toBeNull()
+  })
+
+  it('shortens op names of 128 characters or more, keeping different long names apart', () => {
+    // Prepare
+    const a = `GET /api/${'a'.repeat(200)}`
+    const b = `GET /api/${'a'.repeat(199)}b`
+
+    // Act
+    const [x, y] = [opNameOf(a), opNameOf(b)]
+
+    // Assess
+    expect(x.length).toBeLessThan(128)
+    expect(x.startsWith('GET /api/aaa')).toBe(true)
+    expect(x).not.toBe(y)
+    expect(opNameOf('short')).toBe('short')
+  })
+})
