@@ -1,5 +1,5 @@
 import {
-  ArnFormat,
+  Annotations,
   CfnOutput,
   CfnResource,
   Duration,
@@ -14,43 +14,55 @@ import {
   AccessLogFormat,
   AuthorizationType,
   Deployment,
+  EndpointType,
   type IAuthorizer,
   IdentitySource,
   type IRestApi,
-  LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
   MockIntegration,
   RequestAuthorizer,
-  ResponseTransferMode,
   ResponseType,
   RestApi,
   Stage,
 } from 'aws-cdk-lib/aws-apigateway'
-import { Alarm, ComparisonOperator, type IMetric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch'
+import { Alarm, ComparisonOperator, type IMetric, Metric, TreatMissingData, Unit } from 'aws-cdk-lib/aws-cloudwatch'
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { Key } from 'aws-cdk-lib/aws-kms'
-import { ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda'
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
+import { FilterPattern, LogGroup, LogRetention, MetricFilter, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import { Topic } from 'aws-cdk-lib/aws-sns'
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions'
 import type { Construct } from 'constructs'
 import { FUNCTIONS, type FunctionEntry } from '../functions/manifest.js'
 import { HttpFunction } from './constructs/http-function.js'
+import { RateLimitAcl, type RateLimitAclProps } from './constructs/rate-limit-acl.js'
+import {
+  apiPath,
+  type ConcurrencySettings,
+  DEFAULT_CONCURRENCY,
+  RouteStack,
+  reservedConcurrencyOf,
+  routeStackIdOf,
+} from './route-stack.js'
 
 /** Props of the API stack. */
 export type ApiStackProps = StackProps & {
   table: ITable
   /**
-   * Stage name of the deployment.
+   * Stage name of the deployment (the URL's first segment and the `Stage` dimension of API Gateway's metrics).
    * @default 'prod'
    */
   stageName?: string
   /**
+   * Name of the REST API: the `ApiName` dimension of API Gateway's metrics, so it differs per deployment in an account.
+   * @default `loom-${stageName}`
+   */
+  apiName?: string
+  /**
    * Secrets Manager name prefix whose secrets the chat function may read (catalog `secret:<id>` references).
-   * @default 'loom/'
+   * @default `loom/${stageName}/`: one scope per deployment, so a dev stack cannot read production's secrets
    */
   secretNamePrefix?: string
   /**
@@ -64,83 +76,36 @@ export type ApiStackProps = StackProps & {
    */
   serverErrorRateThreshold?: number
   /**
-   * Stage p99 latency (ms, 5-minute windows) that raises the latency alarm.
-   * @default 10_000
+   * p99 latency (ms, 5-minute windows) of the buffered (non-streaming) routes that raises the latency alarm.
+   * @default 5_000
    */
   p99LatencyThresholdMs?: number
+  /**
+   * p99 duration (ms, 5-minute windows) of a streaming function that raises its alarm: streams approaching the
+   * 15-minute cap, which API Gateway and Lambda cut.
+   * @default 600_000 (10 minutes)
+   */
+  streamDurationThresholdMs?: number
   /**
    * Address subscribed by email to the alarm topic (AWS sends a confirmation message first).
    * @default - no subscription; subscribe to the `AlarmTopicArn` output yourself
    */
   alarmEmail?: string
   /**
+   * Reserved concurrency of the authorizer, the streaming functions and each family's buffered functions.
+   * @default DEFAULT_CONCURRENCY: 50 for the authorizer, 100 per streaming function, none for the rest
+   */
+  concurrency?: ConcurrencySettings
+  /**
+   * An AWS WAF web ACL on the stage with a rate-based rule per client IP (a fixed monthly cost; docs/costs.md).
+   * @default - none
+   */
+  waf?: Pick<RateLimitAclProps, 'limit' | 'windowSeconds'>
+  /**
    * The functions to deploy, one Lambda each.
    * @default FUNCTIONS (functions/manifest.ts)
    */
   functions?: readonly FunctionEntry[]
-}
-
-/** Functions that resolve `secret:<id>` credential references (shared/inference/credentials.ts). */
-const SECRET_READERS = new Set(['inference/create-chat-completion'])
-
-type FamilyProps = {
-  family: FunctionEntry['family']
-  functions: readonly FunctionEntry[]
-  api: { restApiId: string; rootResourceId: string }
-  authorizer: IAuthorizer
-  table: ITable
-  secrets: { namePrefix: string; layerArn: string | undefined }
-}
-
-/** The functions and routes of one route family, in a nested stack to stay far below CloudFormation's 500 resources. */
-export class FamilyStack extends NestedStack {
-  /** The family's functions by manifest id. */
-  readonly functions = new Map<string, HttpFunction>()
-
-  constructor(scope: Construct, id: string, props: FamilyProps) {
-    super(scope, id)
-    const api: IRestApi = RestApi.fromRestApiAttributes(this, 'Api', {
-      restApiId: props.api.restApiId,
-      rootResourceId: props.api.rootResourceId,
-    })
-    for (const entry of props.functions.filter((f) => f.family === props.family)) {
-      const name = entry.id.split('/').at(-1) ?? entry.id
-      const fn = new HttpFunction(this, pascal(name), {
-        functionId: entry.id,
-        ...(entry.stream ? { timeout: Duration.minutes(15), memorySize: 1024 } : {}),
-        ...(SECRET_READERS.has(entry.id)
-          ? {
-              paramsAndSecrets:
-                props.secrets.layerArn === undefined
-                  ? ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103)
-                  : ParamsAndSecretsLayerVersion.fromVersionArn(props.secrets.layerArn),
-            }
-          : {}),
-      })
-      if (SECRET_READERS.has(entry.id)) grantSecrets(fn, props.secrets.namePrefix)
-      // Every authenticated function resolves keys itself when invoked directly, so it reads the table at least.
-      if (entry.access !== 'none' || entry.auth)
-        fn.bindTable({ table: props.table, accessMode: entry.access === 'write' ? 'write' : 'read' })
-      const integration = new LambdaIntegration(fn, {
-        proxy: true,
-        ...(entry.stream ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(15) } : {}),
-      })
-      for (const route of entry.routes) {
-        const resource = api.root.resourceForPath(route.path.replace(/:([A-Za-z_]+)/g, '{$1}'))
-        const method = resource.addMethod(
-          route.method,
-          integration,
-          entry.auth ? { authorizer: props.authorizer, authorizationType: AuthorizationType.CUSTOM } : {},
-        )
-        if (!entry.auth)
-          Validations.of(method).acknowledge({
-            id: 'AwsSolutions-APIG4',
-            reason: 'Public by contract (health, server info, OpenAPI document): the manifest marks it auth: false.',
-          })
-      }
-      this.functions.set(entry.id, fn)
-    }
-  }
 }
 
 /**
@@ -203,64 +168,119 @@ type Rendered = { Resources: Record<string, { Type: string; Properties?: unknown
 /** `CfnElement._toCloudFormation`, internal to aws-cdk-lib but what its own deployment hash renders. */
 type Renderable = { _toCloudFormation(): Rendered }
 
-/** GetSecretValue on the prefix only; secret ARNs end in a random suffix, so even one secret needs a wildcard. */
-function grantSecrets(fn: HttpFunction, namePrefix: string): void {
-  fn.executionRole.addToPrincipalPolicy(
-    new PolicyStatement({
-      actions: ['secretsmanager:GetSecretValue'],
-      resources: [
-        Stack.of(fn).formatArn({
-          service: 'secretsmanager',
-          resource: 'secret',
-          resourceName: `${namePrefix}*`,
-          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-        }),
-      ],
-    }),
-  )
-  Validations.of(fn.executionRole).acknowledge({
-    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${namePrefix}*]`,
-    reason: 'Scoped to the configured secret-name prefix; secret ARNs carry a random suffix.',
-  })
+/** API Gateway's own error body: one for the whole API, so it carries each family's error key at once. */
+function gatewayBody(message: string, type: string, code: number): string {
+  return JSON.stringify({ error: { message, type, param: null, code }, reason: message, detail: message })
+}
+
+/**
+ * Reserved concurrency is taken from the account's regional pool, which must keep 100 unreserved: a fresh account's
+ * 1,000 fits three deployments at the defaults (250 each). Synthesis warns above 900 for one deployment.
+ */
+function warnOnReservations(
+  stack: Stack,
+  functions: readonly FunctionEntry[],
+  concurrency: ConcurrencySettings,
+  authorizer: number,
+): void {
+  const total = functions.reduce((sum, f) => sum + (reservedConcurrencyOf(f, concurrency) ?? 0), authorizer)
+  if (total > 900)
+    Annotations.of(stack).addWarningV2(
+      'loom:reservedConcurrency',
+      `${total} reserved concurrent executions: an account with the default quota of 1,000 cannot deploy this ` +
+        '(100 must stay unreserved); lower the reservations or raise the quota.',
+    )
+}
+
+/** The findings of CDK's singleton log-retention function, which this stack cannot configure. */
+function acknowledgeLogRetentionProvider(stack: Stack, retention: LogRetention): void {
+  const provider = stack.node.children.find((c) => c.node.id.startsWith('LogRetention') && c !== retention)
+  if (provider === undefined) return
+  const reason =
+    "CDK's singleton LogRetention provider (sets the execution log group's retention at deploy time only); its " +
+    'role, managed policy and runtime are fixed by aws-cdk-lib.'
+  for (const id of [
+    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+    'AwsSolutions-IAM5[Resource::*]',
+    'AwsSolutions-L1',
+  ])
+    Validations.of(provider).acknowledge({ id, reason })
 }
 
 /**
  * The alarms' SNS topic: SSL-only and encrypted with its own rotating KMS key (AwsSolutions SNS2/SNS3, KMS5), which
  * CloudWatch may use; the AWS managed `alias/aws/sns` key would not let CloudWatch publish to the topic.
  */
-function alarmTopicOf(stack: Stack, email: string | undefined): Topic {
+function alarmTopicOf(stack: Stack, email: string | undefined, stageName: string): Topic {
   const key = new Key(stack, 'AlarmTopicKey', {
-    description: 'Encrypts the Loom alarm topic',
+    description: `Encrypts the Loom ${stageName} alarm topic`,
     enableKeyRotation: true,
     // Encrypts only notifications in flight, nothing stored: no reason to keep it after the stack.
     removalPolicy: RemovalPolicy.DESTROY,
     pendingWindow: Duration.days(7),
   })
   key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*')
-  const topic = new Topic(stack, 'AlarmTopic', { displayName: 'Loom alarms', masterKey: key, enforceSSL: true })
+  const topic = new Topic(stack, 'AlarmTopic', {
+    displayName: `Loom ${stageName} alarms`,
+    masterKey: key,
+    enforceSSL: true,
+  })
   if (email !== undefined) topic.addSubscription(new EmailSubscription(email))
   return topic
 }
 
-function pascal(name: string): string {
-  return name.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase())
-}
+/**
+ * The stage's JSON access log line: API Gateway's standard fields plus what the latency alarm reads (`apiId`, `stage`,
+ * `resourcePath`, `responseLatency`). `responseLatency` is written as a JSON number, so a metric filter can publish it.
+ */
+const ACCESS_LOG_FORMAT = JSON.stringify({
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  user: '$context.identity.user',
+  caller: '$context.identity.caller',
+  requestTime: '$context.requestTime',
+  httpMethod: '$context.httpMethod',
+  resourcePath: '$context.resourcePath',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  apiId: '$context.apiId',
+  stage: '$context.stage',
+  integrationLatency: '$context.integrationLatency',
+  authorizerLatency: '$context.authorizer.latency',
+  responseLatency: 0,
+}).replace('"responseLatency":0', '"responseLatency":$context.responseLatency')
+
+/** Namespace of the metrics Loom publishes (functions' EMF records and the access-log latency filter). */
+const METRICS_NAMESPACE = 'Loom'
 
 /**
- * One REST API (REST, not HTTP API, because chat completions stream), the shared REQUEST authorizer, and one nested
- * stack per route family holding one Lambda per endpoint.
+ * One REST API (REST, not HTTP API, because chat completions stream) with a Regional endpoint, the shared REQUEST
+ * authorizer, and nested stacks of route areas holding one Lambda per endpoint.
  */
 export class ApiStack extends Stack {
   readonly api: RestApi
   readonly stage: Stage
-  readonly families: Partial<Record<FunctionEntry['family'], FamilyStack>> = {}
+  /** The nested stacks of routes and functions, by construct id (`TracingCallsRoutes`, …). */
+  readonly routeStacks = new Map<string, RouteStack>()
+  /** Every deployed function by manifest id. */
+  readonly functions = new Map<string, HttpFunction>()
+  readonly authorizerFunction: HttpFunction
+  readonly webAcl: RateLimitAcl | undefined
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props)
+    const stageName = props.stageName ?? 'prod'
+    const functions = props.functions ?? FUNCTIONS
+    const concurrency = props.concurrency ?? {}
     this.api = new RestApi(this, 'Api', {
-      restApiName: 'loom',
+      restApiName: props.apiName ?? `loom-${stageName}`,
       deploy: false,
       cloudWatchRole: true,
+      // Regional, not edge-optimized: a streamed response may idle 5 minutes on a Regional endpoint against 30 s at
+      // the edge, which cut non-streamed completions (upstream first byte allowed 120 s) and slow stream_query pages.
+      // Clients far from the region pay the extra round trips; put CloudFront in front where that matters.
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // `file/content` answers raw bytes, which the function base64-encodes (isBase64Encoded). API Gateway decodes
       // them only when the request's first Accept type is a binary media type; the Weave SDKs send `Accept: */*`, and
       // `file/create` uploads multipart bodies that must not be read as UTF-8, so every type counts as binary. Text
@@ -301,12 +321,21 @@ export class ApiStack extends Stack {
         'The root carries no route or data (a placeholder the REST API needs); every data route has the authorizer.',
     })
 
-    const authorizerFn = new HttpFunction(this, 'Authorizer', { functionId: 'auth/authorize', memorySize: 256 })
-    authorizerFn.bindTable({ table: props.table, accessMode: 'read' })
+    const authorizerReserved = concurrency.authorizer ?? DEFAULT_CONCURRENCY.authorizer
+    this.authorizerFunction = new HttpFunction(this, 'Authorizer', {
+      functionId: 'auth/authorize',
+      memorySize: 256,
+      // One key look-up: far below API Gateway's 29 s, so a stuck call fails fast (503 AUTHORIZER_FAILURE) and does
+      // not hold a slot of the reservation below.
+      timeout: Duration.seconds(5),
+      // Reserved so that streams and buffered functions together can never starve key checks (0: none).
+      ...(authorizerReserved > 0 ? { reservedConcurrentExecutions: authorizerReserved } : {}),
+    })
+    this.authorizerFunction.bindTable({ table: props.table, accessMode: 'read' })
     // Only Authorization is an identity source: a missing optional project header would otherwise be a 401. The
     // short cache keeps revocation effective within seconds; functions re-check the project header themselves.
     const authorizer = new RequestAuthorizer(this, 'KeyAuthorizer', {
-      handler: authorizerFn,
+      handler: this.authorizerFunction,
       identitySources: [IdentitySource.header('Authorization')],
       resultsCacheTtl: Duration.seconds(5),
     })
@@ -321,76 +350,65 @@ export class ApiStack extends Stack {
       authorizerId: authorizer.authorizerId,
       authorizationType: AuthorizationType.CUSTOM,
     }
-    const functions = props.functions ?? FUNCTIONS
     const deployment = new Deployment(this, 'Deployment', { api: restApi })
-    for (const family of ['meta', 'inference', 'training', 'tracing'] as const) {
-      if (!functions.some((f) => f.family === family)) continue
-      const stack = new FamilyStack(this, `${pascal(family)}Routes`, {
-        family,
-        functions,
+    const byStack = new Map<string, FunctionEntry[]>()
+    for (const entry of functions)
+      byStack.set(routeStackIdOf(entry), [...(byStack.get(routeStackIdOf(entry)) ?? []), entry])
+    for (const [stackId, entries] of byStack) {
+      const stack = new RouteStack(this, stackId, {
+        entries,
         api: { restApiId: this.api.restApiId, rootResourceId: this.api.restApiRootResourceId },
         authorizer: authorizerRef,
         table: props.table,
         secrets: {
-          namePrefix: props.secretNamePrefix ?? 'loom/',
+          namePrefix: props.secretNamePrefix ?? `loom/${stageName}/`,
           layerArn: props.secretsExtensionLayerArn,
         },
+        concurrency,
       })
-      this.families[family] = stack
+      this.routeStacks.set(stackId, stack)
+      for (const [fnId, fn] of stack.functions) this.functions.set(fnId, fn)
     }
     bindDeploymentToDefinition(deployment, this)
+    warnOnReservations(this, functions, concurrency, authorizerReserved)
+
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS })
     this.stage = new Stage(this, 'Stage', {
       deployment,
-      stageName: props.stageName ?? 'prod',
+      stageName,
       tracingEnabled: true,
-      loggingLevel: MethodLoggingLevel.INFO,
+      // ERROR, not INFO: INFO writes ~10 lines per request to the execution log (about $1.50 per million requests of
+      // ingestion, docs/costs.md) that the access log and X-Ray already cover.
+      loggingLevel: MethodLoggingLevel.ERROR,
       accessLogDestination: new LogGroupLogDestination(accessLogs),
-      accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+      accessLogFormat: AccessLogFormat.custom(ACCESS_LOG_FORMAT),
       throttlingRateLimit: 1_000,
       throttlingBurstLimit: 2_000,
     })
-    Validations.of(this.stage).acknowledge({
-      id: 'AwsSolutions-APIG3',
-      reason: 'WAF is an account-level choice with its own cost; attach a web ACL to the stage where required.',
+    // API Gateway creates the execution log group itself, with no expiry; this sets its retention whether or not it
+    // exists yet (a custom resource, because a log group created here would collide with one API Gateway made).
+    const executionLogs = new LogRetention(this, 'ExecutionLogsRetention', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${stageName}`,
+      retention: RetentionDays.ONE_MONTH,
     })
+    acknowledgeLogRetentionProvider(this, executionLogs)
 
-    const alarmTopic = alarmTopicOf(this, props.alarmEmail)
-    const alarmAction = new SnsAction(alarmTopic)
-    // Both alarms: 2 of 3 five-minute periods over the threshold; no traffic is not an alarm.
-    const alarm = (id: string, description: string, metric: IMetric, threshold: number) =>
-      new Alarm(this, id, {
-        alarmDescription: description,
-        metric,
-        threshold,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
+    if (props.waf !== undefined) {
+      this.webAcl = new RateLimitAcl(this, 'RateLimit', {
+        stage: this.stage,
+        ...props.waf,
+        blockedBody: gatewayBody('Rate limit reached for requests', 'RateLimitError', 429),
+        metricPrefix: `loom-${stageName}`,
       })
-    // Rate, not count: 5XXError's Average is the share of requests answered 5xx.
-    const serverErrors = alarm(
-      'ServerErrorRateAlarm',
-      'Share of API requests answered 5xx',
-      this.stage.metricServerError({ statistic: 'Average', period: Duration.minutes(5) }),
-      props.serverErrorRateThreshold ?? 0.05,
-    )
-    // Streamed chat completions count with their full duration, so the default leaves room for long answers.
-    const latency = alarm(
-      'LatencyP99Alarm',
-      'API p99 latency',
-      this.stage.metricLatency({ statistic: 'p99', period: Duration.minutes(5) }),
-      props.p99LatencyThresholdMs ?? 10_000,
-    )
-    // OK actions too, so whoever was paged also learns when it is over.
-    for (const alarm of [serverErrors, latency]) {
-      alarm.addAlarmAction(alarmAction)
-      alarm.addOkAction(alarmAction)
+    } else {
+      this.webAcl = undefined
+      Validations.of(this.stage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason: 'WAF is opt-in (ApiStack prop `waf`, context loom:waf=true): a fixed monthly cost; see docs/costs.md.',
+      })
     }
-    new CfnOutput(this, 'AlarmTopicArn', {
-      description: 'SNS topic the 5xx-rate and p99-latency alarms notify',
-      value: alarmTopic.topicArn,
-    })
+
+    this.addAlarms(props, functions, accessLogs, stageName)
 
     // One API serves both families: tracing SDKs take the stage root, OpenAI-compatible SDKs the `/v1` prefix.
     // No trailing slash: SDKs append `/call/start` and the like, and `prod//call/start` would match no route.
@@ -405,6 +423,84 @@ export class ApiStack extends Stack {
   }
 
   /**
+   * Alarms on the stage's 5xx rate, the p99 latency of the buffered routes (streams excluded: their latency is their
+   * length) and, per streaming function, the p99 duration approaching the 15-minute cap. All notify one topic.
+   */
+  private addAlarms(
+    props: ApiStackProps,
+    functions: readonly FunctionEntry[],
+    accessLogs: LogGroup,
+    stageName: string,
+  ): void {
+    const alarmTopic = alarmTopicOf(this, props.alarmEmail, stageName)
+    const alarmAction = new SnsAction(alarmTopic)
+    // Every alarm: 2 of 3 five-minute periods over the threshold; no traffic is not an alarm.
+    const alarm = (id: string, description: string, metric: IMetric, threshold: number) => {
+      const created = new Alarm(this, id, {
+        alarmDescription: `${description} (Loom ${stageName})`,
+        metric,
+        threshold,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      })
+      // OK actions too, so whoever was paged also learns when it is over.
+      created.addAlarmAction(alarmAction)
+      created.addOkAction(alarmAction)
+      return created
+    }
+    // Rate, not count: 5XXError's Average is the share of requests answered 5xx.
+    alarm(
+      'ServerErrorRateAlarm',
+      'Share of API requests answered 5xx',
+      this.stage.metricServerError({ statistic: 'Average', period: Duration.minutes(5) }),
+      props.serverErrorRateThreshold ?? 0.05,
+    )
+    // API Gateway's own Latency has one value per stage (per-method metrics cost ~$2 per method a month), so the
+    // buffered routes' latency comes from the access log: every line except the streaming routes'.
+    const streamPaths = functions.filter((f) => f.stream).flatMap((f) => f.routes.map((r) => apiPath(r.path)))
+    const bufferedLatency = new MetricFilter(this, 'BufferedLatencyFilter', {
+      logGroup: accessLogs,
+      metricNamespace: METRICS_NAMESPACE,
+      metricName: 'BufferedLatency',
+      filterPattern: FilterPattern.all(
+        FilterPattern.exists('$.responseLatency'),
+        ...streamPaths.map((path) => FilterPattern.stringValue('$.resourcePath', '!=', path)),
+      ),
+      metricValue: '$.responseLatency',
+      dimensions: { ApiId: '$.apiId', Stage: '$.stage' },
+      unit: Unit.MILLISECONDS,
+    })
+    alarm(
+      'BufferedLatencyP99Alarm',
+      'p99 latency of the buffered (non-streaming) routes',
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: 'BufferedLatency',
+        dimensionsMap: { ApiId: this.api.restApiId, Stage: stageName },
+        statistic: 'p99',
+        period: Duration.minutes(5),
+      }),
+      props.p99LatencyThresholdMs ?? 5_000,
+    ).node.addDependency(bufferedLatency)
+    for (const entry of functions.filter((f) => f.stream)) {
+      const fn = this.functions.get(entry.id)
+      if (fn === undefined) continue
+      alarm(
+        `StreamDurationAlarm${fn.node.id}`,
+        `p99 duration of ${entry.id} streams, near the 15-minute cap`,
+        fn.metricDuration({ statistic: 'p99', period: Duration.minutes(5) }),
+        props.streamDurationThresholdMs ?? 600_000,
+      )
+    }
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'SNS topic the 5xx-rate, latency and stream-duration alarms notify',
+      value: alarmTopic.topicArn,
+    })
+  }
+
+  /**
    * The few answers API Gateway gives itself: a request without `Authorization` never reaches the authorizer (401), an
    * authorizer that crashed or timed out (500 by default), stage throttling (429). A gateway response has one body for
    * the whole API, so it carries each family's error key at once: `error` (OpenAI / vLLM), `reason` (Weave) and
@@ -412,8 +508,7 @@ export class ApiStack extends Stack {
    * shape (the authorizer never denies; see shared/auth/authorizer.ts).
    */
   private addGatewayErrors(): void {
-    const body = (message: string, type: string, code: number) =>
-      JSON.stringify({ error: { message, type, param: null, code }, reason: message, detail: message })
+    const body = gatewayBody
     const answers = [
       {
         id: 'Unauthorized',

@@ -1,0 +1,174 @@
+import { ArnFormat, Duration, NestedStack, Stack, Validations } from 'aws-cdk-lib'
+import {
+  AuthorizationType,
+  type IAuthorizer,
+  type IRestApi,
+  LambdaIntegration,
+  ResponseTransferMode,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway'
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
+import { ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda'
+import type { Construct } from 'constructs'
+import type { FunctionEntry } from '../functions/manifest.js'
+import { HttpFunction } from './constructs/http-function.js'
+
+/** Functions that resolve `secret:<id>` credential references (shared/inference/credentials.ts). */
+const SECRET_READERS = new Set(['inference/create-chat-completion'])
+
+/**
+ * Areas of a family that get a nested stack of their own, by the first segment of a function's first route. A
+ * nested stack holds about 8.5 resources per function (function, role, policy, log group, method, resources, two
+ * invoke permissions per route): the tracing family in one stack reached 366 of CloudFormation's 500. A function
+ * whose route matches no area (a new one, OTel ingest, console reads) lands in its family's `<Family>Routes` stack,
+ * so nothing has to be listed here for a deploy to work; `test/infra/stacks.test.ts` keeps every stack under 300.
+ * Moving a function to another stack replaces it (a new function and log group), so areas are added, not renamed.
+ */
+const ROUTE_AREAS: Partial<Record<FunctionEntry['family'], Record<string, string>>> = {
+  tracing: {
+    call: 'Calls',
+    calls: 'Calls',
+    trace: 'Calls',
+    cost: 'Calls',
+    obj: 'Objects',
+    objs: 'Objects',
+    tags: 'Objects',
+    aliases: 'Objects',
+    table: 'Objects',
+    file: 'Objects',
+    files: 'Objects',
+    feedback: 'Feedback',
+    annotation_queues: 'Feedback',
+  },
+}
+
+/** The nested stack (construct id) that serves a function: `<Family><Area>Routes`, e.g. `TracingCallsRoutes`. */
+export function routeStackIdOf(entry: FunctionEntry): string {
+  const segment = entry.routes[0]?.path.split('/')[1] ?? ''
+  return `${pascal(entry.family)}${ROUTE_AREAS[entry.family]?.[segment] ?? ''}Routes`
+}
+
+/** Reserved concurrency per function kind; 0 or absent reserves nothing (the function draws on the account pool). */
+export type ConcurrencySettings = {
+  /**
+   * Reserved for the authorizer: a floor the other functions (15-minute streams first) cannot take away, and also its
+   * ceiling. 50 covers the stage's 1,000 requests/s throttle with every request missing the cache at ~50 ms each.
+   * @default 50
+   */
+  authorizer?: number
+  /**
+   * Reserved for each streaming function, which caps how many 15-minute streams can hold the account's pool.
+   * @default 100
+   */
+  streaming?: number
+  /**
+   * Reserved for each buffered function of a family (tracing has ~45 functions: 10 here reserves 450).
+   * @default - none: buffered functions share the account's unreserved pool
+   */
+  families?: Partial<Record<FunctionEntry['family'], number>>
+}
+
+/** The defaults of `ConcurrencySettings`: 250 of a fresh account's 1,000, leaving 750 unreserved. */
+export const DEFAULT_CONCURRENCY = { authorizer: 50, streaming: 100 } as const
+
+/** The reserved concurrency of one function under `settings`, undefined for none. */
+export function reservedConcurrencyOf(entry: FunctionEntry, settings: ConcurrencySettings = {}): number | undefined {
+  const reserved = entry.stream
+    ? (settings.streaming ?? DEFAULT_CONCURRENCY.streaming)
+    : (settings.families?.[entry.family] ?? 0)
+  return reserved > 0 ? reserved : undefined
+}
+
+export type RouteStackProps = {
+  entries: readonly FunctionEntry[]
+  api: { restApiId: string; rootResourceId: string }
+  authorizer: IAuthorizer
+  table: ITable
+  secrets: { namePrefix: string; layerArn: string | undefined }
+  concurrency: ConcurrencySettings
+}
+
+/** The functions and routes of one area of a route family, in a nested stack to stay far below 500 resources. */
+export class RouteStack extends NestedStack {
+  /** The stack's functions by manifest id. */
+  readonly functions = new Map<string, HttpFunction>()
+
+  constructor(scope: Construct, id: string, props: RouteStackProps) {
+    super(scope, id)
+    const api: IRestApi = RestApi.fromRestApiAttributes(this, 'Api', {
+      restApiId: props.api.restApiId,
+      rootResourceId: props.api.rootResourceId,
+    })
+    for (const entry of props.entries) {
+      const name = entry.id.split('/').at(-1) ?? entry.id
+      const reserved = reservedConcurrencyOf(entry, props.concurrency)
+      const fn = new HttpFunction(this, pascal(name), {
+        functionId: entry.id,
+        ...(entry.stream ? { timeout: Duration.minutes(15), memorySize: 1024 } : {}),
+        ...(reserved === undefined ? {} : { reservedConcurrentExecutions: reserved }),
+        ...(SECRET_READERS.has(entry.id)
+          ? {
+              paramsAndSecrets:
+                props.secrets.layerArn === undefined
+                  ? ParamsAndSecretsLayerVersion.fromVersion(ParamsAndSecretsVersions.V1_0_103)
+                  : ParamsAndSecretsLayerVersion.fromVersionArn(props.secrets.layerArn),
+            }
+          : {}),
+      })
+      if (SECRET_READERS.has(entry.id)) grantSecrets(fn, props.secrets.namePrefix)
+      // Every authenticated function resolves keys itself when invoked directly, so it reads the table at least.
+      if (entry.access !== 'none' || entry.auth)
+        fn.bindTable({ table: props.table, accessMode: entry.access === 'write' ? 'write' : 'read' })
+      const integration = new LambdaIntegration(fn, {
+        proxy: true,
+        ...(entry.stream ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(15) } : {}),
+      })
+      for (const route of entry.routes) {
+        const method = api.root
+          .resourceForPath(apiPath(route.path))
+          .addMethod(
+            route.method,
+            integration,
+            entry.auth ? { authorizer: props.authorizer, authorizationType: AuthorizationType.CUSTOM } : {},
+          )
+        if (!entry.auth)
+          Validations.of(method).acknowledge({
+            id: 'AwsSolutions-APIG4',
+            reason: 'Public by contract (health, server info, OpenAPI document): the manifest marks it auth: false.',
+          })
+      }
+      this.functions.set(entry.id, fn)
+    }
+  }
+}
+
+/** A manifest path (`/objs/:object_id`) as an API Gateway resource path (`/objs/{object_id}`). */
+export function apiPath(path: string): string {
+  return path.replace(/:([A-Za-z_]+)/g, '{$1}')
+}
+
+/** GetSecretValue on the prefix only; secret ARNs end in a random suffix, so even one secret needs a wildcard. */
+function grantSecrets(fn: HttpFunction, namePrefix: string): void {
+  fn.executionRole.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['secretsmanager:GetSecretValue'],
+      resources: [
+        Stack.of(fn).formatArn({
+          service: 'secretsmanager',
+          resource: 'secret',
+          resourceName: `${namePrefix}*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      ],
+    }),
+  )
+  Validations.of(fn.executionRole).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:${namePrefix}*]`,
+    reason: 'Scoped to the configured secret-name prefix; secret ARNs carry a random suffix.',
+  })
+}
+
+export function pascal(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_m, _d, c: string) => c.toUpperCase())
+}
