@@ -415,4 +415,23 @@ export const FUNCTIONS: readonly FunctionEntry[] = [
     access: 'read',
     auth: true,
   },
+  {
+    id: 'tracing/list-projects',
+    family: 'tracing',
+    routes: [{ method: 'GET', path: '/projects' }],
+    access: 'read',
+    auth: true,
+  },
+  {
+    // The Loom Console: public page and assets; its API calls carry the user's key. `GET /` redirects to it.
+    id: 'meta/get-console',
+    family: 'meta',
+    routes: [
+      { method: 'GET', path: '/' },
+      { method: 'GET', path: '/console' },
+      { method: 'GET', path: '/console/:file' },
+    ],
+    access: 'none',
+    auth: false,
+  },
 ]

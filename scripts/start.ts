@@ -40,6 +40,7 @@ const server = serve({ fetch: app.fetch, port: localConfig.port, hostname: local
   const storage = dynamo === undefined ? config.dynamoEndpoint : `${ENGINE_NAMES[localConfig.dynamoEngine]}, ${where}`
   const lines = [
     'Loom is running.',
+    `  Console:          ${base}/console    (sign in with an API key)`,
     `  Tracing (Weave):  ${base}            WF_TRACE_SERVER_URL=${base}`,
     `  Inference:        ${base}/v1         OPENAI_BASE_URL=${base}/v1   (model loom/reference-1)`,
     `  Health:           ${base}/health`,

@@ -1,5 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto'
 import { config } from '#shared/config'
+import { registerProject } from '#shared/db/project-repository'
 import { addUsage, type UsageDelta } from '#shared/db/usage-repository'
 import { logger } from '#shared/logger'
 import type { ChatCompletionRequest, ChatUsage } from '#shared/schemas/chat-completion'
@@ -139,6 +140,7 @@ async function writeAll(): Promise<void> {
   await Promise.all(
     pending.map(async (p) => {
       try {
+        await registerProject(`${p.delta.entity}/${p.delta.project}`)
         await addUsage(p.delta, shard, { writer, seq: p.seq })
       } catch (error) {
         logger.warn('usage flush failed; will retry', { error })

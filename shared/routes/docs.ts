@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import type { RouteDoc } from '#shared/http/openapi'
+import { CONSOLE_DOCS } from '#shared/routes/console-docs'
 import { INFERENCE_DOCS } from '#shared/routes/inference-docs'
 import { OTEL_DOCS } from '#shared/routes/otel-docs'
 import { TRACING_CALLS_DOCS } from '#shared/routes/tracing-calls-docs'
@@ -18,4 +19,5 @@ export const ROUTE_DOCS: Record<string, RouteDoc> = {
   ...TRACING_CALLS_DOCS,
   ...TRACING_OBJECTS_DOCS,
   ...OTEL_DOCS,
+  ...CONSOLE_DOCS,
 }

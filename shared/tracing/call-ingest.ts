@@ -11,6 +11,7 @@ import {
   startRecord,
   storedTraceIds,
 } from '#shared/db/call-repository'
+import { registerProjects } from '#shared/db/project-repository'
 import { claimRetryValue } from '#shared/db/retry-key-repository'
 import type { Principal } from '#shared/schemas/api-key'
 import type { EndedCall, StartedCall } from '#shared/schemas/call'
@@ -110,6 +111,7 @@ export async function ingestCalls(
   })
   const projects = new Set([...starts.values(), ...ends.values()].map((c) => c.project_id))
   const traceIds = new Map<string, string>()
+  await registerProjects(projects)
   await Promise.all(
     [...projects].map(async (p) => {
       for (const [id, traceId] of await ingestProject(principal.userId, p, starts, ends)) {

@@ -8,6 +8,7 @@ import {
   listFeedback,
   putFeedback,
 } from '#shared/db/feedback-repository'
+import { registerProject } from '#shared/db/project-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { FeedbackCreateReq, FeedbackQueryReq, FeedbackReplaceReq, FeedbackRow } from '#shared/schemas/feedback'
@@ -63,6 +64,7 @@ async function buildRow(principal: Principal, req: FeedbackCreateReq, id: string
 }
 
 async function store(row: FeedbackRow, clientId: string | null | undefined, retryKey: string | undefined) {
+  await registerProject(row.project_id)
   const id = clientId == null && retryKey !== undefined ? await claimRetryKey(row.project_id, retryKey, row.id) : row.id
   return toRes((await putFeedback({ ...row, id })).row)
 }

@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import { assertFileFits, getFile, putFile } from '#shared/db/file-repository'
+import { registerProject } from '#shared/db/project-repository'
 import { ConflictError, NotFoundError, RequestValidationError, type ValidationIssue } from '#shared/errors/http-error'
 import type { AppEnv } from '#shared/http/app-env'
 import { bytesDigest } from '#shared/tracing/digest'
@@ -32,6 +33,7 @@ export async function createFile(c: Context<AppEnv>): Promise<{ digest: string }
   }
   // Before any write: a file DynamoDB could not store is refused with nothing recorded.
   assertFileFits(project, digest, upload.name, bytes)
+  await registerProject(project)
   await putFile(project, digest, upload.name, bytes)
   return { digest }
 }

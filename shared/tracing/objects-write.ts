@@ -8,6 +8,7 @@ import {
   markVersionDeleted,
   reviveVersion,
 } from '#shared/db/obj-repository'
+import { registerProject } from '#shared/db/project-repository'
 import { BadRequestError, ConflictError, NotFoundError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { ObjCreateReq, ObjDeleteReq, ObjVersion } from '#shared/schemas/obj'
@@ -66,6 +67,7 @@ export async function createObj(
   const [rival, counter] = await Promise.all([
     liveVersionOfKind(o.project_id, o.object_id, kind, digest),
     getIndexCounter(key),
+    registerProject(o.project_id),
   ])
   if (rival !== undefined && rival.base_object_class !== base) {
     throw new BadRequestError(

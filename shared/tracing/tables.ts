@@ -1,4 +1,5 @@
 import { assertProjectAccess } from '#shared/auth/authenticate'
+import { registerProject } from '#shared/db/project-repository'
 import { listTableRows, putTable, type TableRow } from '#shared/db/table-repository'
 import { BadRequestError, ConflictError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
@@ -26,6 +27,7 @@ export async function createTable(principal: Principal, req: TableCreateReq, raw
   if (t.expected_digest != null && t.expected_digest !== digest) {
     throw new ConflictError(`Digest mismatch: expected ${t.expected_digest}, got ${digest}`)
   }
+  await registerProject(t.project_id)
   await putTable(t.project_id, digest, rows)
   return { digest, row_digests: rowDigests }
 }

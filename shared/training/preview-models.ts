@@ -7,6 +7,7 @@ import {
   getPreviewModel,
   listPreviewModels,
 } from '#shared/db/preview-model-repository'
+import { registerProject } from '#shared/db/project-repository'
 import { ConflictError, ForbiddenError, NotFoundError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { CreatePreviewModelReq, PreviewModel } from '#shared/schemas/preview-model'
@@ -40,6 +41,7 @@ export async function registerModel(
     .digest('base64url')
   assertPreviewModelFits(candidate, requestDigest)
   const result = await createPreviewModel(candidate, requestDigest)
+  await registerProject(`${entity}/${req.project}`)
   if (!result.created && req.return_existing !== true) {
     throw new ConflictError(`Model '${entity}/${req.project}/${req.name}' already exists`)
   }

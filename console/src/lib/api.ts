@@ -1,0 +1,148 @@
+// The console's only way to the network: same-origin requests to Loom's public API, with the key from the session.
+// Tracing routes take `Basic base64("api:" + key)` (as the Weave SDKs send it), `/v1` routes `Bearer <key>`.
+
+/** An error answer of the API, with the message its family's error body carries. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly path: string,
+  ) {
+    super(message)
+    this.name = 'ApiError'
+  }
+}
+
+/** The message of an error body in any family's shape: `{reason}`, `{detail}` (string or issues), `{error: {message}}`. */
+export function errorMessage(body: unknown, status: number): string {
+  if (typeof body === 'object' && body !== null) {
+    const b = body as Record<string, unknown>
+    if (typeof b.reason === 'string') return b.reason
+    if (typeof b.detail === 'string') return b.detail
+    if (Array.isArray(b.detail)) {
+      return b.detail
+        .map((d) => {
+          const issue = d as { loc?: unknown[]; msg?: string }
+          return `${(issue.loc ?? []).join('.')}: ${issue.msg ?? ''}`
+        })
+        .join('; ')
+    }
+    const error = b.error as { message?: unknown } | undefined
+    if (typeof error?.message === 'string') return error.message
+  }
+  return `HTTP ${status}`
+}
+
+/** Where the API lives: the console is served at `<base>/console/`, so the API is one level up (a deployed stage too). */
+export function apiBase(href: string): URL {
+  return new URL('../', href)
+}
+
+/** The `Authorization` header for a route: Bearer for `/v1`, Basic `api:<key>` for tracing routes. */
+export function authorization(path: string, key: string): string {
+  if (path.startsWith('v1/')) return `Bearer ${key}`
+  const bytes = new TextEncoder().encode(`api:${key}`)
+  let binary = ''
+  for (const b of bytes) binary += String.fromCharCode(b)
+  return `Basic ${btoa(binary)}`
+}
+
+/** Splits JSON Lines text into parsed values; the last, unterminated line is returned as `rest`. */
+export function parseJsonLines(text: string): { values: unknown[]; rest: string } {
+  const lines = text.split('\n')
+  const rest = lines.pop() ?? ''
+  const values: unknown[] = []
+  for (const line of lines) if (line.trim() !== '') values.push(JSON.parse(line))
+  return { values, rest }
+}
+
+/** A client bound to one key. */
+export class Api {
+  private readonly base: URL
+
+  constructor(
+    private readonly key: string,
+    /** The console page's URL (`location.href`): the API is resolved against it. */
+    href: string,
+  ) {
+    this.base = apiBase(href)
+  }
+
+  private url(path: string, query?: Record<string, string | undefined>): URL {
+    const url = new URL(path, this.base)
+    // The key never leaves Loom's own origin, whatever a caller passes as a path.
+    if (url.origin !== this.base.origin) throw new Error(`Refusing a request to another origin: ${url.origin}`)
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, v)
+    return url
+  }
+
+  private async send(path: string, init: RequestInit & { query?: Record<string, string | undefined> }) {
+    const { query, ...rest } = init
+    const headers = new Headers(rest.headers)
+    headers.set('Authorization', authorization(path, this.key))
+    const res = await fetch(this.url(path, query), {
+      ...rest,
+      headers,
+      credentials: 'omit',
+      referrerPolicy: 'no-referrer',
+    })
+    if (!res.ok) {
+      const text = await res.text()
+      let body: unknown = text
+      try {
+        body = JSON.parse(text)
+      } catch {
+        // Not JSON (a proxy's page): the status says enough.
+      }
+      throw new ApiError(res.status, errorMessage(body, res.status), path)
+    }
+    return res
+  }
+
+  /** `POST <path>` with a JSON body, answered in JSON. */
+  async post<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+    const res = await this.send(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      ...(signal === undefined ? {} : { signal }),
+    })
+    return (await res.json()) as T
+  }
+
+  /** `GET <path>?query`, answered in JSON. */
+  async get<T>(path: string, query?: Record<string, string | undefined>, signal?: AbortSignal): Promise<T> {
+    const res = await this.send(path, {
+      method: 'GET',
+      ...(query === undefined ? {} : { query }),
+      ...(signal === undefined ? {} : { signal }),
+    })
+    return (await res.json()) as T
+  }
+
+  /** `POST <path>` answered in JSON Lines: `onRows` gets each batch of parsed lines as it arrives. */
+  async stream<T>(path: string, body: unknown, onRows: (rows: T[]) => void, signal?: AbortSignal): Promise<number> {
+    const res = await this.send(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/jsonl' },
+      body: JSON.stringify(body),
+      ...(signal === undefined ? {} : { signal }),
+    })
+    let count = 0
+    let buffer = ''
+    const decoder = new TextDecoder()
+    const reader = res.body?.getReader()
+    if (reader === undefined) return 0
+    for (;;) {
+      const { done, value } = await reader.read()
+      buffer += decoder.decode(value, { stream: !done })
+      const { values, rest } = parseJsonLines(done ? `${buffer}\n` : buffer)
+      buffer = rest
+      if (values.length > 0) {
+        count += values.length
+        onRows(values as T[])
+      }
+      if (done) return count
+    }
+  }
+}

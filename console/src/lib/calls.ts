@@ -1,0 +1,179 @@
+// The Traces page's requests and the derived values of a call it shows.
+
+/** A call as `calls/stream_query` returns it (the fields the console reads). */
+export type Call = {
+  id: string
+  project_id: string
+  op_name: string
+  display_name?: string | null
+  trace_id: string
+  parent_id?: string | null
+  started_at: string
+  ended_at?: string | null
+  exception?: string | null
+  inputs?: Record<string, unknown>
+  output?: unknown
+  attributes?: Record<string, unknown>
+  summary?: Record<string, unknown> | null
+  wb_user_id?: string | null
+  wb_run_id?: string | null
+}
+
+/** The Traces page's filters. */
+export type CallFilters = {
+  op: string
+  status: '' | 'success' | 'error' | 'running'
+  /** `datetime-local` values or ISO strings; empty for no bound. */
+  from: string
+  to: string
+  text: string
+  rootsOnly: boolean
+}
+
+/** Table columns and the query path each sorts by; tokens and cost sum per-model maps, so they sort the loaded page. */
+export const CALL_COLUMNS = [
+  { id: 'op', label: 'Op name', path: 'op_name' },
+  { id: 'status', label: 'Status', path: 'summary.weave.status' },
+  { id: 'started', label: 'Started', path: 'started_at' },
+  { id: 'latency', label: 'Latency', path: 'summary.weave.latency_ms' },
+  { id: 'tokens', label: 'Tokens', path: null },
+  { id: 'cost', label: 'Cost', path: null },
+  { id: 'user', label: 'User', path: 'wb_user_id' },
+] as const
+export type CallColumn = (typeof CALL_COLUMNS)[number]['id']
+
+const get = (path: string) => ({ $getField: path })
+const lit = (v: unknown) => ({ $literal: v })
+
+/** A `datetime-local` value or ISO string as ISO 8601 UTC, or undefined when empty or invalid. */
+export function toIso(value: string): string | undefined {
+  if (value.trim() === '') return undefined
+  const ms = Date.parse(value)
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString()
+}
+
+/** The `query` of `calls/stream_query` and `calls/query_stats` for the filters, or undefined when none is set. */
+export function callsQuery(filters: CallFilters): Record<string, unknown> | undefined {
+  const ops: unknown[] = []
+  if (filters.op.trim() !== '') {
+    ops.push({ $contains: { input: get('op_name'), substr: lit(filters.op.trim()), case_insensitive: true } })
+  }
+  if (filters.status !== '') ops.push({ $eq: [get('summary.weave.status'), lit(filters.status)] })
+  const from = toIso(filters.from)
+  const to = toIso(filters.to)
+  if (from !== undefined) ops.push({ $gte: [get('started_at'), lit(from)] })
+  if (to !== undefined) ops.push({ $lt: [get('started_at'), lit(to)] })
+  const text = filters.text.trim()
+  if (text !== '') {
+    ops.push({
+      $or: ['op_name', 'display_name', 'inputs', 'output', 'exception'].map((field) => ({
+        $contains: { input: get(field), substr: lit(text), case_insensitive: true },
+      })),
+    })
+  }
+  if (ops.length === 0) return undefined
+  return { $expr: ops.length === 1 ? ops[0] : { $and: ops } }
+}
+
+/** The body of `calls/stream_query` for one page of the table. */
+export function callsPageRequest(
+  project: string,
+  filters: CallFilters,
+  sort: { column: CallColumn; direction: 'asc' | 'desc' },
+  page: { offset: number; limit: number },
+): Record<string, unknown> {
+  const column = CALL_COLUMNS.find((c) => c.id === sort.column)
+  const query = callsQuery(filters)
+  return {
+    project_id: project,
+    ...(filters.rootsOnly ? { filter: { trace_roots_only: true } } : {}),
+    ...(query === undefined ? {} : { query }),
+    sort_by: [{ field: column?.path ?? 'started_at', direction: column?.path ? sort.direction : 'desc' }],
+    offset: page.offset,
+    limit: page.limit,
+    include_costs: true,
+    columns: [
+      'id',
+      'op_name',
+      'display_name',
+      'trace_id',
+      'parent_id',
+      'started_at',
+      'ended_at',
+      'exception',
+      'summary',
+      'wb_user_id',
+    ],
+  }
+}
+
+/** The body of `calls/query_stats` for the same filters (the total behind the pager). */
+export function callsStatsRequest(project: string, filters: CallFilters): Record<string, unknown> {
+  const query = callsQuery(filters)
+  return {
+    project_id: project,
+    ...(filters.rootsOnly ? { filter: { trace_roots_only: true } } : {}),
+    ...(query === undefined ? {} : { query }),
+  }
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** The derived status (`summary.weave.status`), else computed as the API does. */
+export function callStatus(call: Call): string {
+  const weave = isObj(call.summary?.weave) ? call.summary.weave : {}
+  if (typeof weave.status === 'string') return weave.status
+  if (call.exception) return 'error'
+  return call.ended_at ? 'success' : 'running'
+}
+
+/** Latency in ms from `summary.weave.latency_ms`, or null while running. */
+export function callLatency(call: Call): number | null {
+  const weave = isObj(call.summary?.weave) ? call.summary.weave : {}
+  return typeof weave.latency_ms === 'number' ? weave.latency_ms : null
+}
+
+/** Total tokens over the models of `summary.usage` (`total_tokens`, else prompt + completion, else input + output). */
+export function callTokens(call: Call): number | null {
+  const usage = call.summary?.usage
+  if (!isObj(usage)) return null
+  let total = 0
+  let any = false
+  for (const entry of Object.values(usage)) {
+    if (!isObj(entry)) continue
+    const n = (k: string) => (typeof entry[k] === 'number' ? (entry[k] as number) : 0)
+    const t =
+      typeof entry.total_tokens === 'number'
+        ? entry.total_tokens
+        : n('prompt_tokens') + n('completion_tokens') || n('input_tokens') + n('output_tokens')
+    total += t
+    any = true
+  }
+  return any ? total : null
+}
+
+/** Total cost over the models of `summary.weave.costs` (every `*_total_cost`), or null without prices. */
+export function callCost(call: Call): number | null {
+  const weave = isObj(call.summary?.weave) ? call.summary.weave : {}
+  const costs = weave.costs
+  if (!isObj(costs)) return null
+  let total = 0
+  let any = false
+  for (const entry of Object.values(costs)) {
+    if (!isObj(entry)) continue
+    for (const [k, v] of Object.entries(entry)) {
+      if (k.endsWith('_total_cost') && typeof v === 'number') {
+        total += v
+        any = true
+      }
+    }
+  }
+  return any ? total : null
+}
+
+/** The name a call is shown by: its display name, else the op's name without the `weave:///…/op/` ref and version. */
+export function callName(call: Pick<Call, 'op_name' | 'display_name'>): string {
+  if (call.display_name) return call.display_name
+  const ref = /^weave:\/\/\/[^/]+\/[^/]+\/op\/([^:/]+)(?::[^/]*)?$/.exec(call.op_name)
+  return ref?.[1] ?? call.op_name
+}

@@ -1,0 +1,215 @@
+// Shapes API answers into chart data: aligned x values (Unix seconds, or steps) and one y array per series, with
+// null where a series has no value. uPlot draws exactly these arrays.
+
+/** One line or area of a chart. */
+export type Series = { label: string; values: (number | null)[] }
+/** A chart's data: shared x values and the series over them. */
+export type ChartData = { x: number[]; series: Series[] }
+
+/** A row of `GET /v1/usage` (`data[]`). */
+export type UsageRow = {
+  hour: string
+  project: string
+  model: string
+  requests: number
+  aborted_requests?: number
+  prompt_tokens: number
+  completion_tokens: number
+  cached_tokens: number
+  total_tokens: number
+  cost_usd: number
+}
+
+/** Usage measures the page can chart. */
+export const USAGE_METRICS = [
+  'requests',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'total_tokens',
+  'cost_usd',
+] as const
+export type UsageMetric = (typeof USAGE_METRICS)[number]
+
+const HOUR_S = 3600
+const DAY_S = 86_400
+
+/** The start of the UTC hour or day holding `seconds`. */
+export function bucketStart(seconds: number, resolution: 'hour' | 'day'): number {
+  const size = resolution === 'hour' ? HOUR_S : DAY_S
+  return Math.floor(seconds / size) * size
+}
+
+/** A usage row's hour (`2025-01-01T13:00:00Z`) as Unix seconds. */
+export function usageHourSeconds(hour: string): number {
+  return Math.floor(Date.parse(hour) / 1000)
+}
+
+/** One table row of aggregated usage: a bucket and a model or project, with every measure summed. */
+export type UsageTableRow = { bucket: number; key: string } & Record<UsageMetric, number>
+
+/** Sums usage rows per bucket (UTC hour or day) and model or project, ordered by bucket then key. */
+export function aggregateUsage(
+  rows: readonly UsageRow[],
+  groupBy: 'model' | 'project',
+  resolution: 'hour' | 'day',
+): UsageTableRow[] {
+  const out = new Map<string, UsageTableRow>()
+  for (const row of rows) {
+    const bucket = bucketStart(usageHourSeconds(row.hour), resolution)
+    const key = groupBy === 'model' ? row.model : row.project
+    const id = `${bucket}\u0000${key}`
+    let agg = out.get(id)
+    if (agg === undefined) {
+      agg = {
+        bucket,
+        key,
+        requests: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        cached_tokens: 0,
+        total_tokens: 0,
+        cost_usd: 0,
+      }
+      out.set(id, agg)
+    }
+    for (const m of USAGE_METRICS) agg[m] += row[m]
+  }
+  return [...out.values()].sort((a, b) => a.bucket - b.bucket || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+}
+
+/**
+ * Usage over time for a stacked chart: one series per model or project (largest total first), one x per bucket from
+ * `start` to `end` (empty buckets are 0, so stacked areas stay continuous), values of one measure.
+ */
+export function usageSeries(
+  rows: readonly UsageRow[],
+  options: {
+    metric: UsageMetric
+    groupBy: 'model' | 'project'
+    resolution: 'hour' | 'day'
+    start: number
+    end: number
+  },
+): ChartData {
+  const size = options.resolution === 'hour' ? HOUR_S : DAY_S
+  const first = bucketStart(options.start, options.resolution)
+  const last = bucketStart(options.end, options.resolution)
+  const x: number[] = []
+  for (let t = first; t <= last; t += size) x.push(t)
+  const index = new Map(x.map((t, i) => [t, i]))
+  const byKey = new Map<string, number[]>()
+  const totals = new Map<string, number>()
+  for (const row of aggregateUsage(rows, options.groupBy, options.resolution)) {
+    const i = index.get(row.bucket)
+    if (i === undefined) continue
+    let values = byKey.get(row.key)
+    if (values === undefined) {
+      values = new Array<number>(x.length).fill(0)
+      byKey.set(row.key, values)
+    }
+    values[i] = (values[i] as number) + row[options.metric]
+    totals.set(row.key, (totals.get(row.key) ?? 0) + row[options.metric])
+  }
+  const keys = [...byKey.keys()].sort((a, b) => (totals.get(b) ?? 0) - (totals.get(a) ?? 0) || (a < b ? -1 : 1))
+  return { x, series: keys.map((label) => ({ label, values: byKey.get(label) as number[] })) }
+}
+
+/**
+ * Running sums of the series, bottom first: what a stacked area chart draws (series i's line is the sum of series
+ * 0..i). Nulls count as 0.
+ */
+export function stack(series: readonly Series[]): Series[] {
+  const out: Series[] = []
+  let below: number[] | undefined
+  for (const s of series) {
+    const sums = s.values.map((v, i) => (below?.[i] ?? 0) + (v ?? 0))
+    out.push({ label: s.label, values: sums })
+    below = sums
+  }
+  return out
+}
+
+/** A `feedback/stats` answer (the fields the page uses). */
+export type FeedbackStats = {
+  granularity: number
+  timezone: string
+  buckets: Record<string, string | number | null>[]
+  window_stats: Record<string, Record<string, number | null>> | null
+}
+
+/** The key slug `feedback/stats` gives a json_path (dots and spaces become underscores). */
+export function metricSlug(jsonPath: string): string {
+  return jsonPath.replace(/[. ]/g, '_')
+}
+
+/**
+ * Chart series of one metric from `feedback/stats` buckets: one series per statistic the answer holds for it
+ * (`avg`, `min`, `max`, `p95`, …, `count`), and for booleans the share of true among true and false values
+ * (`true rate`, null in a bucket without any).
+ */
+export function feedbackSeries(stats: FeedbackStats, jsonPath: string, valueType: string): ChartData {
+  const slug = metricSlug(jsonPath)
+  const suffix = `_${slug}`
+  const x = stats.buckets.map((b) => Math.floor(Date.parse(String(b.timestamp)) / 1000))
+  const first = stats.buckets[0] ?? {}
+  const keys = Object.keys(first).filter((k) => k.endsWith(suffix))
+  if (valueType === 'boolean') {
+    const rate = stats.buckets.map((b) => {
+      const t = Number(b[`count_true${suffix}`] ?? 0)
+      const f = Number(b[`count_false${suffix}`] ?? 0)
+      return t + f === 0 ? null : t / (t + f)
+    })
+    return { x, series: [{ label: 'true rate', values: rate }] }
+  }
+  return {
+    x,
+    series: keys.map((k) => ({
+      label: k.slice(0, -suffix.length),
+      values: stats.buckets.map((b) => (typeof b[k] === 'number' ? (b[k] as number) : null)),
+    })),
+  }
+}
+
+/** One row of `GET /v1/preview/models/{id}/metrics` (`rows[]`). */
+export type MetricsRow = { split: string; step: number; recorded_at: string; metrics: Record<string, number> }
+
+/** Splits and metric names present in metrics rows, sorted (`reward` and `exception_rate` first). */
+export function metricNames(rows: readonly MetricsRow[]): { splits: string[]; metrics: string[] } {
+  const splits = new Set<string>()
+  const metrics = new Set<string>()
+  for (const row of rows) {
+    splits.add(row.split)
+    for (const k of Object.keys(row.metrics)) metrics.add(k)
+  }
+  const first = ['reward', 'exception_rate']
+  const rank = (m: string) => (first.includes(m) ? first.indexOf(m) : first.length)
+  return {
+    splits: [...splits].sort(),
+    metrics: [...metrics].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0)),
+  }
+}
+
+/**
+ * One metric of one split for several models, on a shared step axis (the union of their steps): each model a series,
+ * null at steps it did not log. A step logged twice keeps the latest row.
+ */
+export function trainingSeries(
+  models: readonly { label: string; rows: readonly MetricsRow[] }[],
+  split: string,
+  metric: string,
+): ChartData {
+  const steps = new Set<number>()
+  const perModel = models.map((m) => {
+    const byStep = new Map<number, number>()
+    for (const row of m.rows) {
+      const v = row.metrics[metric]
+      if (row.split !== split || typeof v !== 'number') continue
+      byStep.set(row.step, v)
+      steps.add(row.step)
+    }
+    return { label: m.label, byStep }
+  })
+  const x = [...steps].sort((a, b) => a - b)
+  return { x, series: perModel.map((m) => ({ label: m.label, values: x.map((s) => m.byStep.get(s) ?? null) })) }
+}

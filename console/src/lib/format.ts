@@ -1,0 +1,93 @@
+// Display formatting. Numbers keep the API's value (tokens and counts exactly, costs to 6 significant digits with the
+// exact value in a tooltip), so what the page shows can be compared with what the API answered.
+
+const DASH = '—'
+
+/** A duration in milliseconds: `850 ms`, `1.25 s`, `2m 05s`, `3h 04m`; `—` when unknown (a running call). */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return DASH
+  if (ms < 0) return `-${formatDuration(-ms)}`
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`
+  const totalSeconds = Math.floor(ms / 1000)
+  if (totalSeconds < 3600) {
+    return `${Math.floor(totalSeconds / 60)}m ${String(totalSeconds % 60).padStart(2, '0')}s`
+  }
+  const minutes = Math.floor(totalSeconds / 60)
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`
+}
+
+/** An integer count with thousands separators (`12,345`), exact; `—` when absent. */
+export function formatCount(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return DASH
+  const sign = n < 0 ? '-' : ''
+  const [int = '0', frac] = String(Math.abs(n)).split('.')
+  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+  return `${sign}${grouped}${frac === undefined ? '' : `.${frac}`}`
+}
+
+/** Token counts are counts. */
+export const formatTokens = formatCount
+
+/** A number to at most 6 significant digits, never in exponent notation (`0.000123`, `1234.57`). */
+export function formatNumber(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return DASH
+  if (n === 0) return '0'
+  const rounded = Number(n.toPrecision(6))
+  if (Math.abs(rounded) >= 1e21) return String(rounded)
+  const digits = Math.max(0, 5 - Math.floor(Math.log10(Math.abs(rounded))))
+  return rounded
+    .toFixed(Math.min(digits, 20))
+    .replace(/(\.\d*?)0+$/, '$1')
+    .replace(/\.$/, '')
+}
+
+/** A cost in US dollars: `$0.000123`, `$1.5`; `—` when the API has none (no price known). */
+export function formatCost(usd: number | null | undefined): string {
+  if (usd === null || usd === undefined || !Number.isFinite(usd)) return DASH
+  return `${usd < 0 ? '-' : ''}$${formatNumber(Math.abs(usd))}`
+}
+
+/** A share between 0 and 1 as a percentage with one decimal. */
+export function formatPercent(share: number | null | undefined): string {
+  if (share === null || share === undefined || !Number.isFinite(share)) return DASH
+  return `${(share * 100).toFixed(1)}%`
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+/**
+ * A timestamp as `YYYY-MM-DD HH:MM:SS` in a time zone (the browser's by default); `—` for an absent or invalid one.
+ * ISO strings with microseconds (the tracing API's) are accepted.
+ */
+export function formatDate(value: string | number | Date | null | undefined, timeZone?: string): string {
+  if (value === null || value === undefined || value === '') return DASH
+  const date = value instanceof Date ? value : new Date(value)
+  if (Number.isNaN(date.getTime())) return typeof value === 'string' ? value : DASH
+  const key = timeZone ?? ''
+  let fmt = formatters.get(key)
+  if (fmt === undefined) {
+    fmt = new Intl.DateTimeFormat('en-US', {
+      ...(timeZone === undefined ? {} : { timeZone }),
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    })
+    formatters.set(key, fmt)
+  }
+  const parts: Record<string, string> = {}
+  for (const p of fmt.formatToParts(date)) parts[p.type] = p.value
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`
+}
+
+/** Milliseconds between two ISO timestamps, or null when either is missing. */
+export function durationBetween(start: string | null | undefined, end: string | null | undefined): number | null {
+  if (!start || !end) return null
+  const a = Date.parse(start)
+  const b = Date.parse(end)
+  return Number.isNaN(a) || Number.isNaN(b) ? null : b - a
+}

@@ -1,0 +1,77 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { ErrorBox, PageHeader } from '../components/common'
+
+type SwaggerUi = (options: Record<string, unknown>) => unknown
+declare global {
+  interface Window {
+    SwaggerUIBundle?: SwaggerUi
+  }
+}
+
+function meta(name: string): string | undefined {
+  return document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content || undefined
+}
+
+let loading: Promise<SwaggerUi> | undefined
+
+// Swagger UI (swagger-ui-dist, served by Loom from its own origin) is loaded on this page only: it is about 1.4 MB,
+// far more than the rest of the console, and outside its size budget.
+function loadSwagger(): Promise<SwaggerUi> {
+  loading ??= new Promise<SwaggerUi>((resolve, reject) => {
+    const js = meta('loom-api-renderer-js')
+    const css = meta('loom-api-renderer-css')
+    if (js === undefined || css === undefined) return reject(new Error('The API renderer is not part of this build.'))
+    const link = document.createElement('link')
+    link.rel = 'stylesheet'
+    link.href = css
+    document.head.append(link)
+    const script = document.createElement('script')
+    script.src = js
+    script.onload = () =>
+      window.SwaggerUIBundle === undefined
+        ? reject(new Error('Swagger UI did not load.'))
+        : resolve(window.SwaggerUIBundle)
+    script.onerror = () => reject(new Error(`Could not load ${js}`))
+    document.head.append(script)
+  })
+  loading.catch(() => {
+    loading = undefined
+  })
+  return loading
+}
+
+/** API: the OpenAPI reference from `/openapi.json`, rendered by Swagger UI. */
+export function ApiPage() {
+  const host = useRef<HTMLDivElement>(null)
+  const [error, setError] = useState<unknown>()
+  useEffect(() => {
+    let cancelled = false
+    loadSwagger()
+      .then((SwaggerUIBundle) => {
+        if (cancelled || host.current === null) return
+        SwaggerUIBundle({
+          url: new URL('../openapi.json', location.href).href,
+          domNode: host.current,
+          deepLinking: false,
+          // No "Try it out" requests and no badge from the public validator: nothing leaves this origin.
+          supportedSubmitMethods: [],
+          validatorUrl: null,
+        })
+      })
+      .catch((err) => cancelled || setError(err))
+    return () => {
+      cancelled = true
+    }
+  }, [])
+  return (
+    <div data-testid="page-api">
+      <PageHeader title="API">
+        <a href="../openapi.json" data-testid="openapi-link">
+          openapi.json
+        </a>
+      </PageHeader>
+      <ErrorBox error={error} testId="api-error" />
+      <div class="swagger" ref={host} data-testid="api-reference" />
+    </div>
+  )
+}

@@ -1,0 +1,207 @@
+import { useEffect, useState } from 'preact/hooks'
+import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
+import { JsonViewer } from '../components/JsonViewer'
+import type { Api } from '../lib/api'
+import { formatDate } from '../lib/format'
+import { routeHash } from '../lib/route'
+
+type Obj = {
+  object_id: string
+  digest: string
+  version_index: number
+  is_latest: 0 | 1
+  kind: 'op' | 'object'
+  base_object_class: string | null
+  created_at: string
+  size_bytes: number | null
+  tags: string[] | null
+  aliases: string[] | null
+  val?: unknown
+}
+
+function Labels({ obj }: { obj: Obj }) {
+  return (
+    <>
+      {(obj.aliases ?? []).map((a) => (
+        <span key={`a-${a}`} class="pill alias">
+          {a}
+        </span>
+      ))}
+      {(obj.tags ?? []).map((t) => (
+        <span key={`t-${t}`} class="pill">
+          {t}
+        </span>
+      ))}
+    </>
+  )
+}
+
+function Versions({ api, project, objectId }: { api: Api; project: string; objectId: string }) {
+  const [versions, setVersions] = useState<Obj[] | undefined>()
+  const [digest, setDigest] = useState<string | undefined>()
+  const [value, setValue] = useState<Obj | undefined>()
+  const [error, setError] = useState<unknown>()
+  useEffect(() => {
+    const abort = new AbortController()
+    setVersions(undefined)
+    setError(undefined)
+    api
+      .post<{ objs: Obj[] }>(
+        'objs/query',
+        {
+          project_id: project,
+          filter: { object_ids: [objectId] },
+          metadata_only: true,
+          include_tags_and_aliases: true,
+          sort_by: [{ field: 'created_at', direction: 'desc' }],
+        },
+        abort.signal,
+      )
+      .then((r) => {
+        setVersions(r.objs)
+        setDigest(r.objs.find((o) => o.is_latest === 1)?.digest ?? r.objs[0]?.digest)
+      })
+      .catch((err) => abort.signal.aborted || setError(err))
+    return () => abort.abort()
+  }, [api, project, objectId])
+  useEffect(() => {
+    if (digest === undefined) return
+    const abort = new AbortController()
+    setValue(undefined)
+    api
+      .post<{ obj: Obj }>(
+        'obj/read',
+        { project_id: project, object_id: objectId, digest, include_tags_and_aliases: true },
+        abort.signal,
+      )
+      .then((r) => setValue(r.obj))
+      .catch((err) => abort.signal.aborted || setError(err))
+    return () => abort.abort()
+  }, [api, project, objectId, digest])
+  return (
+    <section aria-label={`Object ${objectId}`} data-testid="object-detail" data-object-id={objectId}>
+      <h2>{objectId}</h2>
+      <ErrorBox error={error} testId="object-error" />
+      <table data-testid="object-versions">
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">Created</th>
+            <th scope="col">Tags and aliases</th>
+            <th scope="col">Digest</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(versions ?? []).map((v) => (
+            <tr
+              key={v.digest}
+              data-testid="object-version-row"
+              data-digest={v.digest}
+              class={v.digest === digest ? 'selected' : ''}
+            >
+              <td>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() => setDigest(v.digest)}
+                  aria-pressed={v.digest === digest}
+                >
+                  v{v.version_index}
+                </button>
+              </td>
+              <td>{formatDate(v.created_at)}</td>
+              <td>
+                <Labels obj={v} />
+              </td>
+              <td class="mono">{v.digest.slice(0, 12)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {value !== undefined && (
+        <>
+          <h3>Value of v{value.version_index}</h3>
+          <JsonViewer
+            value={value.val}
+            label={`Value of ${objectId} v${value.version_index}`}
+            testId="json-object-value"
+          />
+        </>
+      )}
+    </section>
+  )
+}
+
+/** Objects: the project's objects (latest versions), one object's versions with tags and aliases, a version's value. */
+export function ObjectsPage({ api, project, objectId }: { api: Api; project: string; objectId: string | undefined }) {
+  const [objects, setObjects] = useState<Obj[] | undefined>()
+  const [error, setError] = useState<unknown>()
+  useEffect(() => {
+    const abort = new AbortController()
+    setError(undefined)
+    api
+      .post<{ objs: Obj[] }>(
+        'objs/query',
+        {
+          project_id: project,
+          filter: { latest_only: true },
+          metadata_only: true,
+          include_tags_and_aliases: true,
+          sort_by: [{ field: 'created_at', direction: 'desc' }],
+        },
+        abort.signal,
+      )
+      .then((r) => setObjects(r.objs))
+      .catch((err) => abort.signal.aborted || setError(err))
+    return () => abort.abort()
+  }, [api, project])
+  const current = objectId ?? objects?.[0]?.object_id
+  return (
+    <div data-testid="page-objects">
+      <PageHeader title="Objects" />
+      <ErrorBox error={error} testId="objects-error" />
+      {objects !== undefined && objects.length === 0 ? (
+        <Empty testId="objects-empty">
+          <p>No objects in {project}. Publish one with the Weave SDK (`weave.publish(value, name="...")`):</p>
+          <SendDataHint project={project} />
+        </Empty>
+      ) : (
+        <div class="split">
+          <table data-testid="objects-table">
+            <thead>
+              <tr>
+                <th scope="col">Object</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Latest version</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(objects ?? []).map((o) => (
+                <tr
+                  key={o.object_id}
+                  data-testid="objects-row"
+                  data-object-id={o.object_id}
+                  class={o.object_id === current ? 'selected' : ''}
+                >
+                  <td>
+                    <a
+                      href={routeHash('objects', [o.object_id])}
+                      aria-current={o.object_id === current ? 'true' : undefined}
+                    >
+                      {o.object_id}
+                    </a>
+                  </td>
+                  <td>{o.base_object_class ?? o.kind}</td>
+                  <td>v{o.version_index}</td>
+                  <td>{formatDate(o.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {current !== undefined && <Versions api={api} project={project} objectId={current} />}
+        </div>
+      )}
+    </div>
+  )
+}

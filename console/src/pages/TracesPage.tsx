@@ -1,0 +1,259 @@
+import { useEffect, useState } from 'preact/hooks'
+import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
+import type { Api } from '../lib/api'
+import {
+  CALL_COLUMNS,
+  type Call,
+  type CallColumn,
+  type CallFilters,
+  callCost,
+  callLatency,
+  callName,
+  callStatus,
+  callsPageRequest,
+  callsStatsRequest,
+  callTokens,
+} from '../lib/calls'
+import { formatCost, formatCount, formatDate, formatDuration, formatTokens } from '../lib/format'
+import { routeHash } from '../lib/route'
+
+const PAGE_SIZE = 50
+const NO_FILTERS: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: true }
+
+type Sort = { column: CallColumn; direction: 'asc' | 'desc' }
+
+// Tokens and cost are sums over per-model maps, which the API cannot sort by: those two sort the loaded page.
+function sortPage(calls: Call[], sort: Sort): Call[] {
+  const column = CALL_COLUMNS.find((c) => c.id === sort.column)
+  if (column?.path !== null) return calls
+  const value = sort.column === 'tokens' ? callTokens : callCost
+  const sign = sort.direction === 'asc' ? 1 : -1
+  return [...calls].sort((a, b) => sign * ((value(a) ?? -1) - (value(b) ?? -1)))
+}
+
+/** Traces: the project's calls, newest first, paged through `calls/stream_query` with the total from `query_stats`. */
+export function TracesPage({ api, project }: { api: Api; project: string }) {
+  const [draft, setDraft] = useState<CallFilters>(NO_FILTERS)
+  const [filters, setFilters] = useState<CallFilters>(NO_FILTERS)
+  const [sort, setSort] = useState<Sort>({ column: 'started', direction: 'desc' })
+  const [offset, setOffset] = useState(0)
+  const [calls, setCalls] = useState<Call[]>([])
+  const [total, setTotal] = useState<number | undefined>()
+  const [loading, setLoading] = useState(true)
+  const [error, setError] = useState<unknown>()
+
+  useEffect(() => {
+    const abort = new AbortController()
+    setCalls([])
+    setError(undefined)
+    setLoading(true)
+    const rows: Call[] = []
+    const page = api
+      .stream<Call>(
+        'calls/stream_query',
+        callsPageRequest(project, filters, sort, { offset, limit: PAGE_SIZE }),
+        (batch) => {
+          rows.push(...batch)
+          setCalls([...rows])
+        },
+        abort.signal,
+      )
+      .finally(() => {
+        if (!abort.signal.aborted) setLoading(false)
+      })
+    const stats = api
+      .post<{ count: number }>('calls/query_stats', callsStatsRequest(project, filters), abort.signal)
+      .then((s) => setTotal(s.count))
+    Promise.all([page, stats]).catch((err) => {
+      if (!abort.signal.aborted) setError(err)
+    })
+    return () => abort.abort()
+  }, [api, project, filters, sort, offset])
+
+  function apply(e: Event) {
+    e.preventDefault()
+    setOffset(0)
+    setFilters({ ...draft })
+  }
+  function reset() {
+    setDraft(NO_FILTERS)
+    setOffset(0)
+    setFilters(NO_FILTERS)
+  }
+  function sortBy(column: CallColumn) {
+    setOffset(0)
+    setSort((s) => ({ column, direction: s.column === column && s.direction === 'desc' ? 'asc' : 'desc' }))
+  }
+
+  const shown = sortPage(calls, sort)
+  const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS)
+  const pageSorted = CALL_COLUMNS.find((c) => c.id === sort.column)?.path === null
+  return (
+    <div data-testid="page-traces">
+      <PageHeader title="Traces">
+        <span class="muted" data-testid="traces-total">
+          {total === undefined ? '' : `${formatCount(total)} ${filters.rootsOnly ? 'traces' : 'calls'}`}
+        </span>
+      </PageHeader>
+      <form class="filters" onSubmit={apply} data-testid="traces-filters" aria-label="Filter calls">
+        <label>
+          Op name
+          <input
+            type="search"
+            value={draft.op}
+            onInput={(e) => setDraft({ ...draft, op: e.currentTarget.value })}
+            data-testid="filter-op"
+          />
+        </label>
+        <label>
+          Status
+          <select
+            value={draft.status}
+            onChange={(e) => setDraft({ ...draft, status: e.currentTarget.value as CallFilters['status'] })}
+            data-testid="filter-status"
+          >
+            <option value="">any</option>
+            <option value="success">success</option>
+            <option value="error">error</option>
+            <option value="running">running</option>
+          </select>
+        </label>
+        <label>
+          From
+          <input
+            type="datetime-local"
+            value={draft.from}
+            onInput={(e) => setDraft({ ...draft, from: e.currentTarget.value })}
+            data-testid="filter-from"
+          />
+        </label>
+        <label>
+          To
+          <input
+            type="datetime-local"
+            value={draft.to}
+            onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })}
+            data-testid="filter-to"
+          />
+        </label>
+        <label class="grow">
+          Search
+          <input
+            type="search"
+            placeholder="text in op, inputs, output, exception"
+            value={draft.text}
+            onInput={(e) => setDraft({ ...draft, text: e.currentTarget.value })}
+            data-testid="filter-text"
+          />
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={draft.rootsOnly}
+            onChange={(e) => setDraft({ ...draft, rootsOnly: e.currentTarget.checked })}
+            data-testid="filter-roots"
+          />
+          Root calls only
+        </label>
+        <button type="submit" data-testid="filter-apply">
+          Apply
+        </button>
+        <button type="button" class="secondary" onClick={reset} data-testid="filter-reset">
+          Reset
+        </button>
+      </form>
+      <ErrorBox error={error} testId="traces-error" />
+      {!loading && error === undefined && calls.length === 0 ? (
+        <Empty testId="traces-empty">
+          {filtered || offset > 0 ? (
+            <p>No calls match these filters.</p>
+          ) : (
+            <>
+              <p>
+                No calls in <strong>{project}</strong> yet.
+              </p>
+              <SendDataHint project={project} />
+            </>
+          )}
+        </Empty>
+      ) : (
+        <div class="table-wrap">
+          <table data-testid="traces-table" aria-busy={loading}>
+            <caption class="sr-only">Calls of {project}</caption>
+            <thead>
+              <tr>
+                {CALL_COLUMNS.map((c) => (
+                  <th
+                    key={c.id}
+                    scope="col"
+                    aria-sort={sort.column === c.id ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
+                  >
+                    <button type="button" class="sort" onClick={() => sortBy(c.id)} data-testid={`sort-${c.id}`}>
+                      {c.label}
+                      <span aria-hidden="true">
+                        {sort.column === c.id ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}
+                      </span>
+                    </button>
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((call) => {
+                const status = callStatus(call)
+                return (
+                  <tr key={call.id} data-testid="traces-row" data-call-id={call.id}>
+                    <td>
+                      <a href={routeHash('trace', [call.trace_id], { call: call.id })} data-testid="traces-open">
+                        {callName(call)}
+                      </a>
+                    </td>
+                    <td>
+                      <span class={`status status-${status}`} data-testid="traces-status">
+                        {status}
+                      </span>
+                    </td>
+                    <td data-testid="traces-started">{formatDate(call.started_at)}</td>
+                    <td class="num" data-testid="traces-latency">
+                      {formatDuration(callLatency(call))}
+                    </td>
+                    <td class="num" data-testid="traces-tokens">
+                      {formatTokens(callTokens(call))}
+                    </td>
+                    <td class="num" data-testid="traces-cost" title={String(callCost(call) ?? '')}>
+                      {formatCost(callCost(call))}
+                    </td>
+                    <td data-testid="traces-user">{call.wb_user_id ?? '—'}</td>
+                  </tr>
+                )
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {pageSorted && <p class="muted small">Tokens and cost sort the calls of this page.</p>}
+      <div class="pager" data-testid="traces-pager">
+        <button
+          type="button"
+          disabled={offset === 0}
+          onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
+          data-testid="page-prev"
+        >
+          Previous
+        </button>
+        <span class="muted" data-testid="page-range">
+          {calls.length === 0 ? '' : `${formatCount(offset + 1)}–${formatCount(offset + calls.length)}`}
+          {total === undefined ? '' : ` of ${formatCount(total)}`}
+        </span>
+        <button
+          type="button"
+          disabled={calls.length < PAGE_SIZE || (total !== undefined && offset + PAGE_SIZE >= total)}
+          onClick={() => setOffset(offset + PAGE_SIZE)}
+          data-testid="page-next"
+        >
+          Next
+        </button>
+      </div>
+    </div>
+  )
+}

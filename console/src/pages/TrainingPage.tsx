@@ -1,0 +1,135 @@
+import { useEffect, useMemo, useState } from 'preact/hooks'
+import { Chart } from '../components/Chart'
+import { Empty, ErrorBox, PageHeader } from '../components/common'
+import type { Api } from '../lib/api'
+import { type MetricsRow, metricNames, trainingSeries } from '../lib/charts'
+import { formatCount } from '../lib/format'
+
+type Model = { id: string; entity: string; project: string; name: string; base_model: string; run_id: string | null }
+type History = { model_id: string; rows: MetricsRow[] }
+
+/** Training: the project's preview models and their metrics history per split, several models overlaid. */
+export function TrainingPage({ api, project }: { api: Api; project: string }) {
+  const [entity = '', name = ''] = project.split('/')
+  const [models, setModels] = useState<Model[] | undefined>()
+  const [chosen, setChosen] = useState<string[]>([])
+  const [histories, setHistories] = useState<Record<string, History>>({})
+  const [error, setError] = useState<unknown>()
+
+  useEffect(() => {
+    const abort = new AbortController()
+    setError(undefined)
+    api
+      .get<{ data: Model[] }>('v1/preview/models', { entity, project: name }, abort.signal)
+      .then((r) => {
+        setModels(r.data)
+        setChosen((c) =>
+          c.length > 0 ? c.filter((id) => r.data.some((m) => m.id === id)) : r.data.slice(0, 1).map((m) => m.id),
+        )
+      })
+      .catch((err) => abort.signal.aborted || setError(err))
+    return () => abort.abort()
+  }, [api, entity, name])
+
+  useEffect(() => {
+    const abort = new AbortController()
+    for (const id of chosen) {
+      if (histories[id] !== undefined) continue
+      api
+        .get<History>(`v1/preview/models/${encodeURIComponent(id)}/metrics`, undefined, abort.signal)
+        .then((h) => setHistories((all) => ({ ...all, [id]: h })))
+        .catch((err) => abort.signal.aborted || setError(err))
+    }
+    return () => abort.abort()
+  }, [api, chosen])
+
+  const selected = useMemo(
+    () =>
+      chosen.flatMap((id) => {
+        const model = models?.find((m) => m.id === id)
+        const history = histories[id]
+        return model === undefined || history === undefined ? [] : [{ label: model.name, rows: history.rows }]
+      }),
+    [chosen, models, histories],
+  )
+  const names = useMemo(() => metricNames(selected.flatMap((s) => s.rows)), [selected])
+
+  return (
+    <div data-testid="page-training">
+      <PageHeader title="Training" />
+      <ErrorBox error={error} testId="training-error" />
+      {models !== undefined && models.length === 0 ? (
+        <Empty testId="training-empty">
+          <p>No preview models in {project}. Register one with ART's client or the API, then log trajectories:</p>
+          <pre>{`POST /v1/preview/models {"entity": "${entity}", "project": "${name}", "name": "my-agent", "base_model": "..."}\nPOST /v1/preview/models/<id>/log`}</pre>
+        </Empty>
+      ) : (
+        <>
+          <fieldset class="card" data-testid="training-models">
+            <legend>Models (choose several to compare)</legend>
+            <table data-testid="training-models-table">
+              <thead>
+                <tr>
+                  <th scope="col">Compare</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Base model</th>
+                  <th scope="col">Logged steps</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(models ?? []).map((m) => (
+                  <tr key={m.id} data-testid="training-model-row" data-model-id={m.id}>
+                    <td>
+                      <input
+                        type="checkbox"
+                        id={`model-${m.id}`}
+                        checked={chosen.includes(m.id)}
+                        onChange={(e) =>
+                          setChosen(e.currentTarget.checked ? [...chosen, m.id] : chosen.filter((c) => c !== m.id))
+                        }
+                        data-testid="training-model-toggle"
+                      />
+                    </td>
+                    <td>
+                      <label for={`model-${m.id}`}>{m.name}</label>
+                    </td>
+                    <td>{m.base_model}</td>
+                    <td class="num">
+                      {histories[m.id] === undefined ? '—' : formatCount(histories[m.id]?.rows.length ?? 0)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </fieldset>
+          {selected.length > 0 && names.splits.length === 0 && (
+            <p class="muted" data-testid="training-no-metrics">
+              No metrics logged yet for the chosen models.
+            </p>
+          )}
+          {names.splits.map((split) => (
+            <section key={split} aria-label={`Split ${split}`} data-testid="training-split" data-split={split}>
+              <h2>Split: {split}</h2>
+              <div class="chart-grid">
+                {names.metrics.map((metric) => {
+                  const data = trainingSeries(selected, split, metric)
+                  if (data.x.length === 0) return null
+                  return (
+                    <Chart
+                      key={`${split}-${metric}`}
+                      data={data}
+                      xKind="step"
+                      title={`${metric} (${split})`}
+                      testId={`training-chart-${split}-${metric}`}
+                      height={220}
+                    />
+                  )
+                })}
+              </div>
+            </section>
+          ))}
+        </>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,245 @@
+import { useEffect, useMemo, useState } from 'preact/hooks'
+import { Chart } from '../components/Chart'
+import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
+import type { Api } from '../lib/api'
+import { aggregateUsage, USAGE_METRICS, type UsageMetric, type UsageRow, usageSeries } from '../lib/charts'
+import { toCsv } from '../lib/csv'
+import { formatCost, formatCount, formatDate } from '../lib/format'
+
+type UsageReport = {
+  entity: string
+  project: string | null
+  start: string
+  end: string
+  data: UsageRow[]
+  total: { requests: number; prompt_tokens: number; completion_tokens: number; total_tokens: number; cost_usd: number }
+}
+
+const RANGES = [
+  { id: '24h', label: 'Last 24 hours', hours: 24 },
+  { id: '7d', label: 'Last 7 days', hours: 24 * 7 },
+  { id: '30d', label: 'Last 30 days', hours: 24 * 30 },
+] as const
+
+const METRIC_LABELS: Record<UsageMetric, string> = {
+  requests: 'Requests',
+  prompt_tokens: 'Prompt tokens',
+  completion_tokens: 'Completion tokens',
+  cached_tokens: 'Cached tokens',
+  total_tokens: 'Total tokens',
+  cost_usd: 'Cost (USD)',
+}
+
+/** Starts a download of `text` as a file, through a Blob URL (no data leaves the browser). */
+function download(name: string, text: string, type: string) {
+  const url = URL.createObjectURL(new Blob([text], { type }))
+  const a = document.createElement('a')
+  a.href = url
+  a.download = name
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 1000)
+}
+
+/** Usage: metered gateway usage from `GET /v1/usage`, over time, stacked by model or project, with table and CSV. */
+export function UsagePage({ api, project }: { api: Api; project: string }) {
+  const [range, setRange] = useState<(typeof RANGES)[number]['id']>('24h')
+  const [resolution, setResolution] = useState<'hour' | 'day'>('hour')
+  const [groupBy, setGroupBy] = useState<'model' | 'project'>('model')
+  const [scope, setScope] = useState<'project' | 'entity'>('project')
+  const [metric, setMetric] = useState<UsageMetric>('total_tokens')
+  const [report, setReport] = useState<UsageReport | undefined>()
+  const [error, setError] = useState<unknown>()
+
+  useEffect(() => {
+    const abort = new AbortController()
+    const hours = RANGES.find((r) => r.id === range)?.hours ?? 24
+    const end = new Date()
+    const start = new Date(end.getTime() - hours * 3600_000)
+    setError(undefined)
+    api
+      .get<UsageReport>(
+        'v1/usage',
+        { project: scope === 'project' ? project : undefined, start: start.toISOString(), end: end.toISOString() },
+        abort.signal,
+      )
+      .then(setReport)
+      .catch((err) => abort.signal.aborted || setError(err))
+    return () => abort.abort()
+  }, [api, project, range, scope])
+
+  const chart = useMemo(() => {
+    if (report === undefined) return undefined
+    return usageSeries(report.data, {
+      metric,
+      groupBy,
+      resolution,
+      start: Math.floor(Date.parse(report.start) / 1000),
+      end: Math.floor(Date.parse(report.end) / 1000),
+    })
+  }, [report, metric, groupBy, resolution])
+  const table = useMemo(
+    () => (report === undefined ? [] : aggregateUsage(report.data, groupBy, resolution)),
+    [report, groupBy, resolution],
+  )
+
+  function exportCsv() {
+    const columns = [resolution === 'hour' ? 'hour_utc' : 'day_utc', groupBy, ...USAGE_METRICS]
+    const rows = table.map((r) => [new Date(r.bucket * 1000).toISOString(), r.key, ...USAGE_METRICS.map((m) => r[m])])
+    download(`loom-usage-${range}-${resolution}-by-${groupBy}.csv`, toCsv(columns, rows), 'text/csv')
+  }
+
+  return (
+    <div data-testid="page-usage">
+      <PageHeader title="Usage" />
+      <form class="filters" aria-label="Usage options" data-testid="usage-filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Range
+          <select
+            value={range}
+            onChange={(e) => setRange(e.currentTarget.value as typeof range)}
+            data-testid="usage-range"
+          >
+            {RANGES.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Buckets
+          <select
+            value={resolution}
+            onChange={(e) => setResolution(e.currentTarget.value as 'hour' | 'day')}
+            data-testid="usage-resolution"
+          >
+            <option value="hour">Hourly</option>
+            <option value="day">Daily (UTC)</option>
+          </select>
+        </label>
+        <label>
+          Projects
+          <select
+            value={scope}
+            onChange={(e) => setScope(e.currentTarget.value as 'project' | 'entity')}
+            data-testid="usage-scope"
+          >
+            <option value="project">{project}</option>
+            <option value="entity">Every project of {project.split('/')[0]}</option>
+          </select>
+        </label>
+        <label>
+          Stack by
+          <select
+            value={groupBy}
+            onChange={(e) => setGroupBy(e.currentTarget.value as 'model' | 'project')}
+            data-testid="usage-group"
+          >
+            <option value="model">Model</option>
+            <option value="project">Project</option>
+          </select>
+        </label>
+        <label>
+          Measure
+          <select
+            value={metric}
+            onChange={(e) => setMetric(e.currentTarget.value as UsageMetric)}
+            data-testid="usage-metric"
+          >
+            {USAGE_METRICS.map((m) => (
+              <option key={m} value={m}>
+                {METRIC_LABELS[m]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" onClick={exportCsv} disabled={table.length === 0} data-testid="usage-csv">
+          Download CSV
+        </button>
+      </form>
+      <ErrorBox error={error} testId="usage-error" />
+      {report !== undefined && (
+        <dl class="totals" data-testid="usage-totals">
+          <div>
+            <dt>Requests</dt>
+            <dd data-testid="usage-total-requests">{formatCount(report.total.requests)}</dd>
+          </div>
+          <div>
+            <dt>Prompt tokens</dt>
+            <dd data-testid="usage-total-prompt">{formatCount(report.total.prompt_tokens)}</dd>
+          </div>
+          <div>
+            <dt>Completion tokens</dt>
+            <dd data-testid="usage-total-completion">{formatCount(report.total.completion_tokens)}</dd>
+          </div>
+          <div>
+            <dt>Total tokens</dt>
+            <dd data-testid="usage-total-tokens">{formatCount(report.total.total_tokens)}</dd>
+          </div>
+          <div>
+            <dt>Cost</dt>
+            <dd data-testid="usage-total-cost" title={String(report.total.cost_usd)}>
+              {formatCost(report.total.cost_usd)}
+            </dd>
+          </div>
+        </dl>
+      )}
+      {report !== undefined && report.data.length === 0 ? (
+        <Empty testId="usage-empty">
+          <p>No metered usage in this range. Usage is counted for chat completions through Loom's /v1 API:</p>
+          <SendDataHint project={project} />
+        </Empty>
+      ) : (
+        chart !== undefined && (
+          <>
+            <Chart
+              data={chart}
+              xKind="time"
+              stacked
+              title={`${METRIC_LABELS[metric]} by ${groupBy}, ${resolution === 'hour' ? 'hourly' : 'daily'}`}
+              testId="usage-chart"
+            />
+            <div class="table-wrap">
+              <table data-testid="usage-table">
+                <thead>
+                  <tr>
+                    <th scope="col">{resolution === 'hour' ? 'Hour' : 'Day (UTC)'}</th>
+                    <th scope="col">{groupBy === 'model' ? 'Model' : 'Project'}</th>
+                    <th scope="col">Requests</th>
+                    <th scope="col">Prompt</th>
+                    <th scope="col">Completion</th>
+                    <th scope="col">Cached</th>
+                    <th scope="col">Total tokens</th>
+                    <th scope="col">Cost</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {table.map((r) => (
+                    <tr key={`${r.bucket}-${r.key}`} data-testid="usage-row">
+                      <td>
+                        {resolution === 'hour'
+                          ? formatDate(r.bucket * 1000)
+                          : new Date(r.bucket * 1000).toISOString().slice(0, 10)}
+                      </td>
+                      <td>{r.key}</td>
+                      <td class="num">{formatCount(r.requests)}</td>
+                      <td class="num">{formatCount(r.prompt_tokens)}</td>
+                      <td class="num">{formatCount(r.completion_tokens)}</td>
+                      <td class="num">{formatCount(r.cached_tokens)}</td>
+                      <td class="num">{formatCount(r.total_tokens)}</td>
+                      <td class="num" title={String(r.cost_usd)}>
+                        {formatCost(r.cost_usd)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
+        )
+      )}
+    </div>
+  )
+}

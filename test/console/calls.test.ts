@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest'
+import {
+  type Call,
+  type CallFilters,
+  callCost,
+  callLatency,
+  callName,
+  callStatus,
+  callsPageRequest,
+  callsQuery,
+  callsStatsRequest,
+  callTokens,
+  toIso,
+} from '../../console/src/lib/calls.js'
+
+const NONE: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: false }
+const base: Call = { id: 'c1', project_id: 'e/p', op_name: 'op', trace_id: 't1', started_at: '2025-01-01T00:00:00Z' }
+
+describe('callsQuery', () => {
+  it('is undefined without filters', () => {
+    expect(callsQuery(NONE)).toBeUndefined()
+  })
+
+  it('filters on op name (case-insensitive substring), status and a started_at range', () => {
+    // Act
+    const q = callsQuery({
+      ...NONE,
+      op: ' predict ',
+      status: 'error',
+      from: '2025-01-01T00:00:00Z',
+      to: '2025-01-02T00:00:00Z',
+    })
+
+    // Assess
+    expect(q).toEqual({
+      $expr: {
+        $and: [
+          { $contains: { input: { $getField: 'op_name' }, substr: { $literal: 'predict' }, case_insensitive: true } },
+          { $eq: [{ $getField: 'summary.weave.status' }, { $literal: 'error' }] },
+          { $gte: [{ $getField: 'started_at' }, { $literal: '2025-01-01T00:00:00.000Z' }] },
+          { $lt: [{ $getField: 'started_at' }, { $literal: '2025-01-02T00:00:00.000Z' }] },
+        ],
+      },
+    })
+  })
+
+  it('searches free text in op name, display name, inputs, output and exception', () => {
+    const q = callsQuery({ ...NONE, text: 'needle' }) as { $expr: { $or: unknown[] } }
+    expect(q.$expr.$or).toHaveLength(5)
+    expect(q.$expr.$or[2]).toEqual({
+      $contains: { input: { $getField: 'inputs' }, substr: { $literal: 'needle' }, case_insensitive: true },
+    })
+  })
+
+  it('ignores an invalid date', () => {
+    expect(toIso('garbage')).toBeUndefined()
+    expect(callsQuery({ ...NONE, from: 'garbage' })).toBeUndefined()
+  })
+})
+
+describe('callsPageRequest', () => {
+  it('pages newest first with costs, the table columns and the roots filter', () => {
+    const body = callsPageRequest(
+      'e/p',
+      { ...NONE, rootsOnly: true },
+      { column: 'started', direction: 'desc' },
+      { offset: 50, limit: 50 },
+    )
+    expect(body).toMatchObject({
+      project_id: 'e/p',
+      filter: { trace_roots_only: true },
+      sort_by: [{ field: 'started_at', direction: 'desc' }],
+      offset: 50,
+      limit: 50,
+      include_costs: true,
+    })
+    expect(body.columns).toContain('summary')
+    expect(body).not.toHaveProperty('query')
+  })
+
+  it('sorts by the column path, and by start time for columns the API cannot sort', () => {
+    const by = (column: 'latency' | 'tokens', direction: 'asc' | 'desc') =>
+      callsPageRequest('e/p', NONE, { column, direction }, { offset: 0, limit: 10 }).sort_by
+    expect(by('latency', 'asc')).toEqual([{ field: 'summary.weave.latency_ms', direction: 'asc' }])
+    expect(by('tokens', 'asc')).toEqual([{ field: 'started_at', direction: 'desc' }])
+  })
+
+  it('asks query_stats for the same selection', () => {
+    expect(callsStatsRequest('e/p', { ...NONE, status: 'running' })).toEqual({
+      project_id: 'e/p',
+      query: { $expr: { $eq: [{ $getField: 'summary.weave.status' }, { $literal: 'running' }] } },
+    })
+  })
+})
+
+describe('derived call values', () => {
+  const done: Call = {
+    ...base,
+    ended_at: '2025-01-01T00:00:01Z',
+    summary: {
+      usage: {
+        'gpt-4o': { requests: 1, prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+        other: { input_tokens: 3, output_tokens: 4 },
+      },
+      weave: {
+        status: 'success',
+        latency_ms: 1000,
+        costs: {
+          'gpt-4o': {
+            prompt_tokens_total_cost: 0.001,
+            completion_tokens_total_cost: 0.002,
+            cache_read_input_tokens_total_cost: 0.0005,
+          },
+        },
+      },
+    },
+  }
+
+  it('reads status, latency, tokens and cost from the summary', () => {
+    expect(callStatus(done)).toBe('success')
+    expect(callLatency(done)).toBe(1000)
+    expect(callTokens(done)).toBe(22)
+    expect(callCost(done)).toBeCloseTo(0.0035, 12)
+  })
+
+  it('derives the status of a call without a summary, and has no tokens, cost or latency', () => {
+    expect(callStatus(base)).toBe('running')
+    expect(callStatus({ ...base, exception: 'boom', ended_at: '2025-01-01T00:00:01Z' })).toBe('error')
+    expect(callLatency(base)).toBeNull()
+    expect(callTokens(base)).toBeNull()
+    expect(callCost(base)).toBeNull()
+  })
+
+  it('names a call by its display name, else the op ref name without version', () => {
+    expect(callName({ op_name: 'weave:///e/p/op/predict:abc123' })).toBe('predict')
+    expect(callName({ op_name: 'weave:///e/p/op/predict:abc123', display_name: 'My run' })).toBe('My run')
+    expect(callName({ op_name: 'plain-op' })).toBe('plain-op')
+  })
+})

@@ -1,0 +1,204 @@
+import { describe, expect, it } from 'vitest'
+import {
+  aggregateUsage,
+  bucketStart,
+  type FeedbackStats,
+  feedbackSeries,
+  metricNames,
+  metricSlug,
+  stack,
+  trainingSeries,
+  type UsageRow,
+  usageSeries,
+} from '../../console/src/lib/charts.js'
+
+const row = (hour: string, model: string, project: string, requests: number, cost = 0): UsageRow => ({
+  hour,
+  project,
+  model,
+  requests,
+  aborted_requests: 0,
+  prompt_tokens: requests * 10,
+  completion_tokens: requests * 5,
+  cached_tokens: 0,
+  total_tokens: requests * 15,
+  cost_usd: cost,
+})
+const s = (iso: string) => Date.parse(iso) / 1000
+
+describe('usage series', () => {
+  const rows = [
+    row('2025-01-01T00:00:00Z', 'big', 'e/p1', 5, 0.5),
+    row('2025-01-01T00:00:00Z', 'small', 'e/p1', 1, 0.1),
+    row('2025-01-01T02:00:00Z', 'big', 'e/p2', 3, 0.3),
+    row('2025-01-02T05:00:00Z', 'small', 'e/p2', 2, 0.2),
+  ]
+
+  it('fills every hour of the range, empty hours as 0, largest series first', () => {
+    // Act
+    const data = usageSeries(rows, {
+      metric: 'requests',
+      groupBy: 'model',
+      resolution: 'hour',
+      start: s('2025-01-01T00:30:00Z'),
+      end: s('2025-01-01T03:10:00Z'),
+    })
+
+    // Assess
+    expect(data.x).toEqual([0, 1, 2, 3].map((h) => s(`2025-01-01T0${h}:00:00Z`)))
+    expect(data.series).toEqual([
+      { label: 'big', values: [5, 0, 3, 0] },
+      { label: 'small', values: [1, 0, 0, 0] },
+    ])
+  })
+
+  it('sums hours into UTC days and groups by project', () => {
+    const data = usageSeries(rows, {
+      metric: 'cost_usd',
+      groupBy: 'project',
+      resolution: 'day',
+      start: s('2025-01-01T00:00:00Z'),
+      end: s('2025-01-02T23:00:00Z'),
+    })
+    expect(data.x).toEqual([s('2025-01-01T00:00:00Z'), s('2025-01-02T00:00:00Z')])
+    expect(data.series.map((x) => x.label)).toEqual(['e/p1', 'e/p2'])
+    expect(data.series[0]?.values[0]).toBeCloseTo(0.6, 10)
+    expect(data.series[1]?.values).toEqual([0.3, 0.2])
+  })
+
+  it('aggregates rows for the table, by bucket then key, every measure summed', () => {
+    const table = aggregateUsage(rows, 'model', 'day')
+    expect(table.map((r) => [r.bucket, r.key, r.requests, r.total_tokens])).toEqual([
+      [s('2025-01-01T00:00:00Z'), 'big', 8, 120],
+      [s('2025-01-01T00:00:00Z'), 'small', 1, 15],
+      [s('2025-01-02T00:00:00Z'), 'small', 2, 30],
+    ])
+  })
+
+  it('stacks series as running sums, nulls as 0', () => {
+    expect(
+      stack([
+        { label: 'a', values: [1, 2, null] },
+        { label: 'b', values: [3, null, 4] },
+      ]),
+    ).toEqual([
+      { label: 'a', values: [1, 2, 0] },
+      { label: 'b', values: [4, 2, 4] },
+    ])
+  })
+
+  it('finds the start of an hour or day', () => {
+    expect(bucketStart(s('2025-01-01T05:59:59Z'), 'hour')).toBe(s('2025-01-01T05:00:00Z'))
+    expect(bucketStart(s('2025-01-01T05:59:59Z'), 'day')).toBe(s('2025-01-01T00:00:00Z'))
+  })
+
+  it('shapes a 30-day hourly report of 10 models into 721 points per series', () => {
+    // Prepare
+    const start = s('2025-01-01T00:00:00Z')
+    const many: UsageRow[] = []
+    for (let h = 0; h < 720; h++)
+      for (let m = 0; m < 10; m++)
+        many.push(row(new Date((start + h * 3600) * 1000).toISOString(), `m${m}`, 'e/p', m + 1))
+
+    // Act
+    const data = usageSeries(many, {
+      metric: 'requests',
+      groupBy: 'model',
+      resolution: 'hour',
+      start,
+      end: start + 720 * 3600,
+    })
+
+    // Assess
+    expect(data.series).toHaveLength(10)
+    expect(data.x).toHaveLength(721)
+    expect(data.series[0]?.label).toBe('m9')
+    expect(data.series[0]?.values.slice(0, 720).every((v) => v === 10)).toBe(true)
+  })
+})
+
+describe('feedback series', () => {
+  const stats: FeedbackStats = {
+    granularity: 3600,
+    timezone: 'UTC',
+    buckets: [
+      {
+        timestamp: '2025-01-01T00:00:00+00:00',
+        avg_score: 0.5,
+        min_score: 0,
+        max_score: 1,
+        p95_score: 0.95,
+        count_score: 2,
+        count_true_ok: 3,
+        count_false_ok: 1,
+        count: 4,
+      },
+      {
+        timestamp: '2025-01-01T01:00:00+00:00',
+        avg_score: null,
+        min_score: null,
+        max_score: null,
+        p95_score: null,
+        count_score: 0,
+        count_true_ok: 0,
+        count_false_ok: 0,
+        count: 0,
+      },
+    ],
+    window_stats: { score: { avg: 0.5 } },
+  }
+
+  it('gives one series per statistic of a numeric metric, null in empty buckets', () => {
+    const data = feedbackSeries(stats, 'score', 'numeric')
+    expect(data.x).toEqual([s('2025-01-01T00:00:00Z'), s('2025-01-01T01:00:00Z')])
+    expect(data.series).toEqual([
+      { label: 'avg', values: [0.5, null] },
+      { label: 'min', values: [0, null] },
+      { label: 'max', values: [1, null] },
+      { label: 'p95', values: [0.95, null] },
+      { label: 'count', values: [2, 0] },
+    ])
+  })
+
+  it('gives the true rate of a boolean metric, null without values', () => {
+    expect(feedbackSeries(stats, 'ok', 'boolean').series).toEqual([{ label: 'true rate', values: [0.75, null] }])
+  })
+
+  it('slugs json paths as the API does', () => {
+    expect(metricSlug('output.score')).toBe('output_score')
+    expect(metricSlug('a b.c')).toBe('a_b_c')
+  })
+})
+
+describe('training series', () => {
+  const a = [
+    { split: 'train', step: 1, recorded_at: '', metrics: { reward: 0.1, exception_rate: 0, loss: 2 } },
+    { split: 'train', step: 2, recorded_at: '', metrics: { reward: 0.2 } },
+    { split: 'val', step: 2, recorded_at: '', metrics: { reward: 0.15 } },
+    { split: 'train', step: 2, recorded_at: '', metrics: { reward: 0.25 } },
+  ]
+  const b = [{ split: 'train', step: 3, recorded_at: '', metrics: { reward: 0.3 } }]
+
+  it('aligns several models on the union of their steps, null where a model did not log', () => {
+    const data = trainingSeries(
+      [
+        { label: 'A', rows: a },
+        { label: 'B', rows: b },
+      ],
+      'train',
+      'reward',
+    )
+    expect(data.x).toEqual([1, 2, 3])
+    expect(data.series).toEqual([
+      { label: 'A', values: [0.1, 0.25, null] },
+      { label: 'B', values: [null, null, 0.3] },
+    ])
+  })
+
+  it('lists splits and metrics, reward and exception rate first', () => {
+    expect(metricNames([...a, ...b])).toEqual({
+      splits: ['train', 'val'],
+      metrics: ['reward', 'exception_rate', 'loss'],
+    })
+  })
+})

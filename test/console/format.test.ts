@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest'
+import {
+  durationBetween,
+  formatCost,
+  formatCount,
+  formatDate,
+  formatDuration,
+  formatNumber,
+  formatPercent,
+  formatTokens,
+} from '../../console/src/lib/format.js'
+
+describe('formatDuration', () => {
+  it.each([
+    [0, '0 ms'],
+    [850, '850 ms'],
+    [999.6, '1000 ms'],
+    [1000, '1.00 s'],
+    [1250, '1.25 s'],
+    [59_994, '59.99 s'],
+    [60_000, '1m 00s'],
+    [125_000, '2m 05s'],
+    [3_599_999, '59m 59s'],
+    [3_600_000, '1h 00m'],
+    [11_040_000, '3h 04m'],
+    [-1500, '-1.50 s'],
+  ])('formats %s ms as %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text)
+  })
+
+  it('shows a dash for a running call (no latency)', () => {
+    expect(formatDuration(null)).toBe('—')
+    expect(formatDuration(undefined)).toBe('—')
+    expect(formatDuration(Number.NaN)).toBe('—')
+  })
+})
+
+describe('formatCount and formatTokens', () => {
+  it('groups thousands and keeps the exact value', () => {
+    expect(formatCount(0)).toBe('0')
+    expect(formatCount(999)).toBe('999')
+    expect(formatCount(1000)).toBe('1,000')
+    expect(formatTokens(1_234_567)).toBe('1,234,567')
+    expect(formatCount(-12_345)).toBe('-12,345')
+    expect(formatCount(1234.5)).toBe('1,234.5')
+    expect(formatTokens(null)).toBe('—')
+  })
+})
+
+describe('formatNumber and formatCost', () => {
+  it('keeps six significant digits without exponent notation', () => {
+    expect(formatNumber(0)).toBe('0')
+    expect(formatNumber(0.000123456789)).toBe('0.000123457')
+    expect(formatNumber(1234.5678)).toBe('1234.57')
+    expect(formatNumber(1.5)).toBe('1.5')
+    expect(formatNumber(42)).toBe('42')
+    expect(formatNumber(1e-7)).toBe('0.0000001')
+    expect(formatNumber(-0.25)).toBe('-0.25')
+  })
+
+  it('formats costs in dollars and shows a dash when the API has no price', () => {
+    expect(formatCost(0)).toBe('$0')
+    expect(formatCost(0.00015)).toBe('$0.00015')
+    expect(formatCost(12.5)).toBe('$12.5')
+    expect(formatCost(-0.5)).toBe('-$0.5')
+    expect(formatCost(null)).toBe('—')
+  })
+
+  it('formats shares as percentages', () => {
+    expect(formatPercent(0.5)).toBe('50.0%')
+    expect(formatPercent(1 / 3)).toBe('33.3%')
+    expect(formatPercent(null)).toBe('—')
+  })
+})
+
+describe('formatDate', () => {
+  it('formats ISO timestamps (with microseconds) in the given time zone', () => {
+    expect(formatDate('2025-03-04T05:06:07.123456Z', 'UTC')).toBe('2025-03-04 05:06:07')
+    expect(formatDate('2025-03-04T23:30:00Z', 'Asia/Tokyo')).toBe('2025-03-05 08:30:00')
+    expect(formatDate(Date.UTC(2025, 0, 1, 0, 0, 0), 'UTC')).toBe('2025-01-01 00:00:00')
+  })
+
+  it('uses 00, not 24, for midnight', () => {
+    expect(formatDate('2025-01-01T00:00:00Z', 'UTC')).toBe('2025-01-01 00:00:00')
+  })
+
+  it('shows a dash for no date and the raw text for an unparseable one', () => {
+    expect(formatDate(null)).toBe('—')
+    expect(formatDate('')).toBe('—')
+    expect(formatDate('not a date', 'UTC')).toBe('not a date')
+  })
+
+  it('measures durations between ISO timestamps', () => {
+    expect(durationBetween('2025-01-01T00:00:00Z', '2025-01-01T00:00:01.5Z')).toBe(1500)
+    expect(durationBetween('2025-01-01T00:00:00Z', null)).toBeNull()
+  })
+})

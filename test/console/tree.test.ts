@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest'
+import {
+  barOf,
+  buildCallTree,
+  subtreeSize,
+  type TreeCall,
+  type TreeNode,
+  timelineBounds,
+  visibleRows,
+} from '../../console/src/lib/tree.js'
+
+const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s)).toISOString()
+const call = (id: string, parent: string | null, start: number, end: number | null = start + 1): TreeCall => ({
+  id,
+  parent_id: parent,
+  trace_id: 't',
+  op_name: `op-${id}`,
+  started_at: at(start),
+  ended_at: end === null ? null : at(end),
+})
+const ids = (nodes: TreeNode[]) => nodes.map((n) => n.call.id)
+
+describe('buildCallTree', () => {
+  it('nests children under their parents and orders siblings by start time, then id', () => {
+    // Prepare: given out of order
+    const calls = [
+      call('c2', 'root', 5),
+      call('root', null, 0, 10),
+      call('c1', 'root', 2),
+      call('c0', 'root', 2),
+      call('g', 'c1', 3),
+    ]
+
+    // Act
+    const roots = buildCallTree(calls)
+
+    // Assess
+    expect(ids(roots)).toEqual(['root'])
+    expect(ids(roots[0]?.children ?? [])).toEqual(['c0', 'c1', 'c2'])
+    expect(ids(roots[0]?.children[1]?.children ?? [])).toEqual(['g'])
+    expect(roots[0]?.orphan).toBe(false)
+  })
+
+  it('makes calls with a missing parent roots, marked as orphans', () => {
+    // Act
+    const roots = buildCallTree([call('a', null, 0), call('b', 'not-loaded', 1), call('c', 'b', 2)])
+
+    // Assess
+    expect(ids(roots)).toEqual(['a', 'b'])
+    expect(roots.map((r) => r.orphan)).toEqual([false, true])
+    expect(ids(roots[1]?.children ?? [])).toEqual(['c'])
+  })
+
+  it('keeps every call of a corrupt parent cycle reachable', () => {
+    // Act: x -> y -> x, and z its own parent
+    const roots = buildCallTree([call('x', 'y', 0), call('y', 'x', 1), call('z', 'z', 2)])
+
+    // Assess
+    const all = new Set<string>()
+    for (const r of roots) {
+      const stack = [r]
+      while (stack.length > 0) {
+        const n = stack.pop() as TreeNode
+        all.add(n.call.id)
+        stack.push(...n.children)
+      }
+    }
+    expect([...all].sort()).toEqual(['x', 'y', 'z'])
+    expect(roots.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('keeps the first of duplicate ids', () => {
+    const roots = buildCallTree([call('a', null, 0), { ...call('a', null, 9), op_name: 'dup' }])
+    expect(roots).toHaveLength(1)
+    expect(roots[0]?.call.op_name).toBe('op-a')
+  })
+
+  it('builds a 10,000-deep chain without overflowing the stack', () => {
+    // Prepare
+    const calls = Array.from({ length: 10_000 }, (_, i) => call(`n${i}`, i === 0 ? null : `n${i - 1}`, i))
+
+    // Act
+    const roots = buildCallTree(calls)
+    const rows = visibleRows(roots, new Set())
+
+    // Assess
+    expect(rows).toHaveLength(10_000)
+    expect(rows.at(-1)?.depth).toBe(9_999)
+    expect(subtreeSize(roots[0] as TreeNode)).toBe(10_000)
+  })
+})
+
+describe('visibleRows', () => {
+  const roots = buildCallTree([
+    call('r', null, 0, 10),
+    call('a', 'r', 1),
+    call('a1', 'a', 2),
+    call('b', 'r', 3),
+    call('r2', null, 20),
+  ])
+
+  it('lists calls depth-first with their depth', () => {
+    const rows = visibleRows(roots, new Set())
+    expect(rows.map((r) => [r.node.call.id, r.depth])).toEqual([
+      ['r', 0],
+      ['a', 1],
+      ['a1', 2],
+      ['b', 1],
+      ['r2', 0],
+    ])
+    expect(rows.every((r) => r.expanded)).toBe(true)
+  })
+
+  it('hides the descendants of collapsed calls', () => {
+    const rows = visibleRows(roots, new Set(['a']))
+    expect(rows.map((r) => r.node.call.id)).toEqual(['r', 'a', 'b', 'r2'])
+    expect(rows[1]?.expanded).toBe(false)
+    expect(visibleRows(roots, new Set(['r'])).map((r) => r.node.call.id)).toEqual(['r', 'r2'])
+  })
+})
+
+describe('timeline', () => {
+  it('spans the earliest start to the latest end, running calls up to now', () => {
+    const now = Date.parse(at(100))
+    const bounds = timelineBounds([call('a', null, 10, 20), call('b', 'a', 15, null)], now)
+    expect(bounds).toEqual({ start: Date.parse(at(10)), end: now })
+  })
+
+  it('places bars as fractions of the whole, with a minimum width', () => {
+    const now = Date.parse(at(100))
+    const bounds = { start: Date.parse(at(0)), end: Date.parse(at(100)) }
+    expect(barOf(call('a', null, 25, 75), bounds, now)).toEqual({ offset: 0.25, width: 0.5, running: false })
+    expect(barOf(call('z', null, 50, 50), bounds, now).width).toBe(0.002)
+    expect(barOf(call('r', null, 90, null), bounds, now)).toEqual({
+      offset: 0.9,
+      width: expect.closeTo(0.1, 10),
+      running: true,
+    })
+  })
+
+  it('handles an empty trace', () => {
+    expect(timelineBounds([], 5)).toEqual({ start: 5, end: 5 })
+  })
+})
