@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { assertItemFits } from '#shared/db/item-size'
 import { keyPart } from '#shared/db/key-part'
 import { getLargeValue, type LargeValueRef, putLargeValue } from '#shared/db/large-value'
 
@@ -10,8 +11,26 @@ import { getLargeValue, type LargeValueRef, putLargeValue } from '#shared/db/lar
 const INLINE_BYTES = 300_000
 const filePk = (project: string, digest: string) => `FILE#${keyPart(project)}#${keyPart(digest)}`
 
+const fileItem = (project: string, digest: string, name: string, bytes: Uint8Array, content: object) => ({
+  PK: filePk(project, digest),
+  SK: 'FILE',
+  project_id: project,
+  digest,
+  name,
+  size: bytes.byteLength,
+  ...content,
+})
+
+/** Throws the 4xx (413) for a file whose item DynamoDB could not store (a huge name); checked before any write. */
+export function assertFileFits(project: string, digest: string, name: string, bytes: Uint8Array): void {
+  const planned =
+    bytes.byteLength <= INLINE_BYTES ? { data: bytes } : { ref: { hash: '0'.repeat(32), chunks: 1, bytes: 1 } }
+  assertItemFits(fileItem(project, digest, name, bytes, planned), 'file')
+}
+
 /** Stores a file's bytes once per (project, digest). */
 export async function putFile(project: string, digest: string, name: string, bytes: Uint8Array): Promise<void> {
+  assertFileFits(project, digest, name, bytes)
   const pk = filePk(project, digest)
   const content =
     bytes.byteLength <= INLINE_BYTES ? { data: bytes } : { ref: await putLargeValue({ pk, skPrefix: 'DATA' }, bytes) }
@@ -19,7 +38,7 @@ export async function putFile(project: string, digest: string, name: string, byt
     await db().send(
       new PutCommand({
         TableName: table(),
-        Item: { PK: pk, SK: 'FILE', project_id: project, digest, name, size: bytes.byteLength, ...content },
+        Item: fileItem(project, digest, name, bytes, content),
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     )
