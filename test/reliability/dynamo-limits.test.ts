@@ -388,8 +388,8 @@ function changes(before: Map<string, string>, after: Map<string, string>): strin
 }
 
 /** Deletes every item that `base` does not hold, so each case starts from the same small table. */
-async function restore(base: Map<string, string>): Promise<void> {
-  const extra = [...(await snapshot()).keys()].filter((k) => !base.has(k))
+async function restore(base: Map<string, string>, now?: Map<string, string>): Promise<void> {
+  const extra = [...(now ?? (await snapshot())).keys()].filter((k) => !base.has(k))
   for (let i = 0; i < extra.length; i += 25) {
     const requests = extra.slice(i, i + 25).map((k) => {
       const [PK, SK] = k.split('\u0000')
@@ -458,8 +458,9 @@ describe('DynamoDB limits on every write endpoint', () => {
               const text = await res.text()
               await settleAfterResponse()
               await flushUsage()
-              const written = changes(before, await snapshot())
-              await restore(base)
+              const after = await snapshot()
+              const written = changes(before, after)
+              await restore(base, after)
               const label = `${leaf.path.join('.')}${leaf.isKey ? ' (key)' : ''} ${append ? '+' : '='}${size}×${char}`
               statuses.push(res.status)
               if (res.status >= 500) failures.push(`${label}: ${res.status} ${text.slice(0, 200)}`)
