@@ -3,7 +3,7 @@ import { RequestValidationError, type ValidationIssue } from '#shared/errors/htt
 import { pyRepr } from '#shared/errors/inference-errors'
 import { toValidationIssues } from '#shared/errors/validation-issues'
 import { type ChatCompletionRequest, ChatCompletionRequestSchema } from '#shared/schemas/chat-completion'
-import { presentFieldsCheck } from '#shared/schemas/present-fields'
+import { presentFieldsParse } from '#shared/schemas/present-fields'
 
 // vLLM runs its request validators (`mode="before"`) on the raw JSON before field parsing, so they see absent and
 // null differently and use Python truthiness (contract §2, §3.1–3.7). The first failing rule is reported alone.
@@ -232,7 +232,7 @@ export function parseChatRequest(body: unknown): ChatCompletionRequest {
       throw error
     }
   }
-  const request = fieldsValid(body) ? (body as ChatCompletionRequest) : parseFields(body)
+  const request = parsePresentFields(body) ?? parseFields(body)
   const ranges = fieldRangeIssues(request)
   if (ranges.length > 0) throw new RequestValidationError(ranges)
   try {
@@ -246,9 +246,9 @@ export function parseChatRequest(body: unknown): ChatCompletionRequest {
   return request
 }
 
-// Valid requests are checked field by field (only the fields they set); anything else gets zod's full parse, whose
+// Valid requests are parsed field by field (only the fields they set); anything else gets zod's full parse, whose
 // issues are the answer's.
-const fieldsValid = presentFieldsCheck(ChatCompletionRequestSchema)
+const parsePresentFields = presentFieldsParse(ChatCompletionRequestSchema)
 
 function parseFields(body: unknown): ChatCompletionRequest {
   const parsed = safeParse(ChatCompletionRequestSchema, body, { reportInput: true })

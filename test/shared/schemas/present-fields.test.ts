@@ -1,17 +1,27 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
+import { parseChatRequest } from '#shared/inference/validate-request'
 import { ChatCompletionRequestSchema } from '#shared/schemas/chat-completion'
-import { presentFieldsCheck } from '#shared/schemas/present-fields'
+import { presentFieldsParse } from '#shared/schemas/present-fields'
 import { ANY_VALUE } from '../../support/arbitraries.js'
 import { nearValidChatBody } from '../../support/chat-arbitraries.js'
 
-const chatFieldsValid = presentFieldsCheck(ChatCompletionRequestSchema)
+const parseChatFields = presentFieldsParse(ChatCompletionRequestSchema)
 // Requests arrive as JSON text, so properties hold for what JSON.parse gives back.
 const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value) ?? 'null')
 
-describe('presentFieldsCheck', () => {
-  it('agrees with the full parse on chat requests, and valid input equals what zod returns', () => {
+// Bodies with an own `__proto__` key (JSON.parse makes one), at the top and nested: a random run once found the first
+// kept by the field-by-field path and dropped by zod. Fixed cases, so they run whatever the seed.
+const PROTO_BODIES = [
+  '{"model":"m","messages":[{"role":"user","content":"hi"}],"__proto__":{"stream":true}}',
+  '{"model":"m","messages":[{"role":"user","content":"hi","__proto__":1}]}',
+  '{"model":"m","messages":[{"role":"user","content":"hi"}],"logit_bias":{"__proto__":1}}',
+  '{"model":"m","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"__proto__":{}}}}}',
+]
+
+describe('presentFieldsParse', () => {
+  it('agrees with the full parse on chat requests: the same verdict, and for valid input the same value', () => {
     const seen = { valid: 0, invalid: 0 }
     fc.assert(
       fc.property(fc.oneof(nearValidChatBody('m', 6, 1), nearValidChatBody('m', 3, 0), ANY_VALUE), (generated) => {
@@ -19,12 +29,12 @@ describe('presentFieldsCheck', () => {
         const body = asJson(generated)
 
         // Act
-        const fast = chatFieldsValid(body)
+        const fast = parseChatFields(body)
         const full = z.safeParse(ChatCompletionRequestSchema, body)
 
         // Assess
-        expect(fast).toBe(full.success)
-        if (full.success) expect(body).toEqual(full.data)
+        expect(fast !== undefined).toBe(full.success)
+        if (full.success) expect(fast).toEqual(full.data)
         seen[full.success ? 'valid' : 'invalid']++
       }),
       { numRuns: 600 },
@@ -34,35 +44,58 @@ describe('presentFieldsCheck', () => {
     expect(seen.invalid).toBeGreaterThan(100)
   })
 
+  it('leaves out an own __proto__ key at every depth, as the full parse does', () => {
+    for (const text of PROTO_BODIES) {
+      // Prepare
+      const body = JSON.parse(text) as Record<string, unknown>
+
+      // Act
+      const fast = parseChatFields(body)
+      const full = z.safeParse(ChatCompletionRequestSchema, body)
+      const request = parseChatRequest(JSON.parse(text))
+
+      // Assess: the same value, no `__proto__` left anywhere, the prototype untouched, nothing of it inherited.
+      expect(full.success).toBe(true)
+      expect(fast).toEqual(full.data)
+      expect(JSON.stringify(fast)).not.toContain('__proto__')
+      expect(JSON.stringify(request)).not.toContain('__proto__')
+      expect(Object.getPrototypeOf(fast)).toBe(Object.prototype)
+      expect(request.stream).toBeUndefined()
+    }
+  })
+
   it('accepts the common request shape and rejects a missing required field or a wrongly typed one', () => {
     // Prepare
     const valid = { model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 16, stream: true }
 
     // Act
-    const verdicts = [
-      chatFieldsValid(valid),
-      chatFieldsValid({ model: 'm' }),
-      chatFieldsValid({ ...valid, max_tokens: 1.5 }),
-      chatFieldsValid({ ...valid, messages: [{ role: 'robot', content: 'hi' }] }),
-      chatFieldsValid([valid]),
-      chatFieldsValid(null),
+    const parsed = [
+      parseChatFields(valid),
+      parseChatFields({ model: 'm' }),
+      parseChatFields({ ...valid, max_tokens: 1.5 }),
+      parseChatFields({ ...valid, messages: [{ role: 'robot', content: 'hi' }] }),
+      parseChatFields([valid]),
+      parseChatFields(null),
     ]
 
     // Assess
-    expect(verdicts).toEqual([true, false, false, false, false, false])
+    expect(parsed).toEqual([valid, undefined, undefined, undefined, undefined, undefined])
   })
 
-  it('ignores unknown keys, including names of Object.prototype', () => {
+  it('keeps unknown keys, names of Object.prototype included, and leaves out __proto__ as zod does', () => {
     // Prepare
     const schema = z.looseObject({ name: z.string(), count: z.optional(z.number()) })
-    const check = presentFieldsCheck(schema)
+    const parse = presentFieldsParse(schema)
     const body = JSON.parse('{"name": "a", "__proto__": 1, "constructor": "x", "toString": [], "extra": {}}')
 
     // Act
-    const verdict = check(body)
+    const parsed = parse(body)
+    const full = z.safeParse(schema, body)
 
     // Assess
-    expect(verdict).toBe(true)
-    expect(z.safeParse(schema, body).success).toBe(true)
+    expect(parsed).toEqual({ name: 'a', constructor: 'x', toString: [], extra: {} })
+    expect(Object.hasOwn(parsed ?? {}, '__proto__')).toBe(false)
+    expect(full.success).toBe(true)
+    expect(parsed).toEqual(full.data)
   })
 })
