@@ -195,6 +195,18 @@ describe('training series', () => {
     ])
   })
 
+  it('ranks the split-prefixed names of the training log the same way', () => {
+    const rows = [
+      {
+        split: 'train',
+        step: 0,
+        recorded_at: '',
+        metrics: { 'train/a': 1, 'train/exception_rate': 0, 'train/reward': 1 },
+      },
+    ]
+    expect(metricNames(rows).metrics).toEqual(['train/reward', 'train/exception_rate', 'train/a'])
+  })
+
   it('lists splits and metrics, reward and exception rate first', () => {
     expect(metricNames([...a, ...b])).toEqual({
       splits: ['train', 'val'],

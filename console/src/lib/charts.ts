@@ -174,7 +174,10 @@ export function feedbackSeries(stats: FeedbackStats, jsonPath: string, valueType
 /** One row of `GET /v1/preview/models/{id}/metrics` (`rows[]`). */
 export type MetricsRow = { split: string; step: number; recorded_at: string; metrics: Record<string, number> }
 
-/** Splits and metric names present in metrics rows, sorted (`reward` and `exception_rate` first). */
+/**
+ * Splits and metric names present in metrics rows, sorted with reward and exception rate first (the training log names
+ * them `<split>/reward`, `<split>/exception_rate`).
+ */
 export function metricNames(rows: readonly MetricsRow[]): { splits: string[]; metrics: string[] } {
   const splits = new Set<string>()
   const metrics = new Set<string>()
@@ -183,7 +186,10 @@ export function metricNames(rows: readonly MetricsRow[]): { splits: string[]; me
     for (const k of Object.keys(row.metrics)) metrics.add(k)
   }
   const first = ['reward', 'exception_rate']
-  const rank = (m: string) => (first.includes(m) ? first.indexOf(m) : first.length)
+  const rank = (m: string) => {
+    const leaf = m.slice(m.lastIndexOf('/') + 1)
+    return first.includes(leaf) ? first.indexOf(leaf) : first.length
+  }
   return {
     splits: [...splits].sort(),
     metrics: [...metrics].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0)),

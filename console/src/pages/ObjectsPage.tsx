@@ -82,42 +82,44 @@ function Versions({ api, project, objectId }: { api: Api; project: string; objec
     <section aria-label={`Object ${objectId}`} data-testid="object-detail" data-object-id={objectId}>
       <h2>{objectId}</h2>
       <ErrorBox error={error} testId="object-error" />
-      <table data-testid="object-versions">
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Created</th>
-            <th scope="col">Tags and aliases</th>
-            <th scope="col">Digest</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(versions ?? []).map((v) => (
-            <tr
-              key={v.digest}
-              data-testid="object-version-row"
-              data-digest={v.digest}
-              class={v.digest === digest ? 'selected' : ''}
-            >
-              <td>
-                <button
-                  type="button"
-                  class="link"
-                  onClick={() => setDigest(v.digest)}
-                  aria-pressed={v.digest === digest}
-                >
-                  v{v.version_index}
-                </button>
-              </td>
-              <td>{formatDate(v.created_at)}</td>
-              <td>
-                <Labels obj={v} />
-              </td>
-              <td class="mono">{v.digest.slice(0, 12)}</td>
+      <div class="table-wrap">
+        <table data-testid="object-versions">
+          <thead>
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">Created</th>
+              <th scope="col">Tags and aliases</th>
+              <th scope="col">Digest</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(versions ?? []).map((v) => (
+              <tr
+                key={v.digest}
+                data-testid="object-version-row"
+                data-digest={v.digest}
+                class={v.digest === digest ? 'selected' : ''}
+              >
+                <td>
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() => setDigest(v.digest)}
+                    aria-pressed={v.digest === digest}
+                  >
+                    v{v.version_index}
+                  </button>
+                </td>
+                <td>{formatDate(v.created_at)}</td>
+                <td>
+                  <Labels obj={v} />
+                </td>
+                <td class="mono">{v.digest.slice(0, 12)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {value !== undefined && (
         <>
           <h3>Value of v{value.version_index}</h3>
@@ -167,38 +169,40 @@ export function ObjectsPage({ api, project, objectId }: { api: Api; project: str
         </Empty>
       ) : (
         <div class="split">
-          <table data-testid="objects-table">
-            <thead>
-              <tr>
-                <th scope="col">Object</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Latest version</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(objects ?? []).map((o) => (
-                <tr
-                  key={o.object_id}
-                  data-testid="objects-row"
-                  data-object-id={o.object_id}
-                  class={o.object_id === current ? 'selected' : ''}
-                >
-                  <td>
-                    <a
-                      href={routeHash('objects', [o.object_id])}
-                      aria-current={o.object_id === current ? 'true' : undefined}
-                    >
-                      {o.object_id}
-                    </a>
-                  </td>
-                  <td>{o.base_object_class ?? o.kind}</td>
-                  <td>v{o.version_index}</td>
-                  <td>{formatDate(o.created_at)}</td>
+          <div class="table-wrap">
+            <table data-testid="objects-table">
+              <thead>
+                <tr>
+                  <th scope="col">Object</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Latest version</th>
+                  <th scope="col">Created</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {(objects ?? []).map((o) => (
+                  <tr
+                    key={o.object_id}
+                    data-testid="objects-row"
+                    data-object-id={o.object_id}
+                    class={o.object_id === current ? 'selected' : ''}
+                  >
+                    <td>
+                      <a
+                        href={routeHash('objects', [o.object_id])}
+                        aria-current={o.object_id === current ? 'true' : undefined}
+                      >
+                        {o.object_id}
+                      </a>
+                    </td>
+                    <td>{o.base_object_class ?? o.kind}</td>
+                    <td>v{o.version_index}</td>
+                    <td>{formatDate(o.created_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {current !== undefined && <Versions api={api} project={project} objectId={current} />}
         </div>
       )}

@@ -40,33 +40,35 @@ function QueueItems({ api, project, queue }: { api: Api; project: string; queue:
       {queue.description !== '' && <p>{queue.description}</p>}
       <ErrorBox error={error} testId="queue-error" />
       {progress !== undefined && (
-        <table data-testid="queue-progress">
-          <caption>Progress per annotator (each item counts under the annotator of its latest state)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Annotator</th>
-              <th scope="col">Done</th>
-              <th scope="col">Skipped</th>
-              <th scope="col">In progress</th>
-            </tr>
-          </thead>
-          <tbody>
-            {progress.annotators.map((a) => (
-              <tr key={a.annotator} data-testid="queue-progress-row">
-                <td>{a.annotator}</td>
-                <td class="num">{formatCount(a.completed)}</td>
-                <td class="num">{formatCount(a.skipped)}</td>
-                <td class="num">{formatCount(a.in_progress)}</td>
+        <div class="table-wrap">
+          <table data-testid="queue-progress">
+            <caption>Progress per annotator (each item counts under the annotator of its latest state)</caption>
+            <thead>
+              <tr>
+                <th scope="col">Annotator</th>
+                <th scope="col">Done</th>
+                <th scope="col">Skipped</th>
+                <th scope="col">In progress</th>
               </tr>
-            ))}
-            <tr data-testid="queue-progress-pending">
-              <td>Pending (not started)</td>
-              <td colSpan={3} class="num">
-                {formatCount(progress.pending)}
-              </td>
-            </tr>
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {progress.annotators.map((a) => (
+                <tr key={a.annotator} data-testid="queue-progress-row">
+                  <td>{a.annotator}</td>
+                  <td class="num">{formatCount(a.completed)}</td>
+                  <td class="num">{formatCount(a.skipped)}</td>
+                  <td class="num">{formatCount(a.in_progress)}</td>
+                </tr>
+              ))}
+              <tr data-testid="queue-progress-pending">
+                <td>Pending (not started)</td>
+                <td colSpan={3} class="num">
+                  {formatCount(progress.pending)}
+                </td>
+              </tr>
+            </tbody>
+          </table>
+        </div>
       )}
       {items !== undefined && items.length === 0 ? (
         <p class="muted" data-testid="queue-items-empty">
@@ -141,45 +143,47 @@ export function QueuesPage({ api, project, queueId }: { api: Api; project: strin
         </Empty>
       ) : (
         <div class="split">
-          <table data-testid="queues-table">
-            <thead>
-              <tr>
-                <th scope="col">Queue</th>
-                <th scope="col">Items</th>
-                <th scope="col">Done or skipped</th>
-                <th scope="col">Progress</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(queues ?? []).map((q) => {
-                const s = stats[q.id]
-                const share = s === undefined || s.total_items === 0 ? null : s.completed_items / s.total_items
-                return (
-                  <tr
-                    key={q.id}
-                    data-testid="queues-row"
-                    data-queue-id={q.id}
-                    class={q.id === current?.id ? 'selected' : ''}
-                  >
-                    <td>
-                      <a href={routeHash('queues', [q.id])} aria-current={q.id === current?.id ? 'true' : undefined}>
-                        {q.name}
-                      </a>
-                    </td>
-                    <td class="num" data-testid="queues-total">
-                      {s === undefined ? '—' : formatCount(s.total_items)}
-                    </td>
-                    <td class="num" data-testid="queues-completed">
-                      {s === undefined ? '—' : formatCount(s.completed_items)}
-                    </td>
-                    <td>
-                      <progress max={1} value={share ?? 0} aria-label={`${q.name} progress`} /> {formatPercent(share)}
-                    </td>
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
+          <div class="table-wrap">
+            <table data-testid="queues-table">
+              <thead>
+                <tr>
+                  <th scope="col">Queue</th>
+                  <th scope="col">Items</th>
+                  <th scope="col">Done or skipped</th>
+                  <th scope="col">Progress</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(queues ?? []).map((q) => {
+                  const s = stats[q.id]
+                  const share = s === undefined || s.total_items === 0 ? null : s.completed_items / s.total_items
+                  return (
+                    <tr
+                      key={q.id}
+                      data-testid="queues-row"
+                      data-queue-id={q.id}
+                      class={q.id === current?.id ? 'selected' : ''}
+                    >
+                      <td>
+                        <a href={routeHash('queues', [q.id])} aria-current={q.id === current?.id ? 'true' : undefined}>
+                          {q.name}
+                        </a>
+                      </td>
+                      <td class="num" data-testid="queues-total">
+                        {s === undefined ? '—' : formatCount(s.total_items)}
+                      </td>
+                      <td class="num" data-testid="queues-completed">
+                        {s === undefined ? '—' : formatCount(s.completed_items)}
+                      </td>
+                      <td>
+                        <progress max={1} value={share ?? 0} aria-label={`${q.name} progress`} /> {formatPercent(share)}
+                      </td>
+                    </tr>
+                  )
+                })}
+              </tbody>
+            </table>
+          </div>
           {current !== undefined && <QueueItems api={api} project={project} queue={current} />}
         </div>
       )}

@@ -38,32 +38,34 @@ function UsageTable({ usage }: { usage: Record<string, Usage> | undefined }) {
       ? null
       : (u.prompt_tokens_total_cost ?? 0) + (u.completion_tokens_total_cost ?? 0)
   return (
-    <table data-testid="trace-usage-table">
-      <thead>
-        <tr>
-          <th scope="col">Model</th>
-          <th scope="col">Requests</th>
-          <th scope="col">Prompt tokens</th>
-          <th scope="col">Completion tokens</th>
-          <th scope="col">Total tokens</th>
-          <th scope="col">Cost</th>
-        </tr>
-      </thead>
-      <tbody>
-        {models.map(([model, u]) => (
-          <tr key={model} data-testid="trace-usage-row">
-            <td>{model}</td>
-            <td class="num">{formatCount(u.requests)}</td>
-            <td class="num">{formatTokens(u.prompt_tokens)}</td>
-            <td class="num">{formatTokens(u.completion_tokens)}</td>
-            <td class="num">{formatTokens(u.total_tokens)}</td>
-            <td class="num" title={String(cost(u) ?? '')}>
-              {formatCost(cost(u))}
-            </td>
+    <div class="table-wrap">
+      <table data-testid="trace-usage-table">
+        <thead>
+          <tr>
+            <th scope="col">Model</th>
+            <th scope="col">Requests</th>
+            <th scope="col">Prompt tokens</th>
+            <th scope="col">Completion tokens</th>
+            <th scope="col">Total tokens</th>
+            <th scope="col">Cost</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {models.map(([model, u]) => (
+            <tr key={model} data-testid="trace-usage-row">
+              <td>{model}</td>
+              <td class="num">{formatCount(u.requests)}</td>
+              <td class="num">{formatTokens(u.prompt_tokens)}</td>
+              <td class="num">{formatTokens(u.completion_tokens)}</td>
+              <td class="num">{formatTokens(u.total_tokens)}</td>
+              <td class="num" title={String(cost(u) ?? '')}>
+                {formatCost(cost(u))}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }
 

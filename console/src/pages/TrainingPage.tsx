@@ -67,40 +67,42 @@ export function TrainingPage({ api, project }: { api: Api; project: string }) {
         <>
           <fieldset class="card" data-testid="training-models">
             <legend>Models (choose several to compare)</legend>
-            <table data-testid="training-models-table">
-              <thead>
-                <tr>
-                  <th scope="col">Compare</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Base model</th>
-                  <th scope="col">Logged steps</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(models ?? []).map((m) => (
-                  <tr key={m.id} data-testid="training-model-row" data-model-id={m.id}>
-                    <td>
-                      <input
-                        type="checkbox"
-                        id={`model-${m.id}`}
-                        checked={chosen.includes(m.id)}
-                        onChange={(e) =>
-                          setChosen(e.currentTarget.checked ? [...chosen, m.id] : chosen.filter((c) => c !== m.id))
-                        }
-                        data-testid="training-model-toggle"
-                      />
-                    </td>
-                    <td>
-                      <label for={`model-${m.id}`}>{m.name}</label>
-                    </td>
-                    <td>{m.base_model}</td>
-                    <td class="num">
-                      {histories[m.id] === undefined ? '—' : formatCount(histories[m.id]?.rows.length ?? 0)}
-                    </td>
+            <div class="table-wrap">
+              <table data-testid="training-models-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Compare</th>
+                    <th scope="col">Name</th>
+                    <th scope="col">Base model</th>
+                    <th scope="col">Logged steps</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {(models ?? []).map((m) => (
+                    <tr key={m.id} data-testid="training-model-row" data-model-id={m.id}>
+                      <td>
+                        <input
+                          type="checkbox"
+                          id={`model-${m.id}`}
+                          checked={chosen.includes(m.id)}
+                          onChange={(e) =>
+                            setChosen(e.currentTarget.checked ? [...chosen, m.id] : chosen.filter((c) => c !== m.id))
+                          }
+                          data-testid="training-model-toggle"
+                        />
+                      </td>
+                      <td>
+                        <label for={`model-${m.id}`}>{m.name}</label>
+                      </td>
+                      <td>{m.base_model}</td>
+                      <td class="num">
+                        {histories[m.id] === undefined ? '—' : formatCount(histories[m.id]?.rows.length ?? 0)}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           </fieldset>
           {selected.length > 0 && names.splits.length === 0 && (
             <p class="muted" data-testid="training-no-metrics">
