@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import { afterAll, vi } from 'vitest'
+import { afterAll } from 'vitest'
 import { config } from '#shared/config'
 import { ensureTable } from '#shared/db/ensure-table'
 import { settleAfterResponse } from '#shared/http/after-response'
 import { flushUsage } from '#shared/inference/usage-meter'
+import './setup-common.js'
 import { startTestDynamo } from './support/dynamo.js'
 
 // One embedded DynamoDB per test file (or the run's DynamoDB Local in its lane), with the file's own table; tests use
@@ -12,10 +13,6 @@ const dynamo = await startTestDynamo()
 config.dynamoEndpoint = dynamo.endpoint
 config.tableName = `loom-test-${randomUUID().slice(0, 8)}`
 await ensureTable(config.tableName)
-
-for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-  vi.spyOn(console, method).mockImplementation(() => undefined)
-}
 
 afterAll(async () => {
   // Work that outlives its response (completion traces, the batched usage flush) ends before the store closes, or
