@@ -120,10 +120,21 @@ export function attributeTree(pairs: KeyValues): AttrTree {
   return root
 }
 
+// The convention tables look the same few dozen paths up in every span: split each once.
+const SEGMENTS = new Map<string, string[]>()
+function segments(path: string): string[] {
+  let parts = SEGMENTS.get(path)
+  if (parts === undefined) {
+    parts = path.split('.')
+    if (SEGMENTS.size < 1024) SEGMENTS.set(path, parts)
+  }
+  return parts
+}
+
 /** The value at a dotted path of a tree (array elements by index); undefined when absent. */
 export function attributeAt(tree: AttrTree, path: string): AttrValue | undefined {
   let node: AttrValue | undefined = tree
-  for (const part of path.split('.')) {
+  for (const part of segments(path)) {
     if (isTree(node)) node = own(node, part)
     else if (Array.isArray(node) && /^\d+$/.test(part)) node = node[Number(part)]
     else return undefined
