@@ -8,6 +8,7 @@ import {
   ResponseType,
 } from 'aws-cdk-lib/aws-apigateway'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda'
 import { describe, expect, it } from 'vitest'
 import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
 import { ApiStack, type ApiStackProps } from '../../infra/api-stack.js'
@@ -50,6 +51,13 @@ describe('the deployment the stage serves (a second cdk deploy takes effect)', (
   it('keeps the same deployment for an unchanged synth, and for changes outside the API definition', () => {
     expect(deploymentIdOf()).toBe(baseline)
     expect(deploymentIdOf({ alarmEmail: 'oncall@example.com', serverErrorRateThreshold: 0.2 })).toBe(baseline)
+    // A function's own settings (and code) are not part of the API: its integration URI names the function, not them.
+    const memory = deploymentIdOf({}, (api) => {
+      const fn = api.functions.get('tracing/start-call')?.node.defaultChild as CfnFunction | undefined
+      if (fn === undefined) throw new Error('no tracing/start-call')
+      fn.memorySize = 2048
+    })
+    expect(memory).toBe(baseline)
   })
 
   it.each<[string, Omit<ApiStackProps, 'table'>, Change?]>([
