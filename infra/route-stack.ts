@@ -12,6 +12,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam'
 import { ParamsAndSecretsLayerVersion, ParamsAndSecretsVersions } from 'aws-cdk-lib/aws-lambda'
 import type { Construct } from 'constructs'
 import type { FunctionEntry } from '../functions/manifest.js'
+import { CONSOLE_COMMAND_HOOKS, CONSOLE_FUNCTION_ID } from './console-bundling.js'
 import { HttpFunction } from './constructs/http-function.js'
 
 /** Functions that resolve `secret:<id>` credential references (shared/inference/credentials.ts). */
@@ -107,6 +108,8 @@ export class RouteStack extends NestedStack {
         functionId: entry.id,
         ...(entry.stream ? { timeout: Duration.minutes(15), memorySize: 1024 } : {}),
         ...(reserved === undefined ? {} : { reservedConcurrentExecutions: reserved }),
+        // The console function ships the built console in its asset (infra/console-bundling.ts).
+        ...(entry.id === CONSOLE_FUNCTION_ID ? { bundling: { commandHooks: CONSOLE_COMMAND_HOOKS } } : {}),
         ...(SECRET_READERS.has(entry.id)
           ? {
               paramsAndSecrets:
@@ -135,7 +138,8 @@ export class RouteStack extends NestedStack {
         if (!entry.auth)
           Validations.of(method).acknowledge({
             id: 'AwsSolutions-APIG4',
-            reason: 'Public by contract (health, server info, OpenAPI document): the manifest marks it auth: false.',
+            reason:
+              'Public by contract (health, server info, OpenAPI document, the console page): the manifest marks it auth: false.',
           })
       }
       this.functions.set(entry.id, fn)
