@@ -3,6 +3,7 @@ import type { ResolvedEngineSettings } from '#shared/engine/settings'
 import { encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
 import { BadRequestError } from '#shared/errors/http-error'
 import { pyRepr } from '#shared/errors/inference-errors'
+import { checkGreedyN, GREEDY_BELOW, nTooLarge } from '#shared/inference/serving-rules'
 import { checkRepetitionDetection } from '#shared/inference/validate-request'
 import { CHAT_DEFAULTS, type ChatCompletionRequest, requestedMaxTokens } from '#shared/schemas/chat-completion'
 
@@ -42,7 +43,7 @@ export type EngineParams = {
 export const REASONING_BUDGET = { low: 32, medium: 96, high: 256 } as const
 
 function greedyBelow(temperature: number): number {
-  return temperature < 1e-5 ? 0 : temperature
+  return temperature < GREEDY_BELOW ? 0 : temperature
 }
 
 function bad(message: string, param?: string): never {
@@ -123,8 +124,11 @@ export function engineParams(
     )
   }
   const n = r.n ?? CHAT_DEFAULTS.n
-  if (n > settings.maxN) bad(`n must be at most ${settings.maxN}, got ${n}.`, 'n')
+  if (n > settings.maxN) nTooLarge(n, settings.maxN)
   const gen = settings.generationConfig
+  const temperature = r.temperature ?? gen.temperature ?? CHAT_DEFAULTS.temperature
+  // Here with the model's generation config too: a default temperature of 0 makes every request greedy.
+  checkGreedyN(n, temperature, r.use_beam_search ?? false)
   const maxTokens = Math.min(L - promptLength, requested ?? gen.max_tokens ?? Number.POSITIVE_INFINITY)
   const allowed = r.allowed_token_ids ?? undefined
   if (allowed && allowed.length === 0) bad('allowed_token_ids is not None and empty!')
@@ -137,7 +141,7 @@ export function engineParams(
   return {
     sampling: {
       // vLLM samples greedily below this temperature.
-      temperature: greedyBelow(r.temperature ?? gen.temperature ?? CHAT_DEFAULTS.temperature),
+      temperature: greedyBelow(temperature),
       topK: topK === -1 ? 0 : topK,
       topP: r.top_p ?? gen.top_p ?? CHAT_DEFAULTS.top_p,
       minP: r.min_p ?? gen.min_p ?? CHAT_DEFAULTS.min_p,

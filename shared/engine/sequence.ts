@@ -1,7 +1,15 @@
 import type { Matcher, MatchState } from '#shared/engine/grammar/matcher'
 import type { NgramModel } from '#shared/engine/ngram'
 import { type EngineParams, REASONING_BUDGET } from '#shared/engine/params'
-import { applyBiasAndPenalties, argmax, finalDistribution, type Rng, sample, topTokens } from '#shared/engine/sampler'
+import {
+  applyBiasAndPenalties,
+  argmax,
+  finalDistribution,
+  logSoftmax,
+  type Rng,
+  sample,
+  topTokens,
+} from '#shared/engine/sampler'
 import {
   Detokenizer,
   EOS_TOKEN_ID,
@@ -114,19 +122,28 @@ export class Sequence {
     return this.finishReason !== undefined
   }
 
-  /** The tokens the next step may choose (undefined: any), after grammar, reasoning budget and request masks. */
-  private allowed(): Uint8Array | undefined {
+  /**
+   * The engine's own constraint on the next token (undefined: none): the reasoning budget's forced `</think>` and the
+   * grammar. Like vLLM's structured-output bitmask, it applies to the logits before anything else, so raw logprobs
+   * see it.
+   */
+  private constraint(): Uint8Array | undefined {
     const { params, matcher } = this.job
     const remaining = params.maxTokens - this.output.length
-    let mask: Uint8Array | undefined
     if (this.inReasoning) {
       // Leave room for `</think>` and, under a constraint, for the shortest valid answer.
       const reserve = 1 + (matcher ? matcher.initial.dist + 1 : 0)
       const budget = params.reasoningBudget ?? REASONING_BUDGET.medium
       if (this.reasoningTokens >= budget || remaining <= reserve) return only(TOKEN.thinkEnd)
-    } else if (matcher && this.grammar) {
-      mask = this.grammarMask(matcher, this.grammar, remaining)
+      return undefined
     }
+    return matcher && this.grammar ? this.grammarMask(matcher, this.grammar, remaining) : undefined
+  }
+
+  /** The request's masks (`allowed_token_ids`, `bad_words`, `min_tokens`) narrowing `base`; vLLM's logits processors. */
+  private requestMask(base: Uint8Array | undefined): Uint8Array | undefined {
+    const { params, matcher } = this.job
+    let mask = base
     // Request masks narrow the choice only while something stays allowed: an empty mask would leave nothing to sample.
     const restrict = (keep: (t: number) => boolean) => {
       const next = mask ? Uint8Array.from(mask) : new Uint8Array(VOCAB_SIZE).fill(1)
@@ -175,26 +192,38 @@ export class Sequence {
 
   /** The distribution the next token is drawn from (log-probabilities). */
   distribution(): Float64Array {
+    return this.distributions(false).sampled
+  }
+
+  /**
+   * The sampling distribution and, when asked, the raw one: the model's log-softmax under the engine's constraint
+   * only, before the request's masks, bias, penalties, temperature and top-k/top-p/min-p (vLLM's default
+   * `logprobs_mode: raw_logprobs`).
+   */
+  private distributions(wantRaw: boolean): { sampled: Float64Array; raw: Float64Array | undefined } {
     const logits = this.job.model.logits(this.history)
-    const mask = this.allowed()
-    if (mask) for (let t = 0; t < VOCAB_SIZE; t++) if (mask[t] === 0) logits[t] = NEG_INF
+    const constraint = this.constraint()
+    if (constraint) for (let t = 0; t < VOCAB_SIZE; t++) if (constraint[t] === 0) logits[t] = NEG_INF
+    const raw = wantRaw ? logSoftmax(logits) : undefined
+    const mask = this.requestMask(constraint)
+    if (mask && mask !== constraint) for (let t = 0; t < VOCAB_SIZE; t++) if (mask[t] === 0) logits[t] = NEG_INF
     applyBiasAndPenalties(logits, this.job.params.sampling, this.job.promptSet, this.counts)
-    return finalDistribution(logits, this.job.params.sampling)
+    return { sampled: finalDistribution(logits, this.job.params.sampling), raw }
   }
 
   /** Samples (or picks greedily) the next token, appends it and applies the stop rules. */
   step(): StepResult {
     const { params } = this.job
-    const dist = this.distribution()
+    const { sampled: dist, raw } = this.distributions(params.logprobs)
     const token = params.sampling.temperature === 0 ? argmax(dist) : sample(dist, this.rng)
     if (token < 0) throw new Error('every token was masked')
     let logprobs: LogprobEntry | undefined
-    if (params.logprobs) {
+    if (raw) {
       logprobs = {
         token: tokenLabel(token, params.tokensAsIds),
-        logprob: clampLogprob(dist[token] as number),
+        logprob: clampLogprob(raw[token] as number),
         bytes: tokenBytes(token),
-        top_logprobs: topTokens(dist, params.topLogprobs).map(([t, lp]) => ({
+        top_logprobs: topTokens(raw, params.topLogprobs).map(([t, lp]) => ({
           token: tokenLabel(t, params.tokensAsIds),
           logprob: clampLogprob(lp),
           bytes: tokenBytes(t),

@@ -1,5 +1,6 @@
 import { config } from '#shared/config'
 import { BadRequestError } from '#shared/errors/http-error'
+import { pyRepr } from '#shared/errors/inference-errors'
 import { type ChatCompletionRequest, requestedMaxTokens } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
 
@@ -15,8 +16,30 @@ function bad(message: string, param?: string): never {
   throw new BadRequestError(message, param === undefined ? {} : { param })
 }
 
+/** vLLM's bound on `n` (`VLLM_MAX_N_SEQUENCES`, default 16384), applied to every model. */
+export const MAX_N_SEQUENCES = 16384
+
+/** vLLM's message for an `n` above a bound (`_verify_num_sequences`); the reference engine uses it with its `maxN`. */
+export function nTooLarge(n: number, max: number): never {
+  // Python prints the int in full (a JSON 1.8e308 is an integral float, which pydantic takes as an int).
+  const shown = Number.isSafeInteger(n) ? String(n) : BigInt(n).toString()
+  bad(
+    `n must be at most ${max}, got ${shown}. To increase this limit, set the VLLM_MAX_N_SEQUENCES environment variable.`,
+    'n',
+  )
+}
+
+/** vLLM samples greedily below this temperature (`_SAMPLING_EPS`). */
+export const GREEDY_BELOW = 1e-5
+
+/** vLLM's `_verify_greedy_sampling`: greedy sampling has one answer, so `n > 1` is refused (not for beam search). */
+export function checkGreedyN(n: number, temperature: number, beamSearch: boolean): void {
+  if (!beamSearch && temperature < GREEDY_BELOW && n > 1) bad(`n must be 1 when using greedy sampling, got ${n}.`)
+}
+
 function checkSampling(r: ChatCompletionRequest): void {
   if (r.n !== undefined && r.n !== null && r.n < 1) bad(`n must be at least 1, got ${r.n}.`, 'n')
+  if (typeof r.n === 'number' && r.n > MAX_N_SEQUENCES) nTooLarge(r.n, MAX_N_SEQUENCES)
   for (const field of ['presence_penalty', 'frequency_penalty'] as const) {
     const v = r[field]
     if (typeof v === 'number' && (v < -2 || v > 2)) bad(`${field} must be in [-2, 2], got ${pyFloat(v)}.`, field)
@@ -39,6 +62,43 @@ function checkSampling(r: ChatCompletionRequest): void {
   }
   const stops = typeof r.stop === 'string' ? [r.stop] : (r.stop ?? [])
   if (stops.some((s) => s === '')) bad('stop cannot contain an empty string.', 'stop')
+  const badWords = r.bad_words ?? []
+  if (badWords.includes('')) {
+    // vLLM drops duplicates (`dict.fromkeys`) before it checks, so the message lists each word once.
+    bad(`bad_words cannot contain an empty string. Got bad_words=${pyRepr([...new Set(badWords)])}`)
+  }
+  // Only a temperature the request sets is known here; a model's generation config is the backend's to apply.
+  if (typeof t === 'number') checkGreedyN(r.n ?? 1, t, r.use_beam_search === true)
+}
+
+// The fields of vLLM's `StructuredOutputsParams`, in declaration order, as its `__dict__` lists them.
+const STRUCTURED_OUTPUT_FIELDS = {
+  json: null,
+  regex: null,
+  choice: null,
+  grammar: null,
+  json_object: null,
+  disable_any_whitespace: false,
+  disable_additional_properties: false,
+  whitespace_pattern: null,
+  structural_tag: null,
+} as const
+const CONSTRAINTS = ['json', 'regex', 'choice', 'grammar', 'json_object', 'structural_tag'] as const
+
+// Newest vLLM turns a `json_schema` response format into `structured_outputs.json = <schema>`; without a schema no
+// constraint is left, and `StructuredOutputsParams` refuses that, printing its fields.
+function checkSchemaless(r: ChatCompletionRequest): void {
+  const rf = r.response_format
+  if (rf?.type !== 'json_schema') return
+  const schema = (rf as { json_schema?: { schema?: unknown } | null }).json_schema?.schema
+  if (schema !== undefined && schema !== null) return
+  const fields: Record<string, unknown> = { ...STRUCTURED_OUTPUT_FIELDS }
+  const so = (r.structured_outputs ?? {}) as Record<string, unknown>
+  for (const key of Object.keys(fields)) if (so[key] !== undefined) fields[key] = so[key]
+  fields.json = null
+  if (CONSTRAINTS.some((k) => fields[k] !== null && fields[k] !== undefined)) return
+  const dict = { ...fields, _backend: null, _backend_was_auto: false }
+  bad(`You must use one kind of structured outputs constraint but none are specified: ${pyRepr(dict)}`)
 }
 
 function checkStructuredOutputs(r: ChatCompletionRequest): void {
@@ -89,5 +149,6 @@ export function checkServingRules(r: ChatCompletionRequest, model: CatalogModel)
     bad('allowed_token_ids is not None and empty!')
   }
   checkStructuredOutputs(r)
+  checkSchemaless(r)
   checkSampling(r)
 }

@@ -85,6 +85,11 @@ describe('an n too large for the reference engine', () => {
 
     // Assess
     expect(res.status).toBe(400)
-    expect(body.error).toMatchObject({ param: 'n', code: 400, message: `n must be at most 128, got ${n}.` })
+    // Above vLLM's own bound (VLLM_MAX_N_SEQUENCES, 16384) the gateway answers before the engine's maxN applies.
+    expect(body.error).toMatchObject({
+      param: 'n',
+      code: 400,
+      message: `n must be at most 16384, got ${BigInt(n)}. To increase this limit, set the VLLM_MAX_N_SEQUENCES environment variable.`,
+    })
   })
 })

@@ -393,4 +393,65 @@ describe('POST /v1/chat/completions serving rules', () => {
     )
     await expectServingError({ messages, model, stop: ['a', ''] }, 'stop cannot contain an empty string.')
   })
+
+  it('refuses n > 1 with greedy sampling, an empty bad word and an n above vLLM bound, with vLLM messages', async () => {
+    // Prepare
+    const seenBefore = upstream.seen.length
+
+    // Act
+    const beams = await post({ messages, model, n: 2, temperature: 0, use_beam_search: true })
+
+    // Assess
+    await expectServingError(
+      { messages, model, n: 2, temperature: 0 },
+      'n must be 1 when using greedy sampling, got 2.',
+    )
+    await expectServingError(
+      { messages, model, n: 3, temperature: 1e-6 },
+      'n must be 1 when using greedy sampling, got 3.',
+    )
+    await expectServingError(
+      { messages, model, bad_words: ['bad', '', 'bad'] },
+      "bad_words cannot contain an empty string. Got bad_words=['bad', '']",
+    )
+    await expectServingError(
+      { messages, model, n: 16385 },
+      'n must be at most 16384, got 16385. To increase this limit, set the VLLM_MAX_N_SEQUENCES environment variable.',
+    )
+    // Beam search is not sampling: vLLM builds no SamplingParams for it, so greedy n > 1 is its normal case.
+    expect(beams.status).toBe(200)
+    expect(upstream.seen.length).toBe(seenBefore + 1)
+  })
+
+  it('refuses a json_schema response format without a schema as newest vLLM does', async () => {
+    // Prepare
+    const none =
+      "{'json': None, 'regex': None, 'choice': None, 'grammar': None, 'json_object': None, 'disable_any_whitespace': False, 'disable_additional_properties': False, 'whitespace_pattern': None, 'structural_tag': None, '_backend': None, '_backend_was_auto': False}"
+    const spaced = none.replace("'disable_any_whitespace': False", "'disable_any_whitespace': True")
+
+    // Act
+    const withRegex = await post({
+      messages,
+      model,
+      response_format: { type: 'json_schema', json_schema: { name: 'x' } },
+      structured_outputs: { regex: 'a+' },
+    })
+
+    // Assess
+    const message = 'You must use one kind of structured outputs constraint but none are specified: '
+    await expectServingError(
+      { messages, model, response_format: { type: 'json_schema', json_schema: { name: 'x' } } },
+      `${message}${none}`,
+    )
+    await expectServingError(
+      {
+        messages,
+        model,
+        response_format: { type: 'json_schema', json_schema: { name: 'x', schema: null } },
+        structured_outputs: { disable_any_whitespace: true },
+      },
+      `${message}${spaced}`,
+    )
+    expect(withRegex.status).toBe(200)
+  })
 })

@@ -4,6 +4,8 @@ import { applyBiasAndPenalties, finalDistribution, type SamplingOptions } from '
 import { decode, EOS_TOKEN_ID, encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
 import { ask, complete, logprobsOf, model, streamAll, text } from './support.js'
 
+const RAISE_N = 'To increase this limit, set the VLLM_MAX_N_SEQUENCES environment variable.'
+
 const neutral: SamplingOptions = {
   temperature: 1,
   topK: 0,
@@ -75,7 +77,7 @@ describe('reference engine sampling', () => {
     )
   })
 
-  it('reports logprobs of the distribution it samples from: greedy takes the top entry', async () => {
+  it('reports raw logprobs: greedy takes the top entry of the model distribution', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ minLength: 1, maxLength: 30 }), async (question) => {
         // Act
@@ -93,20 +95,40 @@ describe('reference engine sampling', () => {
     )
   })
 
-  it('samples only within top_k, and its reported distribution sums to one over the kept tokens', async () => {
+  it('reports the same raw distribution whatever temperature, top-k/top-p/min-p, penalties and bias do', async () => {
+    // Prepare
+    const base = ask('Hello', { seed: 4, logprobs: true, top_logprobs: 20, max_completion_tokens: 1 })
+    const plain = logprobsOf(await complete(base))[0]
+    const forced = decode([plain?.top_logprobs[19] ? (encode(plain.top_logprobs[19].token)[0] ?? 0) : 0])
+
+    // Act
+    const processed = await Promise.all(
+      [
+        { temperature: 0.2, top_k: 3, top_p: 0.5, min_p: 0.1 },
+        { repetition_penalty: 1.8, presence_penalty: 2, frequency_penalty: 2 },
+        { temperature: 1.7, logit_bias: { [String(encode(forced)[0])]: 100 } },
+      ].map(async (p) => logprobsOf(await complete({ ...base, ...p }))[0]),
+    )
+
+    // Assess
+    for (const entry of processed) expect(entry?.top_logprobs).toEqual(plain?.top_logprobs)
+    const biased = processed[2]
+    expect(biased?.token).toBe(forced)
+    // The bias made the token certain, but its raw logprob is the model's own: the 20th most likely.
+    expect(biased?.logprob).toBe(plain?.top_logprobs[19]?.logprob)
+    expect(Math.exp(biased?.logprob ?? 0)).toBeLessThan(0.5)
+  })
+
+  it('samples only within top_k of the raw distribution', async () => {
     // Act
     const response = await complete(
-      ask('Hello', { seed: 4, top_k: 3, logprobs: true, top_logprobs: 20, max_completion_tokens: 15 }),
+      ask('Hello', { seed: 4, top_k: 3, logprobs: true, top_logprobs: 3, max_completion_tokens: 15 }),
     )
 
     // Assess
     const content = logprobsOf(response)
-    for (const entry of content) {
-      const live = entry.top_logprobs.filter((t) => t.logprob > -9999)
-      expect(live.length).toBeLessThanOrEqual(3)
-      expect(live.map((t) => t.token)).toContain(entry.token)
-      expect(live.reduce((s, t) => s + Math.exp(t.logprob), 0)).toBeCloseTo(1, 6)
-    }
+    expect(content.length).toBeGreaterThan(0)
+    for (const entry of content) expect(entry.top_logprobs.map((t) => t.token)).toContain(entry.token)
   })
 
   it('never leaks a stop string unless asked, and cuts exactly where it first appears', async () => {
@@ -295,9 +317,9 @@ describe('reference engine sampling', () => {
     await expect(huge).rejects.toMatchObject({
       statusCode: 400,
       param: 'n',
-      message: 'n must be at most 128, got 1.7976931348623157e+308.',
+      message: `n must be at most 128, got ${BigInt(1.7976931348623157e308)}. ${RAISE_N}`,
     })
-    await expect(beams).rejects.toThrow('n must be at most 128, got 129.')
+    await expect(beams).rejects.toThrow(`n must be at most 128, got 129. ${RAISE_N}`)
     expect(atCap.choices).toHaveLength(128)
   })
 
@@ -411,20 +433,23 @@ describe('reference engine sampling', () => {
     await expect(act).rejects.toThrow('min_count must be >= 2')
   })
 
-  it('lowers the probability of repeated tokens under each penalty', async () => {
+  it('changes what is sampled under each penalty, while the reported logprobs stay raw', async () => {
     // Prepare
-    const base = ask('Count from one to five.', { temperature: 0, max_completion_tokens: 30, logprobs: true })
-    const logprobs = (r: Awaited<ReturnType<typeof complete>>) => logprobsOf(r).map((e) => e.logprob)
+    const base = ask('Count from one to five.', { seed: 7, max_completion_tokens: 40, logprobs: true, top_logprobs: 5 })
 
     // Act
-    const plain = logprobs(await complete(base))
+    const plain = await complete(base)
     const penalised = await Promise.all(
-      [{ repetition_penalty: 1.8 }, { frequency_penalty: 1.5 }, { presence_penalty: 2 }].map(async (p) =>
-        logprobs(await complete({ ...base, ...p })),
+      [{ repetition_penalty: 1.8 }, { frequency_penalty: 1.5 }, { presence_penalty: 2 }].map((p) =>
+        complete({ ...base, ...p }),
       ),
     )
 
     // Assess
-    for (const run of penalised) expect(run).not.toEqual(plain)
+    for (const run of penalised) {
+      expect(text(run)).not.toBe(text(plain))
+      // The first step has the same history in every run, so the same raw distribution.
+      expect(logprobsOf(run)[0]?.top_logprobs).toEqual(logprobsOf(plain)[0]?.top_logprobs)
+    }
   })
 })
