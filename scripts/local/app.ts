@@ -1,5 +1,7 @@
 import { Hono } from 'hono'
 import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
+import { config } from '#shared/config'
+import { drainUnreadBody } from '#shared/http/request-body'
 
 type FunctionModule = { app: { fetch: (request: Request, env?: unknown) => Response | Promise<Response> } }
 
@@ -26,6 +28,10 @@ export async function createLocalApp(functions: readonly FunctionEntry[] = FUNCT
       }
     }
   }
-  root.notFound((c) => c.json({ reason: `No route for ${c.req.method} ${c.req.path}` }, 404))
+  root.notFound(async (c) => {
+    // No function reads the body of an unknown route: drained first, so an uploading client reads the 404.
+    await drainUnreadBody(c, 2 * config.maxBodyBytes)
+    return c.json({ reason: `No route for ${c.req.method} ${c.req.path}` }, 404)
+  })
   return root
 }

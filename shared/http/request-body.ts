@@ -70,7 +70,7 @@ const DRAIN_MAX_MS = 10_000
  * does) then gets the answer; closing with the body unread would make the kernel reset the connection (RST) and drop
  * the answer. A no-op under Lambda and `app.request()`, and once the body was read.
  */
-export async function drainUnreadBody(c: Context<AppEnv>, maxBytes: number): Promise<void> {
+export async function drainUnreadBody(c: Context, maxBytes: number): Promise<void> {
   const incoming = nodeBindings(c)?.incoming
   if (incoming === undefined || incoming.readableEnded || incoming.destroyed || !incomingHasBody(incoming)) return
   c.header('Connection', 'close')

@@ -134,6 +134,24 @@ describe('requests refused before their body is read', () => {
     expect(res.text).toMatch(/connection: close/i)
   })
 
+  it('answer 404 to a slow 1.5 MB upload to an unknown route', async () => {
+    // Prepare
+    const body = Buffer.alloc(1.5 * MB, 0x20)
+
+    // Act
+    const res = await slowPost(
+      port,
+      '/no/such/route',
+      { ...caller.basic, 'content-type': 'application/json' },
+      body,
+      40,
+    )
+
+    // Assess
+    expect(res.error).toBeUndefined()
+    expect(res.status).toBe(404)
+  })
+
   it('answer a 1.5 MB project_id on the annotation progress route with a 4xx', async () => {
     // Prepare
     const body = Buffer.from(
