@@ -1,5 +1,6 @@
 import {
   Annotations,
+  ArnFormat,
   CfnOutput,
   CfnResource,
   Duration,
@@ -29,7 +30,7 @@ import {
 import { Alarm, ComparisonOperator, type IMetric, Metric, TreatMissingData, Unit } from 'aws-cdk-lib/aws-cloudwatch'
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam'
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { Key } from 'aws-cdk-lib/aws-kms'
 import { FilterPattern, LogGroup, LogRetention, MetricFilter, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import { Topic } from 'aws-cdk-lib/aws-sns'
@@ -219,12 +220,44 @@ function alarmTopicOf(stack: Stack, email: string | undefined, stageName: string
     removalPolicy: RemovalPolicy.DESTROY,
     pendingWindow: Duration.days(7),
   })
-  key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*')
+  // CloudWatch acts only for this account's alarms in this region (confused deputy): the conditions AWS documents for
+  // services publishing to encrypted topics, on both the key and the topic.
+  const cloudwatch = new ServicePrincipal('cloudwatch.amazonaws.com')
+  const onlyOurAlarms = {
+    StringEquals: { 'aws:SourceAccount': stack.account },
+    ArnLike: {
+      'aws:SourceArn': stack.formatArn({
+        service: 'cloudwatch',
+        resource: 'alarm',
+        resourceName: '*',
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      }),
+    },
+  }
+  key.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'CloudWatchAlarmsUseKey',
+      principals: [cloudwatch],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      resources: ['*'],
+      conditions: onlyOurAlarms,
+    }),
+  )
   const topic = new Topic(stack, 'AlarmTopic', {
     displayName: `Loom ${stageName} alarms`,
     masterKey: key,
     enforceSSL: true,
   })
+  // The topic policy CDK writes (the SSL-only Deny) replaces SNS's default one, so alarms get their own Allow.
+  topic.addToResourcePolicy(
+    new PolicyStatement({
+      sid: 'CloudWatchAlarmsPublish',
+      principals: [cloudwatch],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: onlyOurAlarms,
+    }),
+  )
   if (email !== undefined) topic.addSubscription(new EmailSubscription(email))
   return topic
 }

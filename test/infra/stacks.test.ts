@@ -427,6 +427,27 @@ describe('REST API settings', () => {
   })
 
   it('notifies an SSL-only topic encrypted with its own rotating key when any alarm fires or clears', () => {
+    // Prepare
+    const onlyThisAccountsAlarms = {
+      StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      ArnLike: {
+        'aws:SourceArn': {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':cloudwatch:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              ':alarm:*',
+            ],
+          ],
+        },
+      },
+    }
+
     // Act
     const template = Template.fromStack(api)
 
@@ -443,6 +464,7 @@ describe('REST API settings', () => {
           Match.objectLike({
             Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
             Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Condition: onlyThisAccountsAlarms,
           }),
         ]),
       },
@@ -451,9 +473,23 @@ describe('REST API settings', () => {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 'sns:Publish',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Resource: { Ref: topicId },
+            Condition: onlyThisAccountsAlarms,
+          }),
         ]),
       },
     })
+    // CloudWatch may use the key and the topic only for this account's alarms (confused deputy), nothing else may.
+    const keyStatements = template.findResources('AWS::KMS::Key')[keyId ?? '']?.Properties.KeyPolicy.Statement as {
+      Principal: unknown
+      Condition?: unknown
+    }[]
+    for (const statement of keyStatements.filter((s) => JSON.stringify(s.Principal).includes('cloudwatch')))
+      expect(statement.Condition).toEqual(onlyThisAccountsAlarms)
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
     expect(alarms).toHaveLength(2 + FUNCTIONS.filter((f) => f.stream).length)
     for (const alarm of alarms) {
