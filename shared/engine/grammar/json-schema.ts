@@ -153,10 +153,9 @@ class SchemaCompiler {
         `pattern or format combined with minLength/maxLength (at ${path}) is not supported`,
       )
     }
-    if (s.pattern !== undefined && s.format !== undefined) {
-      throw new UnsupportedConstraintError(`pattern combined with format (at ${path}) is not supported`)
-    }
     let inner: GNode
+    // With both, the pattern is enforced: the openai SDK's zod helper writes `format` beside the exact pattern zod
+    // validates with (email, uuid, date, date-time, or its own `starts_with`…), and that pattern implies the format.
     if (typeof s.pattern === 'string') inner = patternNode(s.pattern)
     else if (typeof s.format === 'string') inner = formatNode(s.format)
     else {

@@ -90,13 +90,17 @@ function naturalRange(a: number, b: number): GNode {
 }
 
 /** Integers in [lo, hi] (either bound may be infinite). */
-export function integerRange(lo: number, hi: number): GNode {
-  if (lo > hi) throw new UnsupportedConstraintError(`No integer lies between ${lo} and ${hi}`)
+export function integerRange(from: number, to: number): GNode {
+  if (from > to) throw new UnsupportedConstraintError(`No integer lies between ${from} and ${to}`)
+  // Numerals are written with at most 15 digits (exact as doubles); a wider bound, such as the ±(2^53−1) of zod's
+  // `.int()`, is narrowed to them: every output still lies inside the schema's range. Only a range with no 15-digit
+  // integer at all cannot be served.
   const limit = 10 ** MAX_DIGITS - 1
-  if (Math.abs(lo) > limit && Number.isFinite(lo))
+  if (from > limit || to < -limit) {
     throw new UnsupportedConstraintError('Numeric bounds beyond 15 digits are not supported')
-  if (Math.abs(hi) > limit && Number.isFinite(hi))
-    throw new UnsupportedConstraintError('Numeric bounds beyond 15 digits are not supported')
+  }
+  const lo = Number.isFinite(from) ? Math.max(from, -limit) : from
+  const hi = Number.isFinite(to) ? Math.min(to, limit) : to
   const items: GNode[] = []
   if (lo <= -1) {
     const negHi = Math.min(hi, -1)
@@ -113,6 +117,8 @@ const FORMATS: Record<string, string> = {
     '\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|1\\d|2[0-8])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,6})?(Z|[+-]([01]\\d|2[0-3]):[0-5]\\d)',
   uuid: '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}',
   email: '[a-z0-9]([a-z0-9._-]{0,30}[a-z0-9])?@[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?(\\.[a-z]{2,6}){1,2}',
+  // A conservative subset of RFC 3986: an http(s) URL with a host name and an optional plain path.
+  uri: 'https?://[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,30}[a-z0-9])?){0,3}(/[A-Za-z0-9._~-]{0,30}){0,4}',
 }
 
 /** The inside of a JSON string matching a `format`, or an error for formats the engine cannot enforce. */

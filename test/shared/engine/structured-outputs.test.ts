@@ -268,6 +268,58 @@ describe('constrained decoding', () => {
     )
   })
 
+  it('narrows integer bounds wider than 15 digits (zod .int() writes ±(2^53−1)) and keeps them', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), async (seed) => {
+        // Prepare
+        const json = {
+          type: 'array',
+          items: { type: 'integer', minimum: -9007199254740991, maximum: 9007199254740991 },
+          minItems: 3,
+          maxItems: 3,
+        }
+        const above = { type: 'integer', minimum: 1e16 }
+
+        // Act
+        const response = await complete(ask('Three numbers.', { structured_outputs: { json }, seed }))
+        const fromAbove = complete(ask('x', { structured_outputs: { json: above } }))
+
+        // Assess
+        const values = JSON.parse(text(response)) as number[]
+        expect(values).toHaveLength(3)
+        for (const v of values) expect(Number.isSafeInteger(v)).toBe(true)
+        await expect(fromAbove).rejects.toThrow('Numeric bounds beyond 15 digits are not supported')
+      }),
+      { numRuns: 5 },
+    )
+  })
+
+  it('enforces the pattern of a string that also names a format, and an http(s) uri', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), async (seed) => {
+        // Prepare
+        const json = {
+          type: 'object',
+          properties: {
+            code: { type: 'string', format: 'email', pattern: '^ab[0-9]{2}$' },
+            link: { type: 'string', format: 'uri' },
+          },
+          required: ['code', 'link'],
+          additionalProperties: false,
+        }
+
+        // Act
+        const response = await complete(ask('Code and link.', { structured_outputs: { json }, seed }))
+
+        // Assess
+        const value = JSON.parse(text(response)) as { code: string; link: string }
+        expect(value.code).toMatch(/^ab[0-9]{2}$/)
+        expect(new URL(value.link).protocol).toMatch(/^https?:$/)
+      }),
+      { numRuns: 10 },
+    )
+  })
+
   it.each([
     ['a lookahead regex', { regex: 'a(?=b)' }, 'lookaround'],
     ['a back-reference', { regex: '(a)\\1' }, 'escape \\1'],
