@@ -402,7 +402,6 @@ export class ApiStack extends Stack {
       this.routeStacks.set(stackId, stack)
       for (const [fnId, fn] of stack.functions) this.functions.set(fnId, fn)
     }
-    bindDeploymentToDefinition(deployment, this)
     warnOnReservations(this, functions, concurrency, authorizerReserved)
 
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.THREE_MONTHS })
@@ -442,6 +441,9 @@ export class ApiStack extends Stack {
     }
 
     this.addAlarms(props, functions, accessLogs, stageName)
+
+    // Last, once every API definition of this stack and its route stacks exists (the hash itself is computed at synthesis).
+    bindDeploymentToDefinition(deployment, this)
 
     // One API serves both families: tracing SDKs take the stage root, OpenAI-compatible SDKs the `/v1` prefix.
     // No trailing slash: SDKs append `/call/start` and the like, and `prod//call/start` would match no route.
