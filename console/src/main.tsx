@@ -72,7 +72,8 @@ function App() {
   const signIn = useCallback((next: Session) => {
     saveSession(next)
     setSession(next)
-    location.hash = routeHash('traces')
+    // A deep link that needed the key (a trace, a queue) opens once signed in; the Sign in page goes on to Traces.
+    if (parseRoute(location.hash).page === 'signin') location.hash = routeHash('traces')
   }, [])
   const signOut = useCallback(() => {
     clearSession()
@@ -82,7 +83,8 @@ function App() {
   const needsSession = route.page !== 'signin' && route.page !== 'api'
   const project = session?.project
   let page = null
-  if (route.page === 'signin' || (needsSession && (api === undefined || project === undefined))) {
+  const signingIn = route.page === 'signin' || (needsSession && (api === undefined || project === undefined))
+  if (signingIn) {
     page = <SignInPage session={session} onSignIn={signIn} />
   } else if (route.page === 'api') {
     page = <ApiPage />
@@ -122,7 +124,7 @@ function App() {
       <button type="button" class="skip" onClick={() => document.getElementById('main')?.focus()}>
         Skip to content
       </button>
-      <Nav current={route.page} session={session} onSignOut={signOut} />
+      <Nav current={signingIn ? 'signin' : route.page} session={session} onSignOut={signOut} />
       <main id="main" tabIndex={-1}>
         {page}
       </main>
