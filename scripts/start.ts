@@ -43,6 +43,7 @@ const server = serve({ fetch: app.fetch, port: localConfig.port, hostname: local
     `  Console:          ${base}/console    (sign in with an API key)`,
     `  Tracing (Weave):  ${base}            WF_TRACE_SERVER_URL=${base}`,
     `  Inference:        ${base}/v1         OPENAI_BASE_URL=${base}/v1   (model loom/reference-1)`,
+    `  OpenTelemetry:    ${base}/otel/v1/traces   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${base}/otel/v1/traces (+ project_id header)`,
     `  Health:           ${base}/health`,
     `  OpenAPI:          ${base}/openapi.json`,
     `  DynamoDB:         ${storage} (table ${config.tableName})`,
