@@ -57,8 +57,28 @@ describe("a key of entity A against entity B's project", () => {
     // Assess
     expect(failures).toEqual([])
     expect(ownStatuses).toEqual([])
-    // Every authenticated route is probed here, except the model routes (addressed by id, below).
-    expect(routes.filter((r) => !(r in probes) && !modelRoutes.includes(r))).toEqual([])
+    // Every authenticated route is probed here, except the model routes (addressed by id, below) and the routes that
+    // name no project (their own test below).
+    expect(routes.filter((r) => !(r in probes) && !modelRoutes.includes(r) && !NO_PROJECT.includes(r))).toEqual([])
+  })
+})
+
+/** Authenticated routes that name no project: they answer for the key's own entities only. */
+const NO_PROJECT = ['GET /projects']
+
+describe('GET /projects', () => {
+  it("lists B's project to B and never to A", async () => {
+    // Act
+    const [asA, asB] = await Promise.all([
+      call(a, { method: 'GET', path: '/projects' }),
+      call(b, { method: 'GET', path: '/projects' }),
+    ])
+
+    // Assess
+    expect(asA.status).toBe(200)
+    expect(asA.text).not.toContain(b.entity)
+    expect(asB.status).toBe(200)
+    expect(asB.text).toContain(`"project_id":"${fixtures.project}"`)
   })
 })
 
