@@ -114,34 +114,6 @@ function probes(): Record<string, Probe> {
     'GET /openapi.json': { method: 'GET', path: '/openapi.json' },
     'GET /server_info': { method: 'GET', path: '/server_info' },
     'GET /projects': { method: 'GET', path: '/projects' },
-    // One OTLP/JSON span, stored as a call in the project of the `project_id` header.
-    'POST /otel/v1/traces': {
-      method: 'POST',
-      path: '/otel/v1/traces',
-      headers: { project_id: f.project },
-      body: {
-        resourceSpans: [
-          {
-            resource: { attributes: [] },
-            scopeSpans: [
-              {
-                scope: { name: 'iam-policy-proxy' },
-                spans: [
-                  {
-                    traceId: '5b8efff798038103d269b633813fc60c',
-                    spanId: 'eee19b7ec3c1b174',
-                    name: 'probe',
-                    kind: 1,
-                    startTimeUnixNano: '1700000000000000000',
-                    endTimeUnixNano: '1700000001000000000',
-                  },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    },
     'GET /': { method: 'GET', path: '/' },
     'GET /console': { method: 'GET', path: '/console' },
     'GET /console/:file': { method: 'GET', path: '/console/' },

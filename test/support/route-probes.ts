@@ -183,6 +183,34 @@ export function projectProbes(f: Fixtures, entity: string): Record<string, Probe
       body: { project_id: p, call_id: f.callId, display_name: 'renamed' },
     },
     'POST /calls/stream_query': { method: 'POST', path: '/calls/stream_query', body: { project_id: p } },
+    // One OTLP/JSON span, stored as a call in the project of the `project_id` header.
+    'POST /otel/v1/traces': {
+      method: 'POST',
+      path: '/otel/v1/traces',
+      headers: { project_id: p },
+      body: {
+        resourceSpans: [
+          {
+            resource: { attributes: [] },
+            scopeSpans: [
+              {
+                scope: { name: 'route-probes' },
+                spans: [
+                  {
+                    traceId: '5b8efff798038103d269b633813fc60c',
+                    spanId: 'eee19b7ec3c1b174',
+                    name: 'probe',
+                    kind: 1,
+                    startTimeUnixNano: '1700000000000000000',
+                    endTimeUnixNano: '1700000001000000000',
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    },
     'POST /calls/query_stats': { method: 'POST', path: '/calls/query_stats', body: { project_id: p } },
     'POST /trace/usage': { method: 'POST', path: '/trace/usage', body: { project_id: p } },
     'POST /calls/usage': { method: 'POST', path: '/calls/usage', body: { project_id: p, call_ids: [f.callId] } },
