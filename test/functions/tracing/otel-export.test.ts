@@ -1,8 +1,10 @@
 import { SpanStatusCode } from '@opentelemetry/api'
 import { describe, expect, it } from 'vitest'
+import { app as feedbackApp } from '#functions/tracing/create-feedback/handler'
 import { app, handler } from '#functions/tracing/export-otel-traces/handler'
 import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
 import { app as queryApp } from '#functions/tracing/stream-query-calls/handler'
+import { app as usageApp } from '#functions/tracing/trace-usage/handler'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
 import { authorizerFor, newProject } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
@@ -182,6 +184,75 @@ describe('POST /otel/v1/traces', () => {
     // Assess
     expect(res.status).toBe(200)
     expect((await calls(caller, project)).map((c) => c.op_name)).toEqual(['routed'])
+  })
+
+  it('stores calls that take feedback, count in query_stats and roll up their usage in trace/usage', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const spans = await recordSpans((tracer) => {
+      const root = tracer.startSpan('agent', { startTime: at(0) })
+      const llm = tracer.startSpan(
+        'chat',
+        {
+          startTime: at(1),
+          attributes: {
+            'gen_ai.response.model': 'gpt-4o',
+            'gen_ai.usage.input_tokens': 1000,
+            'gen_ai.usage.output_tokens': 100,
+          },
+        },
+        under(root),
+      )
+      llm.end(at(2))
+      root.end(at(3))
+    })
+    const [llm, root] = spans.map(idsOf) as [ReturnType<typeof idsOf>, ReturnType<typeof idsOf>]
+    await app.request(PATH, otlpInit(protobufBody(spans), caller, project))
+
+    // Act
+    const feedback = await feedbackApp.request(
+      '/feedback/create',
+      jsonInit(
+        {
+          project_id: project,
+          weave_ref: `weave:///${project}/call/${llm.spanId}`,
+          feedback_type: 'wandb.reaction.1',
+          payload: { emoji: '👍' },
+        },
+        caller.basic,
+      ),
+    )
+    const usage = await usageApp.request(
+      '/trace/usage',
+      jsonInit({ project_id: project, include_costs: true }, caller.basic),
+    )
+    const [, chat] = await calls(caller, project, {})
+    const withFeedback = await queryApp.request(
+      '/calls/stream_query',
+      jsonInit({ project_id: project, filter: { call_ids: [llm.spanId] }, include_feedback: true }, caller.basic),
+    )
+
+    // Assess
+    expect(feedback.status).toBe(200)
+    expect(chat.summary.usage).toEqual({ 'gpt-4o': { input_tokens: 1000, output_tokens: 100, total_tokens: 1100 } })
+    const rolled = ((await usage.json()) as { call_usage: Record<string, Record<string, Call>> }).call_usage
+    // gpt-4o's built-in price: 2.5e-6 per prompt token, 1e-5 per completion token.
+    expect(rolled[root.spanId]?.['gpt-4o']).toMatchObject({
+      prompt_tokens: 1000,
+      completion_tokens: 100,
+      total_tokens: 1100,
+    })
+    expect(rolled[root.spanId]?.['gpt-4o'].prompt_tokens_total_cost).toBeCloseTo(0.0025, 10)
+    expect(rolled[root.spanId]?.['gpt-4o'].completion_tokens_total_cost).toBeCloseTo(0.001, 10)
+    const [withRows] = (await withFeedback.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(withRows.summary.weave.feedback).toMatchObject([
+      { feedback_type: 'wandb.reaction.1', payload: { emoji: '👍' } },
+    ])
+    expect(await count(caller, project)).toBe(2)
   })
 
   it('answers the Lambda handler with the protobuf response for a base64 body', async () => {
