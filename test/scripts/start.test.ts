@@ -2,8 +2,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
-import { afterAll, describe, expect, it } from 'vitest'
-import { startLocalStack } from '../support/local-stack.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type LocalStack, startLocalStack } from '../support/local-stack.js'
 
 const dirs: string[] = []
 afterAll(async () => {
@@ -39,14 +39,26 @@ describe('npm start', () => {
     expect(second.output()).not.toMatch(/shown only this once/)
     expect(await readdir(join(dir, 'data'))).toContain('dynamodb')
   }, 120_000)
+})
+
+// One in-memory stack serves the three tests below (each start is a tsx process loading every function): the
+// bootstrap key's entity is `team`, and the data directory it is given must stay empty. The tests run in order; the
+// last one stops the stack before it looks at the disk.
+describe('npm start with LOOM_MEMORY=1', () => {
+  let dir: string
+  let stack: LocalStack
+
+  beforeAll(async () => {
+    dir = await tempDir()
+    stack = await startLocalStack(
+      { LOOM_MEMORY: '1', LOOM_DATA_DIR: join(dir, 'data'), LOOM_BOOTSTRAP_KEY: 'k', LOOM_BOOTSTRAP_ENTITY: 'team' },
+      dir,
+    )
+  }, 120_000)
+  afterAll(() => stack?.stop())
 
   it('accepts LOOM_BOOTSTRAP_KEY as Bearer on /v1 and as Basic api:<key> on tracing, 401 otherwise, 403 abroad', async () => {
     // Prepare
-    const dir = await tempDir()
-    const stack = await startLocalStack(
-      { LOOM_MEMORY: '1', LOOM_BOOTSTRAP_KEY: 'k', LOOM_BOOTSTRAP_ENTITY: 'team' },
-      dir,
-    )
     const basic = (key: string) => `Basic ${Buffer.from(`api:${key}`).toString('base64')}`
     const stats = (authorization: string, project: string) =>
       fetch(`${stack.url}/calls/query_stats`, {
@@ -62,7 +74,6 @@ describe('npm start', () => {
     const tracing = await stats(basic('k'), 'team/demo')
     const tracingWrongKey = await stats(basic('nope'), 'team/demo')
     const tracingForeign = await stats(basic('k'), 'someone-else/demo')
-    await stack.stop()
 
     // Assess
     expect(models.status).toBe(200)
@@ -76,12 +87,10 @@ describe('npm start', () => {
     expect(await tracingWrongKey.json()).toEqual({ reason: 'Authentication failed' })
     expect(tracingForeign.status).toBe(403)
     expect(await tracingForeign.json()).toEqual({ reason: "You do not have access to entity 'someone-else'" })
-  }, 120_000)
+  })
 
   it('serves the built-in reference model to the openai SDK, structured output included', async () => {
     // Prepare
-    const dir = await tempDir()
-    const stack = await startLocalStack({ LOOM_MEMORY: '1', LOOM_BOOTSTRAP_KEY: 'k' }, dir)
     const client = new OpenAI({ apiKey: 'k', baseURL: `${stack.url}/v1`, maxRetries: 0 })
     const schema = {
       type: 'object',
@@ -90,50 +99,47 @@ describe('npm start', () => {
       additionalProperties: false,
     }
 
-    try {
-      // Act
-      const models = await client.models.list()
-      const completion = await client.chat.completions.create({
-        model: 'loom/reference-1',
-        messages: [{ role: 'user', content: 'Where did you go?' }],
-        response_format: { type: 'json_schema', json_schema: { name: 'trip', schema } },
-        max_completion_tokens: 64,
-        seed: 7,
-      })
-      const stream = await client.chat.completions.create({
-        model: 'loom/reference-1',
-        messages: [{ role: 'user', content: 'Say hello.' }],
-        max_completion_tokens: 16,
-        stream: true,
-        stream_options: { include_usage: true },
-      })
-      let streamed = ''
-      let usage: { completion_tokens: number } | undefined
-      for await (const chunk of stream) {
-        streamed += chunk.choices[0]?.delta.content ?? ''
-        if (chunk.usage) usage = chunk.usage
-      }
-
-      // Assess
-      expect(models.data.map((m) => m.id)).toContain('loom/reference-1')
-      const parsed = JSON.parse(completion.choices[0]?.message.content ?? '') as { city: string; visits: number }
-      expect(typeof parsed.city).toBe('string')
-      expect(parsed.city.length).toBeLessThanOrEqual(12)
-      expect(Number.isInteger(parsed.visits) && parsed.visits >= 0 && parsed.visits <= 9).toBe(true)
-      expect(Object.keys(parsed).sort()).toEqual(['city', 'visits'])
-      expect(streamed.length).toBeGreaterThan(0)
-      expect(usage?.completion_tokens).toBeGreaterThan(0)
-    } finally {
-      await stack.stop()
+    // Act
+    const models = await client.models.list()
+    const completion = await client.chat.completions.create({
+      model: 'loom/reference-1',
+      messages: [{ role: 'user', content: 'Where did you go?' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'trip', schema } },
+      max_completion_tokens: 64,
+      seed: 7,
+    })
+    const stream = await client.chat.completions.create({
+      model: 'loom/reference-1',
+      messages: [{ role: 'user', content: 'Say hello.' }],
+      max_completion_tokens: 16,
+      stream: true,
+      stream_options: { include_usage: true },
+    })
+    let streamed = ''
+    let usage: { completion_tokens: number } | undefined
+    for await (const chunk of stream) {
+      streamed += chunk.choices[0]?.delta.content ?? ''
+      if (chunk.usage) usage = chunk.usage
     }
-  }, 120_000)
 
-  it('writes nothing to disk with LOOM_MEMORY=1', async () => {
-    const dir = await tempDir()
-    const stack = await startLocalStack({ LOOM_MEMORY: '1', LOOM_DATA_DIR: join(dir, 'data') }, dir)
+    // Assess
+    expect(models.data.map((m) => m.id)).toContain('loom/reference-1')
+    const parsed = JSON.parse(completion.choices[0]?.message.content ?? '') as { city: string; visits: number }
+    expect(typeof parsed.city).toBe('string')
+    expect(parsed.city.length).toBeLessThanOrEqual(12)
+    expect(Number.isInteger(parsed.visits) && parsed.visits >= 0 && parsed.visits <= 9).toBe(true)
+    expect(Object.keys(parsed).sort()).toEqual(['city', 'visits'])
+    expect(streamed.length).toBeGreaterThan(0)
+    expect(usage?.completion_tokens).toBeGreaterThan(0)
+  }, 60_000)
+
+  it('writes nothing to disk, even after serving requests and stopping', async () => {
+    // Act
     const health = await fetch(`${stack.url}/health`)
     await stack.stop()
+
+    // Assess
     expect(health.status).toBe(200)
     expect(await readdir(dir)).toEqual([])
-  }, 120_000)
+  })
 })
