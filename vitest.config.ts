@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto'
 import { defineConfig } from 'vitest/config'
+import { CHROMIUM_MISSING, findChromium } from './test/support/chromium.js'
 
 /**
  * Test files that need no DynamoDB table: they run in the `unit` project, without the embedded DynamoDB and table
@@ -60,6 +61,11 @@ function fcSeed(raw: string | undefined): number {
 const seed = fcSeed(process.env.LOOM_FC_SEED)
 process.stdout.write(`fast-check seed ${seed} (LOOM_FC_SEED=${seed} repeats this run's property inputs)\n`)
 
+/** The console's browser tests: they need a Chromium (test/support/chromium.ts); without one they are left out, loudly. */
+export const BROWSER_FILES = ['test/console/browser.test.ts']
+const skipped = findChromium() === undefined ? BROWSER_FILES : []
+if (skipped.length > 0) process.stdout.write(`${CHROMIUM_MISSING}\n`)
+
 // Options both projects share. Projects list them rather than `extends: true`, so a globalSetup that a lane adds to
 // this config (vitest.dynamodb-local.config.ts) runs once for the run, not once per project.
 const common = {
@@ -80,7 +86,7 @@ export const config = defineConfig({
           ...common,
           name: 'db',
           include: ['test/**/*.test.ts'],
-          exclude: UNIT_FILES,
+          exclude: [...UNIT_FILES, ...skipped],
           setupFiles: ['test/setup.ts'],
         },
       },

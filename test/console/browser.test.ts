@@ -1,0 +1,460 @@
+import type { AddressInfo } from 'node:net'
+import { serve } from '@hono/node-server'
+import OpenAI from 'openai'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { putModel } from '#shared/db/model-repository'
+import { referenceCatalogModel } from '#shared/engine/settings'
+import { settleAfterResponse } from '#shared/http/after-response'
+import { clearCatalogCache } from '#shared/inference/catalog'
+import { flushUsage } from '#shared/inference/usage-meter'
+import { type Call, type CallFilters, callsPageRequest, callsStatsRequest } from '../../console/src/lib/calls.js'
+import { formatCost, formatCount, formatNumber, formatTokens } from '../../console/src/lib/format.js'
+import { createLocalApp } from '../../scripts/local/app.js'
+import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
+import { findChromium } from '../support/chromium.js'
+import {
+  launchChromium,
+  NARROW,
+  screenshot,
+  seriousAxeViolations,
+  sidewaysOverflow,
+  storedInTab,
+  WIDE,
+  waitForCount,
+  waitForText,
+  waitForTextContaining,
+  watchPage,
+  xssTraces,
+} from '../support/console-browser.js'
+import { addCalls, newQueue } from '../support/queues.js'
+import { newModel, trajectory } from '../support/training.js'
+import { runWeaveScript, type TracingServer } from '../support/weave-sdk.js'
+
+// The Loom Console in a real Chromium (Debian's, driven by playwright-core) against the whole local stack in this
+// process: data written by the weave and openai SDKs, a training log and an annotation queue; each page's figures are
+// checked against the API's own answers. vitest.config.ts leaves this file out, with one line saying so, when no
+// Chromium is found.
+
+const XSS = ['<img src=x onerror="window.__xss=1">', '<script>window.__xss=1</script>'] as const
+
+// Nested ops with payloads in inputs, outputs, a display name, feedback and object values.
+const SCRIPT = `
+const weave = require(process.env.WEAVE_PATH)
+const XSS = JSON.parse(process.env.XSS)
+const ids = {}
+const here = () => weave.requireCurrentCallStackEntry()
+;(async () => {
+  const client = await weave.init(process.env.PROJECT)
+  const lookup = weave.op(async function lookup(query) {
+    ids.lookup = here().callId
+    return { found: XSS[1] + ' for ' + query }
+  }, { name: 'lookup' })
+  const agent = weave.op(async function agent(question) {
+    ids.agent = here().callId
+    ids.trace = here().traceId
+    const first = await lookup(question)
+    const second = await lookup('more')
+    return { answer: XSS[0], first, second }
+  }, { name: 'agent' })
+  const judge = weave.op(async function judge(answer) {
+    ids.judge = here().callId
+    return { verdict: XSS[0], score: 0.75 }
+  }, { name: 'judge' })
+  const result = await agent(XSS[0])
+  const verdict = await judge(result.answer)
+  const judgeRef = await client.publish(judge)
+  await client.addScore(ids.agent, ids.judge, judgeRef.uri(), verdict)
+  await client.publish({ note: XSS[1], temperature: 0.5 }, 'settings')
+  await client.publish({ note: XSS[0], temperature: 0.25 }, 'settings')
+  await client.waitForBatchProcessing()
+  await client.updateCall(ids.lookup, XSS[1])
+  process.stdout.write(JSON.stringify({ ids }) + '\\n')
+  process.exit(0)
+})().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1) })
+`
+
+type SdkRun = { ids: { agent: string; lookup: string; judge: string; trace: string } }
+// biome-ignore lint/suspicious/noExplicitAny: API answers are checked field by field by the assertions.
+type Json = any
+
+const ROOTS_ONLY: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: true }
+const MODEL = 'loom/reference-1'
+
+let server: TracingServer
+let caller: TestCaller
+let project: string
+let run: SdkRun
+let completionCall: Call
+let xssCallId: string
+let queueId: string
+let browser: Browser
+let context: BrowserContext
+let page: Page
+let watched: { errors: string[] }
+const requestUrls: string[] = []
+
+async function post(path: string, body: Record<string, unknown>): Promise<Json> {
+  const res = await fetch(`${server.url}/${path}`, jsonInit({ project_id: project, ...body }, caller.basic))
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+async function streamCalls(body: Record<string, unknown>): Promise<Call[]> {
+  const res = await fetch(`${server.url}/calls/stream_query`, jsonInit(body, caller.basic))
+  if (res.status !== 200) throw new Error(`calls/stream_query: ${res.status} ${await res.text()}`)
+  return (await res.text())
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Call)
+}
+
+async function getV1(path: string): Promise<Json> {
+  const res = await fetch(`${server.url}/v1/${path}`, { headers: caller.bearer })
+  if (res.status !== 200) throw new Error(`v1/${path}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+async function seed(): Promise<void> {
+  run = await runWeaveScript<SdkRun>(SCRIPT, server, {
+    PROJECT: project,
+    WANDB_API_KEY: caller.key,
+    XSS: JSON.stringify(XSS),
+  })
+  // A call whose op name is itself a payload (OpenTelemetry and other clients send plain names).
+  xssCallId = crypto.randomUUID()
+  await post('call/start', {
+    start: {
+      project_id: project,
+      id: xssCallId,
+      op_name: XSS[1],
+      started_at: new Date().toISOString(),
+      attributes: {},
+      inputs: {},
+    },
+  })
+  // Completions through Loom's gateway on the reference model: metered and traced in the project.
+  await post('cost/create', { costs: { [MODEL]: { prompt_token_cost: 0.001, completion_token_cost: 0.002 } } })
+  const openai = new OpenAI({ apiKey: caller.key, baseURL: `${server.url}/v1`, project, maxRetries: 0 })
+  for (const content of ['Say hello to the console', 'And once more']) {
+    await openai.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content }], max_tokens: 12 })
+  }
+  await settleAfterResponse()
+  await flushUsage()
+  const [completion] = await streamCalls({ project_id: project, filter: { op_names: ['loom.chat.completions'] } })
+  if (completion === undefined) throw new Error('the completions were not traced')
+  completionCall = completion
+  // A training run of two steps.
+  const model = await newModel(caller, project.split('/')[1])
+  for (const rewards of [
+    [0.2, 0.4],
+    [0.6, 0.9],
+  ]) {
+    const body = {
+      model_id: model.id,
+      split: 'train',
+      trajectory_groups: [{ trajectories: rewards.map((r) => trajectory(r, { correct: r > 0.5 })), exceptions: [] }],
+    }
+    const res = await fetch(`${server.url}/v1/preview/models/${model.id}/log`, jsonInit(body, caller.bearer))
+    if (res.status !== 200) throw new Error(`training log: ${res.status} ${await res.text()}`)
+  }
+  // An annotation queue over the agent's and a completion's calls.
+  queueId = await newQueue({ ...caller, project }, 'review')
+  await addCalls({ ...caller, project }, queueId, [run.ids.agent, completionCall.id])
+}
+
+async function signIn(): Promise<void> {
+  await page.goto(`${server.url}/console/`)
+  await page.getByTestId('signin-key').fill(caller.key)
+  await page.getByTestId('signin-submit').click()
+  await page.getByTestId('project-picker').selectOption(project)
+  await page.getByTestId('project-open').click()
+  await page.getByTestId('page-traces').waitFor()
+}
+
+/** The checks every page gets: XSS traces, axe, screenshots at 1280 and 390 px, no sideways scroll when narrow. */
+async function checkPage(name: string): Promise<void> {
+  const traces = await xssTraces(page)
+  expect(traces).toEqual({ flag: undefined, injected: 0, csp: [] })
+  expect(watched.errors).toEqual([])
+  await screenshot(page, name)
+  expect(await seriousAxeViolations(page)).toEqual([])
+  await page.setViewportSize(NARROW)
+  try {
+    expect(await sidewaysOverflow(page)).toEqual({ overflow: 0, culprits: [] })
+    await screenshot(page, `${name}-390`)
+  } finally {
+    await page.setViewportSize(WIDE)
+  }
+}
+
+async function open(nav: string, root: string): Promise<void> {
+  await page.getByTestId(`nav-${nav}`).click()
+  await page.getByTestId(root).waitFor()
+}
+
+beforeAll(async () => {
+  const executable = findChromium()
+  if (executable === undefined) throw new Error('No Chromium: vitest.config.ts should have left this file out')
+  await putModel(referenceCatalogModel())
+  clearCatalogCache()
+  caller = await newCaller()
+  project = `${caller.entity}/console`
+  const app = await createLocalApp()
+  const failures: string[] = []
+  const http = serve({
+    fetch: async (request) => {
+      const res = await app.fetch(request)
+      if (res.status >= 400) failures.push(`${request.method} ${new URL(request.url).pathname} ${res.status}`)
+      return res
+    },
+    port: 0,
+    hostname: '127.0.0.1',
+  })
+  await new Promise((resolve) => http.once('listening', resolve))
+  server = {
+    app,
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    failures,
+    close: () => new Promise((resolve) => http.close(() => resolve())),
+  }
+  const [launched] = await Promise.all([launchChromium(executable), seed()])
+  browser = launched
+  context = await browser.newContext({ viewport: WIDE })
+  page = await context.newPage()
+  watched = await watchPage(page)
+  page.on('request', (r) => requestUrls.push(r.url()))
+  await signIn()
+}, 90_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+describe('Loom Console in Chromium', () => {
+  it('lists the newest root calls with the total of calls/query_stats, payloads as text', async () => {
+    // Prepare
+    const stats = await post('calls/query_stats', callsStatsRequest(project, ROOTS_ONLY))
+    const sort = { column: 'started', direction: 'desc' } as const
+    const newest = await streamCalls(callsPageRequest(project, ROOTS_ONLY, sort, { offset: 0, limit: 50 }))
+
+    // Act
+    await open('traces', 'page-traces')
+    await waitForText(page, 'traces-total', `${formatCount(stats.count)} traces`)
+    await waitForCount(page, 'traces-row', newest.length)
+
+    // Assess
+    const ids = await page
+      .getByTestId('traces-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-call-id')))
+    expect(ids).toEqual(newest.map((c) => c.id))
+    expect(ids).toEqual(expect.arrayContaining([run.ids.agent, run.ids.judge, completionCall.id, xssCallId]))
+    expect(await page.locator(`[data-call-id="${xssCallId}"] [data-testid=traces-open]`).textContent()).toBe(XSS[1])
+    // Tokens and cost of a traced completion equal its trace/usage roll-up.
+    const usage = (await post('trace/usage', { filter: { trace_ids: [completionCall.trace_id] }, include_costs: true }))
+      .call_usage[completionCall.id][MODEL]
+    const row = page.locator(`[data-call-id="${completionCall.id}"]`)
+    expect(await row.getByTestId('traces-tokens').textContent()).toBe(formatTokens(usage.total_tokens))
+    const cost = usage.prompt_tokens_total_cost + usage.completion_tokens_total_cost
+    expect(Number(await row.getByTestId('traces-cost').getAttribute('title'))).toBeCloseTo(cost, 12)
+    await checkPage('traces')
+  })
+
+  it('shows a trace: every call in the tree, the selected call as text, its feedback', async () => {
+    // Prepare
+    const calls = await streamCalls({ project_id: project, filter: { trace_ids: [run.ids.trace] } })
+    const feedback = await post('feedback/query', {
+      query: {
+        $expr: { $eq: [{ $getField: 'weave_ref' }, { $literal: `weave:///${project}/call/${run.ids.agent}` }] },
+      },
+    })
+
+    // Act
+    await open('traces', 'page-traces')
+    await page.locator(`[data-call-id="${run.ids.agent}"] [data-testid=traces-open]`).click()
+    await page.getByTestId('page-trace').waitFor()
+
+    // Assess
+    await page.locator(`[data-testid=trace-tree][data-row-count="${calls.length}"]`).waitFor()
+    await waitForCount(page, 'trace-tree-row', calls.length)
+    await waitForText(page, 'call-detail-name', 'agent')
+    expect(await page.getByTestId('call-detail-status').textContent()).toBe('success')
+    expect(await page.getByTestId('json-inputs').textContent()).toContain(XSS[0])
+    expect(await page.getByTestId('json-output').textContent()).toContain(XSS[1])
+    await waitForCount(page, 'call-feedback-item', feedback.result.length)
+    await page.locator('[data-testid=json-feedback] .json-toggle[aria-expanded=false]').first().click()
+    expect(await page.getByTestId('json-feedback').textContent()).toContain(XSS[0])
+    expect(
+      await page.locator(`[data-testid=trace-tree-row][data-call-id="${run.ids.lookup}"]`).textContent(),
+    ).toContain(XSS[1])
+    expect(page.url()).toContain(`call=${run.ids.agent}`)
+    await checkPage('trace')
+  })
+
+  it("rolls up a completion's tokens and cost as trace/usage does", async () => {
+    // Prepare
+    const rolled = await post('trace/usage', { filter: { trace_ids: [completionCall.trace_id] }, include_costs: true })
+    const usage = rolled.call_usage[completionCall.id][MODEL]
+
+    // Act
+    await page.goto(`${server.url}/console/#/trace/${completionCall.trace_id}`)
+    await page.getByTestId('trace-usage-row').waitFor()
+
+    // Assess
+    const cells = await page.getByTestId('trace-usage-row').locator('td').allTextContents()
+    const cost = usage.prompt_tokens_total_cost + usage.completion_tokens_total_cost
+    expect(cells).toEqual([
+      MODEL,
+      formatCount(usage.requests),
+      formatTokens(usage.prompt_tokens),
+      formatTokens(usage.completion_tokens),
+      formatTokens(usage.total_tokens),
+      formatCost(cost),
+    ])
+    await waitForText(page, 'call-detail-name', 'loom.chat.completions')
+    await checkPage('trace-completion')
+  })
+
+  it('charts a feedback metric with the window totals of feedback/stats', async () => {
+    // Prepare
+    const type = 'wandb.runnable.judge'
+    const end = new Date()
+    const start = new Date(end.getTime() - 7 * 24 * 3600_000)
+    const stats = await post('feedback/stats', {
+      feedback_type: type,
+      start: start.toISOString(),
+      end: end.toISOString(),
+      metrics: [{ json_path: 'output.score', value_type: 'numeric', aggregations: ['avg', 'count'] }],
+    })
+
+    // Act
+    await open('feedback', 'page-feedback')
+    await page.getByTestId('feedback-type').selectOption(type)
+    await page.getByTestId('feedback-metric').selectOption('output.score')
+
+    // Assess
+    await waitForText(page, 'feedback-total-count', formatNumber(stats.window_stats.output_score.count))
+    expect(await page.getByTestId('feedback-total-avg').textContent()).toBe(
+      formatNumber(stats.window_stats.output_score.avg),
+    )
+    await page.locator('[data-testid=feedback-chart] .uplot canvas').waitFor()
+    await checkPage('feedback')
+  })
+
+  it('shows the totals of GET /v1/usage for the project', async () => {
+    // Prepare
+    const end = new Date()
+    const start = new Date(end.getTime() - 24 * 3600_000)
+    const query = new URLSearchParams({ project, start: start.toISOString(), end: end.toISOString() })
+    const report = await getV1(`usage?${query}`)
+
+    // Act
+    await open('usage', 'page-usage')
+
+    // Assess
+    await waitForText(page, 'usage-total-requests', formatCount(report.total.requests))
+    expect(report.total.requests).toBe(2)
+    expect(await page.getByTestId('usage-total-prompt').textContent()).toBe(formatCount(report.total.prompt_tokens))
+    expect(await page.getByTestId('usage-total-completion').textContent()).toBe(
+      formatCount(report.total.completion_tokens),
+    )
+    expect(await page.getByTestId('usage-total-tokens').textContent()).toBe(formatCount(report.total.total_tokens))
+    expect(await page.getByTestId('usage-total-cost').textContent()).toBe(formatCost(report.total.cost_usd))
+    expect(await page.getByTestId('usage-table').textContent()).toContain(MODEL)
+    await page.locator('[data-testid=usage-chart] .uplot canvas').waitFor()
+    await checkPage('usage')
+  })
+
+  it('charts the training metrics of the preview models the API lists', async () => {
+    // Prepare
+    const [entity, name] = project.split('/') as [string, string]
+    const models = (await getV1(`preview/models?${new URLSearchParams({ entity, project: name })}`)).data
+    const [model] = models
+    const history = await getV1(`preview/models/${model.id}/metrics`)
+
+    // Act
+    await open('training', 'page-training')
+
+    // Assess
+    await waitForCount(page, 'training-model-row', models.length)
+    const ids = await page
+      .getByTestId('training-model-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-model-id')))
+    expect(ids).toEqual(models.map((m: { id: string }) => m.id))
+    const splits = [...new Set(history.rows.map((r: { split: string }) => r.split))]
+    expect(splits).toEqual(['train'])
+    await page.locator('[data-testid=training-split][data-split=train]').waitFor()
+    const reward = page.locator('[data-testid="training-chart-train-train/reward"] .uplot canvas')
+    await reward.waitFor()
+    expect(await reward.getAttribute('aria-label')).toBe('train/reward (train)')
+    await checkPage('training')
+  })
+
+  it('shows annotation queues with annotation_queues/stats and their items', async () => {
+    // Prepare
+    const { stats } = await post('annotation_queues/stats', { queue_ids: [queueId] })
+
+    // Act
+    await open('queues', 'page-queues')
+
+    // Assess
+    const row = page.locator(`[data-testid=queues-row][data-queue-id="${queueId}"]`)
+    await waitForText(page, 'queues-total', formatCount(stats[0].total_items))
+    expect(await row.getByTestId('queues-completed').textContent()).toBe(formatCount(stats[0].completed_items))
+    await waitForCount(page, 'queue-item-row', stats[0].total_items)
+    const calls = await page
+      .getByTestId('queue-item-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-call-id')))
+    expect(calls.sort()).toEqual([run.ids.agent, completionCall.id].sort())
+    await checkPage('queues')
+  })
+
+  it('shows an object, its versions as obj/read lists them and the latest value as text', async () => {
+    // Prepare
+    const versions = (await post('objs/query', { filter: { object_ids: ['settings'] }, metadata_only: true })).objs
+    const latest = versions.find((o: { is_latest: number }) => o.is_latest === 1)
+    const value = (await post('obj/read', { object_id: 'settings', digest: latest.digest })).obj.val
+
+    // Act
+    await open('objects', 'page-objects')
+    await page.locator('[data-testid=objects-row][data-object-id=settings] a').click()
+
+    // Assess
+    await waitForCount(page, 'object-version-row', versions.length)
+    expect(versions.length).toBe(2)
+    await page.locator(`[data-testid=object-version-row][data-digest="${latest.digest}"].selected`).waitFor()
+    await page.getByTestId('json-object-value').waitFor()
+    await waitForTextContaining(page, 'json-object-value', value.note)
+    expect(value.note).toBe(XSS[0])
+    await checkPage('objects')
+  })
+
+  it('renders the API reference from /openapi.json', async () => {
+    // Act
+    await open('api', 'page-api')
+
+    // Assess
+    await page.locator('[data-testid=api-reference] .opblock').first().waitFor()
+    expect(await page.getByTestId('api-reference').textContent()).toContain('/calls/stream_query')
+    await checkPage('api')
+  })
+
+  it('keeps the key out of URLs, cookies and localStorage, and forgets it on sign-out', async () => {
+    // Act
+    const cookies = await context.cookies()
+    const before = await storedInTab(page)
+    await page.getByTestId('sign-out').click()
+    await page.getByTestId('page-signin').waitFor()
+
+    // Assess
+    expect(requestUrls.length).toBeGreaterThan(10)
+    expect(requestUrls.filter((u) => u.includes(caller.key))).toEqual([])
+    expect(page.url()).not.toContain(caller.key)
+    expect(cookies.filter((c) => c.value.includes(caller.key) || c.name.includes(caller.key))).toEqual([])
+    expect(before.local).not.toContain(caller.key)
+    expect(before.sessionKey).toBe(caller.key)
+    expect(await storedInTab(page)).toEqual({ local: before.local, sessionKey: null })
+    await checkPage('signin')
+  })
+})
