@@ -40,6 +40,8 @@ export type SeenRequest = {
   /** The body as sent, for what parsing loses (the digits of integers beyond 2^53). */
   raw: string
   closedEarly: boolean
+  /** Resolves once the upstream's response has closed, finished or cut (then `closedEarly` is set). */
+  closed: Promise<void>
 }
 
 /** A running test upstream. */
@@ -106,10 +108,20 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
   async function chat(req: IncomingMessage, res: ServerResponse) {
     const raw = await readBody(req)
     const body = JSON.parse(raw) as Record<string, unknown>
-    const record: SeenRequest = { headers: req.headers, body, raw, closedEarly: false }
+    let closed!: () => void
+    const record: SeenRequest = {
+      headers: req.headers,
+      body,
+      raw,
+      closedEarly: false,
+      closed: new Promise((resolve) => {
+        closed = resolve
+      }),
+    }
     seen.push(record)
     res.on('close', () => {
       if (!res.writableFinished) record.closedEarly = true
+      closed()
     })
     const b = behaviour
     if (b.headerDelayMs) await sleep(b.headerDelayMs)
