@@ -36,7 +36,9 @@ function nagErrors(build: (app: App) => void, severities: readonly string[] = ['
     .flatMap((v) => (v.violatingConstructs ?? []).map((c) => `${v.ruleName} at ${c.constructPath}`))
 }
 
-describe('AwsSolutions checks (cdk-nag 3)', () => {
+// Each case synthesises every stack with cdk-nag's rule packs: 10–25 s on two busy cores, so the default 30 s
+// leaves no margin when the suite shares the machine.
+describe('AwsSolutions checks (cdk-nag 3)', { timeout: 120_000 }, () => {
   it('leave no unacknowledged error on the data and API stacks', () => {
     // Act
     const errors = nagErrors((app) => {
