@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import { SortBySchema } from '#shared/schemas/obj'
+import { QuerySchema } from '#shared/schemas/query'
 
 const optString = () => z.optional(z.nullable(z.string()))
 
@@ -70,11 +71,11 @@ export const FeedbackRowSchema = z.object({
 })
 export type FeedbackRow = z.infer<typeof FeedbackRowSchema>
 
-/** `FeedbackQueryReq`; `query` is checked by the query-expression validator. */
+/** `FeedbackQueryReq`; `query` is Weave's query language, parsed into the shared AST. */
 export const FeedbackQueryReqSchema = z.looseObject({
   project_id: z.string(),
   fields: z.optional(z.nullable(z.array(z.string()))),
-  query: z.optional(z.nullable(z.unknown())),
+  query: z.optional(z.nullable(QuerySchema)),
   sort_by: z.optional(z.nullable(z.array(SortBySchema))),
   limit: z.optional(z.nullable(z.int().check(z.nonnegative()))),
   offset: z.optional(z.nullable(z.int().check(z.nonnegative()))),
@@ -82,5 +83,5 @@ export const FeedbackQueryReqSchema = z.looseObject({
 export type FeedbackQueryReq = z.infer<typeof FeedbackQueryReqSchema>
 
 /** `FeedbackPurgeReq`. */
-export const FeedbackPurgeReqSchema = z.looseObject({ project_id: z.string(), query: z.unknown() })
+export const FeedbackPurgeReqSchema = z.looseObject({ project_id: z.string(), query: QuerySchema })
 export type FeedbackPurgeReq = z.infer<typeof FeedbackPurgeReqSchema>

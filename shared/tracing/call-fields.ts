@@ -1,6 +1,6 @@
 import { BadRequestError } from '#shared/errors/http-error'
 import { callLatencyMs, callStatus, callTraceName, type LoadedCall } from '#shared/tracing/call-view'
-import type { Val } from '#shared/tracing/query-eval'
+import { type Val, walkJson } from '#shared/tracing/query-eval'
 import { storedToMicros } from '#shared/tracing/time'
 
 const STRING_COLUMNS = new Set([
@@ -19,22 +19,6 @@ const STRING_COLUMNS = new Set([
 const NUMBER_COLUMNS = new Set(['wb_run_step', 'wb_run_step_end'])
 const DATE_COLUMNS = new Set(['started_at', 'ended_at', 'deleted_at'])
 const JSON_COLUMNS = new Set(['inputs', 'output', 'attributes', 'summary'])
-
-function walk(root: unknown, parts: string[]): { raw: unknown; present: boolean } {
-  let cur: unknown = root
-  for (const part of parts) {
-    if (Array.isArray(cur) && /^\d+$/.test(part)) {
-      const i = Number(part)
-      if (i >= cur.length) return { raw: undefined, present: false }
-      cur = cur[i]
-    } else if (typeof cur === 'object' && cur !== null && !Array.isArray(cur) && part in cur) {
-      cur = (cur as Record<string, unknown>)[part]
-    } else {
-      return { raw: undefined, present: false }
-    }
-  }
-  return { raw: cur, present: true }
-}
 
 /** Resolves a query or sort path on a call: a column, a derived `summary.weave.*` field or a JSON path. */
 export function callField(call: LoadedCall, path: string): Val {
@@ -58,7 +42,7 @@ export function callField(call: LoadedCall, path: string): Val {
   const [head, ...rest] = path.split('.')
   if (head !== undefined && JSON_COLUMNS.has(head)) {
     const root = (call as Record<string, unknown>)[head]
-    return { t: 'json', ...walk(root, rest) }
+    return { t: 'json', ...walkJson(root, rest) }
   }
   throw new BadRequestError(`Invalid field: ${path}`)
 }

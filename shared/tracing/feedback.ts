@@ -12,10 +12,12 @@ import { registerProject } from '#shared/db/project-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { FeedbackCreateReq, FeedbackQueryReq, FeedbackReplaceReq, FeedbackRow } from '#shared/schemas/feedback'
+import type { Operand, Query } from '#shared/schemas/query'
+import { feedbackField } from '#shared/tracing/feedback-fields'
 import { assertQueueLive } from '#shared/tracing/feedback-queue'
 import { validateFeedback } from '#shared/tracing/feedback-validate'
 import { uuidv7 } from '#shared/tracing/ids'
-import { type Expr, evaluate, parseQuery } from '#shared/tracing/query-expr'
+import { matches, purgeIdsOf } from '#shared/tracing/query-eval'
 
 /** `FeedbackCreateRes`. */
 export type FeedbackCreateRes = { id: string; created_at: string; wb_user_id: string; payload: Record<string, unknown> }
@@ -101,38 +103,21 @@ export async function replaceFeedback(principal: Principal, req: FeedbackReplace
   return store(row, null, retryKey === undefined ? undefined : `replace#${retryKey}`)
 }
 
-function purgeIds(query: unknown): string[] | undefined {
-  if (typeof query !== 'object' || query === null) return undefined
-  const expr = (query as { $expr?: Expr }).$expr
-  const idOf = (e: unknown): string | undefined => {
-    const eq = (e as { $eq?: unknown[] } | null)?.$eq
-    if (!Array.isArray(eq) || eq.length !== 2) return undefined
-    const [f, l] = eq as [{ $getField?: unknown }, { $literal?: unknown }]
-    return f?.$getField === 'id' && typeof l?.$literal === 'string' ? l.$literal : undefined
-  }
-  const single = idOf(expr)
-  if (single !== undefined) return [single]
-  const ors = (expr as { $or?: unknown[] } | undefined)?.$or
-  if (!Array.isArray(ors) || ors.length === 0) return undefined
-  const ids = ors.map(idOf)
-  return ids.every((i) => i !== undefined) ? (ids as string[]) : undefined
-}
-
 /** `feedback/purge`: permanent delete by id only (`$eq` on `id`, or an `$or` of them). */
-export async function purgeFeedback(project: string, query: unknown): Promise<void> {
-  const ids = purgeIds(query)
+export async function purgeFeedback(project: string, query: Query): Promise<void> {
+  const ids = purgeIdsOf(query)
   if (ids === undefined) throw new BadRequestError('Can only purge feedback by specifying one or more feedback ids')
   for (const id of new Set(ids)) await deleteFeedback(project, id)
 }
 
 // Uses the narrowest stored listing an `$eq` on the top level (or inside a top-level `$and`) allows.
-function sourceFor(expr: Expr | undefined): { source: FeedbackSource; id?: string } {
-  const terms = expr === undefined ? [] : Array.isArray(expr.$and) ? (expr.$and as Expr[]) : [expr]
+function sourceFor(query: Query | undefined): { source: FeedbackSource; id?: string } {
+  const expr = query?.expr
+  const terms: Operand[] = expr === undefined ? [] : expr.k === 'and' ? expr.ops : [expr]
   for (const term of terms) {
-    const eq = term.$eq as [{ $getField?: unknown }, { $literal?: unknown }] | undefined
-    if (!Array.isArray(eq)) continue
-    const field = eq[0]?.$getField
-    const value = eq[1]?.$literal
+    if (term.k !== 'cmp' || term.op !== 'eq' || term.a.k !== 'get' || term.b.k !== 'lit') continue
+    const field = term.a.path
+    const value = term.b.v
     if (typeof value !== 'string') continue
     if (field === 'id') return { source: { kind: 'project' }, id: value }
     if (field === 'weave_ref') return { source: { kind: 'ref', weaveRef: value } }
@@ -152,14 +137,14 @@ function readPath(row: FeedbackRow, path: string): unknown {
 
 /** `feedback/query`: rows matching the query, sorted (default `created_at`, `id`), paged; `total_count` before paging. */
 export async function queryFeedback(req: FeedbackQueryReq) {
-  const expr = req.query == null ? undefined : parseQuery(req.query)
-  const { source, id } = sourceFor(expr)
+  const query = req.query ?? undefined
+  const { source, id } = sourceFor(query)
   let rows: FeedbackRow[]
   if (id !== undefined) {
     const row = await getFeedback(req.project_id, id)
     rows = row === undefined ? [] : [row]
   } else rows = await listFeedback(req.project_id, source)
-  if (expr !== undefined) rows = rows.filter((r) => evaluate(expr, (p) => readPath(r, p)) === true)
+  if (query !== undefined) rows = rows.filter((r) => matches(query, (p) => feedbackField(r, p)))
   const sorts = req.sort_by ?? []
   rows.sort((a, b) => {
     for (const s of [...sorts, { field: 'created_at', direction: 'asc' }, { field: 'id', direction: 'asc' }]) {

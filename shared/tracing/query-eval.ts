@@ -6,6 +6,7 @@ import { parseDatetimeMicros } from '#shared/tracing/time'
  * Evaluates a parsed `Query` against one row with ClickHouse's semantics (contract §6.3): JSON values read as strings
  * ('' when missing, null or non-scalar), comparison casts inferred from the literal on the other side, boolean
  * literals as 1/0, three-valued logic (NULL excludes the row), datetimes compared with epoch seconds or ISO strings.
+ * The one evaluator of Weave's query language: each entity (calls, costs, feedback) supplies a `FieldResolver`.
  */
 
 /** A value an operand yields. */
@@ -16,6 +17,23 @@ export type Val =
 
 /** Resolves a `$getField` path on the row being evaluated. */
 export type FieldResolver = (path: string) => Val
+
+/** Follows dot-path parts into a JSON value (integer parts index lists); `present` is false when a step is missing. */
+export function walkJson(root: unknown, parts: readonly string[]): { raw: unknown; present: boolean } {
+  let cur: unknown = root
+  for (const part of parts) {
+    if (Array.isArray(cur) && /^\d+$/.test(part)) {
+      const i = Number(part)
+      if (i >= cur.length) return { raw: undefined, present: false }
+      cur = cur[i]
+    } else if (typeof cur === 'object' && cur !== null && !Array.isArray(cur) && Object.hasOwn(cur, part)) {
+      cur = (cur as Record<string, unknown>)[part]
+    } else {
+      return { raw: undefined, present: false }
+    }
+  }
+  return { raw: cur, present: true }
+}
 
 type Cast = 'int' | 'double' | 'bool' | 'none'
 
@@ -190,6 +208,14 @@ export function evaluate(node: Operation, row: FieldResolver): boolean | null {
       const needle = needleVal.t === 'plain' ? needleVal.v : chString((needleVal as { raw?: unknown }).raw)
       if (typeof needle !== 'string') throw new BadRequestError('$contains substr must be a string')
       const hayRaw = value(node.input, row)
+      // An array column (feedback `scorer_tags`) means membership; JSON arrays stay '' as in ClickHouse.
+      if (hayRaw.t === 'plain' && Array.isArray(hayRaw.v)) {
+        const n = node.ci ? needle.toLowerCase() : needle
+        return hayRaw.v.some((h) => {
+          const t = chString(h)
+          return (node.ci ? t.toLowerCase() : t) === n
+        })
+      }
       const hay = asText(hayRaw)
       if (hay === null) return null
       const h = node.ci ? hay.toLowerCase() : hay
@@ -258,4 +284,30 @@ export function queryFields(node: Operand, into: string[] = []): string[] {
       break
   }
   return into
+}
+
+function idOfEq(node: Operand): string | undefined {
+  if (node.k !== 'cmp' || node.op !== 'eq') return undefined
+  const [field, lit] = node.a.k === 'get' ? [node.a, node.b] : [node.b, node.a]
+  if (field.k !== 'get' || field.path !== 'id' || lit.k !== 'lit' || typeof lit.v !== 'string') return undefined
+  return lit.v
+}
+
+/**
+ * The ids a purge query names (`$eq` on `id`, an `$or` of them, or an `$in` on `id`), or undefined for any other
+ * query: Weave purges feedback and costs by id only.
+ */
+export function purgeIdsOf(query: Query): string[] | undefined {
+  const expr = query.expr
+  const single = idOfEq(expr)
+  if (single !== undefined) return [single]
+  if (expr.k === 'in' && expr.a.k === 'get' && expr.a.path === 'id') {
+    const ids = expr.list.map((o) => (o.k === 'lit' && typeof o.v === 'string' ? o.v : undefined))
+    return ids.every((id) => id !== undefined) ? (ids as string[]) : undefined
+  }
+  if (expr.k === 'or') {
+    const ids = expr.ops.map(idOfEq)
+    return ids.every((id) => id !== undefined) ? (ids as string[]) : undefined
+  }
+  return undefined
 }

@@ -56,6 +56,37 @@ describe('POST /feedback/query', () => {
     expect(ids(paged)).toEqual(['f3'])
   })
 
+  it('takes the same query language as calls: $in, $not, nested $and/$or, $convert and created_at datetimes', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    await seed(caller)
+    const q = (expr: unknown) =>
+      send(app, '/feedback/query', { project_id: caller.project, query: { $expr: expr } }, caller)
+    const type = { $getField: 'feedback_type' }
+    const v = { $getField: 'payload.v' }
+
+    // Act
+    const inList = await q({ $in: [{ $getField: 'id' }, [{ $literal: 'f1' }, { $literal: 'f3' }]] })
+    const negated = await q({ $not: [{ $eq: [type, { $literal: 'score' }] }] })
+    const nested = await q({
+      $and: [
+        { $eq: [type, { $literal: 'score' }] },
+        { $or: [{ $lt: [v, { $literal: 4 }] }, { $gte: [v, { $literal: 100 }] }] },
+      ],
+    })
+    const converted = await q({ $gt: [{ $convert: { input: v, to: 'double' } }, { $literal: 9.5 }] })
+    const since = await q({ $gt: [{ $getField: 'created_at' }, { $literal: '2000-01-01T00:00:00Z' }] })
+    const future = await q({ $gt: [{ $getField: 'created_at' }, { $literal: '2999-01-01T00:00:00Z' }] })
+
+    // Assess
+    expect(ids(inList)).toEqual(['f1', 'f3'])
+    expect(ids(negated)).toEqual(['f1'])
+    expect(ids(nested)).toEqual(['f2'])
+    expect(ids(converted)).toEqual(['f3'])
+    expect(ids(since)).toEqual(['f1', 'f2', 'f3'])
+    expect(ids(future)).toEqual([])
+  })
+
   it('sorts and selects fields, payload paths included', async () => {
     const caller = await newProjectCaller()
     await seed(caller)
