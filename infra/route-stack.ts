@@ -14,6 +14,7 @@ import type { Construct } from 'constructs'
 import type { FunctionEntry } from '../functions/manifest.js'
 import { CONSOLE_COMMAND_HOOKS, CONSOLE_FUNCTION_ID } from './console-bundling.js'
 import { HttpFunction } from './constructs/http-function.js'
+import { PRICED_FUNCTION_IDS, PRICES_COMMAND_HOOKS } from './prices-bundling.js'
 
 /** Functions that resolve `secret:<id>` credential references (shared/inference/credentials.ts). */
 const SECRET_READERS = new Set(['inference/create-chat-completion'])
@@ -110,6 +111,8 @@ export class RouteStack extends NestedStack {
         ...(reserved === undefined ? {} : { reservedConcurrentExecutions: reserved }),
         // The console function ships the built console in its asset (infra/console-bundling.ts).
         ...(entry.id === CONSOLE_FUNCTION_ID ? { bundling: { commandHooks: CONSOLE_COMMAND_HOOKS } } : {}),
+        // Functions that price calls ship the default price table in their asset (infra/prices-bundling.ts).
+        ...(PRICED_FUNCTION_IDS.has(entry.id) ? { bundling: { commandHooks: PRICES_COMMAND_HOOKS } } : {}),
         ...(SECRET_READERS.has(entry.id)
           ? {
               paramsAndSecrets:

@@ -59,6 +59,16 @@ export type Config = {
   inference: InferenceConfig
   /** CloudWatch metrics (Embedded Metric Format) settings. */
   metrics: MetricsConfig
+  /** Trace server settings. */
+  tracing: TracingConfig
+}
+
+/** Settings of the trace server (calls, costs). */
+export type TracingConfig = {
+  /** JSON price table replacing the bundled default prices, same format (`LOOM_PRICES_FILE`). */
+  pricesFile: string | undefined
+  /** Extra keys redacted from call inputs and attributes at ingest, comma-separated (`LOOM_REDACT_KEYS`). */
+  redactKeys: string[]
 }
 
 /** Per-request CloudWatch metrics, written as EMF records on stdout. */
@@ -176,6 +186,13 @@ export const config: Config = {
       read('LOOM_METRICS') === undefined ? read('AWS_LAMBDA_FUNCTION_NAME') !== undefined : readBool('LOOM_METRICS'),
     namespace: read('LOOM_METRICS_NAMESPACE') ?? 'Loom',
     service: read('LOOM_FUNCTION_ID') ?? 'loom',
+  },
+  tracing: {
+    pricesFile: read('LOOM_PRICES_FILE'),
+    redactKeys: (read('LOOM_REDACT_KEYS') ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== ''),
   },
 }
 

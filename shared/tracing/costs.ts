@@ -1,40 +1,97 @@
+import { readFile } from 'node:fs/promises'
+import { config } from '#shared/config'
 import { listPriceRows } from '#shared/db/cost-repository'
 import type { PriceRow } from '#shared/schemas/cost'
 import type { LoadedCall } from '#shared/tracing/call-view'
 import { renderDatetime } from '#shared/tracing/time'
 
-const DEFAULT_DATE = '2024-01-01T00:00:00.000000Z'
+// The default price table, read as data on first use (never bundled into the function's JavaScript): beside this
+// module in the sources, beside the bundle (`index.mjs`) in a deployed function, where CDK's bundling hook copies it
+// (infra/prices-bundling.ts). `LOOM_PRICES_FILE` names a replacement in the same format.
+const BUNDLED_TABLE = new URL('./default-prices.json', import.meta.url)
 
-function defaultPrice(llmId: string, prompt: number, completion: number, provider: string): PriceRow {
-  return {
-    id: `default-${llmId}`,
-    llm_id: llmId,
-    prompt_token_cost: prompt,
-    completion_token_cost: completion,
-    cache_read_input_token_cost: 0,
-    cache_creation_input_token_cost: 0,
-    prompt_token_cost_unit: 'USD',
-    completion_token_cost_unit: 'USD',
-    effective_date: DEFAULT_DATE,
-    provider_id: provider,
-    pricing_level: 'default',
-    pricing_level_id: 'default',
-    created_at: DEFAULT_DATE,
-    created_by: 'system',
-  }
+/** A price table file (`npm run prices:update` writes `default-prices.json`; docs/data-model.md "Default prices"). */
+type PriceTableFile = { effective_date?: unknown; rows?: unknown }
+
+const isPrice = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0
+
+/** Storage form (`YYYY-MM-DDTHH:MM:SS.000000Z`) of a table date (UTC `YYYY-MM-DD HH:MM:SS`, as the reference's). */
+function storedDate(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !/^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d$/.test(value)) return undefined
+  const ms = Date.parse(`${value.replace(' ', 'T')}Z`)
+  return Number.isNaN(ms) ? undefined : `${new Date(ms).toISOString().slice(0, 19)}.000000Z`
 }
 
-/** The server-seeded default prices (USD per token), used when a project has no price of its own for a model. */
-export const DEFAULT_PRICES: readonly PriceRow[] = [
-  defaultPrice('gpt-4', 3e-5, 6e-5, 'openai'),
-  defaultPrice('gpt-4o', 2.5e-6, 1e-5, 'openai'),
-  defaultPrice('gpt-4o-mini', 1.5e-7, 6e-7, 'openai'),
-  defaultPrice('gpt-3.5-turbo', 5e-7, 1.5e-6, 'openai'),
-]
+/**
+ * Parses a price table: `{effective_date, rows: [[llm_id, provider_id, prompt, completion, cache_read?,
+ * cache_creation?, effective_date?]]}` (USD per token, dates UTC `YYYY-MM-DD HH:MM:SS`) into default price rows by
+ * model. Throws naming the first bad row, so a broken table fails loudly instead of pricing calls at 0.
+ */
+export function parsePriceTable(table: unknown, source = 'price table'): Map<string, PriceRow[]> {
+  const t = (typeof table === 'object' && table !== null ? table : {}) as PriceTableFile
+  const common = storedDate(t.effective_date)
+  if (common === undefined || !Array.isArray(t.rows)) {
+    throw new Error(`${source}: expected {effective_date: "YYYY-MM-DD HH:MM:SS", rows: [...]}`)
+  }
+  const byModel = new Map<string, PriceRow[]>()
+  t.rows.forEach((row: unknown, index) => {
+    const [llmId, provider, prompt, completion, cacheRead = 0, cacheCreation = 0, date] = Array.isArray(row) ? row : []
+    const effective = date === undefined ? common : storedDate(date)
+    const valid =
+      typeof llmId === 'string' &&
+      llmId !== '' &&
+      typeof provider === 'string' &&
+      [prompt, completion, cacheRead, cacheCreation].every(isPrice) &&
+      effective !== undefined
+    if (!valid) throw new Error(`${source}: bad row ${index}: ${JSON.stringify(row)}`)
+    const list = byModel.get(llmId) ?? []
+    list.push({
+      id: `default-${llmId}-${effective.slice(0, 19)}`,
+      llm_id: llmId,
+      prompt_token_cost: prompt as number,
+      completion_token_cost: completion as number,
+      cache_read_input_token_cost: cacheRead as number,
+      cache_creation_input_token_cost: cacheCreation as number,
+      prompt_token_cost_unit: 'USD',
+      completion_token_cost_unit: 'USD',
+      effective_date: effective,
+      provider_id: provider,
+      pricing_level: 'default',
+      pricing_level_id: 'default',
+      created_at: effective,
+      created_by: 'system',
+    })
+    byModel.set(llmId, list)
+  })
+  return byModel
+}
 
-/** A project's prices plus the defaults, loaded once per request. */
-export async function loadPrices(project: string): Promise<PriceRow[]> {
-  return [...(await listPriceRows(project)), ...DEFAULT_PRICES]
+let defaults: Promise<Map<string, PriceRow[]>> | undefined
+
+/** The default prices by model, read and parsed once per process; a failed read is retried by the next request. */
+function defaultPrices(): Promise<Map<string, PriceRow[]>> {
+  defaults ??= (async () => {
+    const file = config.tracing.pricesFile ?? BUNDLED_TABLE
+    const source = typeof file === 'string' ? file : 'default-prices.json'
+    try {
+      return parsePriceTable(JSON.parse(await readFile(file, 'utf8')), source)
+    } catch (error) {
+      defaults = undefined
+      throw new Error(`cannot load the price table ${source}`, { cause: error })
+    }
+  })()
+  return defaults
+}
+
+/** A project's prices and the default prices, by model. */
+export type PriceBook = { forModel(llmId: string): readonly PriceRow[] }
+
+/** A project's prices plus the defaults, loaded once per request (the defaults once per process). */
+export async function loadPrices(project: string): Promise<PriceBook> {
+  const [rows, table] = await Promise.all([listPriceRows(project), defaultPrices()])
+  const own = new Map<string, PriceRow[]>()
+  for (const row of rows) own.set(row.llm_id, [...(own.get(row.llm_id) ?? []), row])
+  return { forModel: (llmId) => [...(own.get(llmId) ?? []), ...(table.get(llmId) ?? [])] }
 }
 
 const toInt = (v: unknown): number => {
@@ -64,13 +121,13 @@ export function choosePrice(prices: readonly PriceRow[], llmId: string, at: stri
 }
 
 /** `summary.weave.costs` of a call (§7.5): one `LLMCostSchema` per priced model of `summary.usage`. */
-export function callCosts(call: LoadedCall, prices: readonly PriceRow[]): Record<string, unknown> {
+export function callCosts(call: LoadedCall, prices: PriceBook): Record<string, unknown> {
   const usage = call.summary.usage
   const out: Record<string, unknown> = {}
   if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) return out
   for (const [llmId, raw] of Object.entries(usage)) {
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) continue
-    const price = choosePrice(prices, llmId, call.started_at)
+    const price = choosePrice(prices.forModel(llmId), llmId, call.started_at)
     if (price === undefined) continue
     const u = raw as Record<string, unknown>
     const prompt = toInt(u.prompt_tokens) + toInt(u.input_tokens)
