@@ -8,7 +8,8 @@ import { quantile } from './support/stats.js'
 import { probeCores } from './support/wake-latency.js'
 
 // `npm run bench:gateway`: Loom's chat-completions gateway against a fast loopback upstream, beside the same load
-// sent straight to the upstream and through Portkey's open-source gateway (routed to the same upstream). Each server
+// sent straight to the upstream, through the floor (the smallest honest Node proxy: support/floor-proxy.ts) and
+// through Portkey's open-source gateway (routed to the same upstream). Each server
 // runs in its own process; this process only generates load. Loom runs as deployed (the esbuild bundle of
 // infra/bundling.ts), as Portkey runs its published build.
 //   throughput: closed loop, CONCURRENCY requests in flight for THROUGHPUT_S seconds per target, ROUNDS rounds with
@@ -243,6 +244,10 @@ async function main() {
     { LOOM_INFERENCE_TRACING: process.env.BENCH_TRACING === '1' ? 'on' : 'off' },
   )
   const loom = JSON.parse(loomStart.line) as { port: number; key: string }
+  const floorStart = await start('gateway', ['--import', 'tsx', 'bench/support/floor-proxy.ts', upstreamBase], (l) =>
+    l.startsWith('{'),
+  )
+  const floor = JSON.parse(floorStart.line) as { port: number }
   const portkeyPort = 18_000 + Math.floor(Math.random() * 2_000)
   const portkeyStart = await start(
     'gateway',
@@ -260,6 +265,14 @@ async function main() {
   }
   const targets: Target[] = [
     direct,
+    {
+      name: 'floor',
+      port: floor.port,
+      path: '/v1/chat/completions',
+      headers: {},
+      model: 'bench/fast',
+      pids: [floorStart.pid],
+    },
     {
       name: 'Loom',
       port: loom.port,
@@ -292,6 +305,8 @@ async function main() {
   const results: Record<string, Record<string, number>> = {}
   const ratios: string[] = []
   const wakeups: string[] = []
+  // The worst core's wake-up p99 before each mode's latency slices (ms): the p99 target applies below 0.2 ms.
+  const wakeP99: Record<string, number> = {}
   for (const stream of [false, true]) {
     const mode = stream ? 'streaming' : 'non-streaming'
     const rounds = new Map<Target, Awaited<ReturnType<typeof throughput>>[]>(targets.map((t) => [t, []]))
@@ -301,8 +316,9 @@ async function main() {
     }
     pin(false)
     // Each round's ratio with the steal during Loom's and Portkey's turns, so a round the hypervisor hit shows.
-    const perRound = (rounds.get(targets[1] as Target) ?? []).map((loomRound, i) => {
-      const portkeyRound = rounds.get(targets[2] as Target)?.[i]
+    const byName = (name: string) => targets.find((t) => t.name === name) as Target
+    const perRound = (rounds.get(byName('Loom')) ?? []).map((loomRound, i) => {
+      const portkeyRound = rounds.get(byName('Portkey'))?.[i]
       if (portkeyRound === undefined) return 'n/a'
       return `${f(loomRound.rps / portkeyRound.rps, 1)} (${f(loomRound.steal, 0)}/${f(portkeyRound.steal, 0)}%)`
     })
@@ -314,6 +330,7 @@ async function main() {
         Array.from({ length: CORES }, (_, core) => core),
         1,
       )
+      wakeP99[mode] = Math.max(...probes.map((p) => p?.p99 ?? Number.POSITIVE_INFINITY))
       wakeups.push(
         `${mode} ${probes
           .map((p, core) =>
@@ -389,6 +406,21 @@ async function main() {
     }
   }
   const loomRps = results['Loom non-streaming']?.rps ?? 0
+  const cpu = (name: string, mode: string) => results[`${name} ${mode}`]?.cpu ?? Number.NaN
+  const addedP = (name: string, mode: string, key: 'p99' | 'ttfb50') =>
+    (results[`${name} ${mode}`]?.[key] ?? Number.NaN) - (results[`direct ${mode}`]?.[key] ?? Number.NaN)
+  const floorRatio = {
+    buffered: cpu('Loom', 'non-streaming') / cpu('floor', 'non-streaming'),
+    streamed: cpu('Loom', 'streaming') / cpu('floor', 'streaming'),
+  }
+  const verdict = (ok: boolean) => (ok ? 'met' : 'not met')
+  const p99Applies = (wakeP99['non-streaming'] ?? Number.POSITIVE_INFINITY) < 0.2
+  const targetsLine =
+    `Targets: server CPU per request ≤ 2× the floor's: ${f(floorRatio.buffered)}× non-streaming, ${f(floorRatio.streamed)}× streaming (${verdict(floorRatio.buffered <= 2 && floorRatio.streamed <= 2)}); ` +
+    `throughput ≥ 10× Portkey's: ${f(loomRps / (results['Portkey non-streaming']?.rps ?? 0), 1)}× (${verdict(loomRps / (results['Portkey non-streaming']?.rps ?? 0) >= 10)}); ` +
+    `added p99 ≤ 2 ms at ${RATE} req/s when the host's wake-up p99 < 0.2 ms: ${f(addedP('Loom', 'non-streaming', 'p99'))} ms with the worst core's wake-up p99 ${f(wakeP99['non-streaming'] ?? Number.NaN, 3)} ms (${p99Applies ? verdict(addedP('Loom', 'non-streaming', 'p99') <= 2) : 'not applicable on this host'}); ` +
+    `streaming added first byte p50 ≤ 1 ms: ${f(addedP('Loom', 'streaming', 'ttfb50'))} ms (${verdict(addedP('Loom', 'streaming', 'ttfb50') <= 1)}). ` +
+    `The floor's own added p99: ${f(addedP('floor', 'non-streaming', 'p99'))} ms, first byte p50 ${f(addedP('floor', 'streaming', 'ttfb50'))} ms.`
   const portkeyRps = results['Portkey non-streaming']?.rps ?? 0
   const loomStreamRps = results['Loom streaming']?.rps ?? 0
   const portkeyStreamRps = results['Portkey streaming']?.rps ?? 0
@@ -411,6 +443,7 @@ async function main() {
     `Loom / Portkey throughput: ${f(loomRps / portkeyRps, 1)}× non-streaming, ${f(loomStreamRps / portkeyStreamRps, 1)}× streaming; ` +
       `per CPU core (server CPU time per request): ${f((results['Portkey non-streaming']?.cpu ?? Number.NaN) / (results['Loom non-streaming']?.cpu ?? Number.NaN), 1)}× non-streaming, ` +
       `${f((results['Portkey streaming']?.cpu ?? Number.NaN) / (results['Loom streaming']?.cpu ?? Number.NaN), 1)}× streaming.`,
+    targetsLine,
     ...(failures.size === 0
       ? []
       : ['', `Failed requests: ${[...failures].map(([reason, n]) => `${reason} (${n})`).join('; ')}.`]),
@@ -433,7 +466,10 @@ async function writeSection(table: string) {
     'open-source gateway (`@portkey-ai/gateway`, `x-portkey-provider: openai`,',
     '`x-portkey-custom-host` = the same upstream). Loom runs as deployed, from the esbuild bundle of',
     '`infra/bundling.ts` (minified ESM), as Portkey runs its published build. "direct" is the upstream without a',
-    'gateway; "added" = gateway minus direct at the same percentile. Throughput is measured in rounds, the targets',
+    'gateway; "floor" is the smallest honest Node proxy for the same traffic (`bench/support/floor-proxy.ts`: a',
+    '`node:http` server that forwards the body through an undici pool and pipes the answer back, with no validation,',
+    "auth, metering or tracing), the yardstick for what Loom's rules cost per request on whichever host runs the bench.",
+    '"added" = gateway minus direct at the same percentile. Throughput is measured in rounds, the targets',
     "taking turns, and each target's median round is reported; latency likewise in one-second slices, the targets",
     'taking turns: the machine is shared and its speed drifts within seconds, so targets measured one after the',
     'other would see different machines. "server CPU ms / request" is the',
