@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import { LaxBoolSchema, LaxIntSchema, LaxNumberSchema } from '#shared/schemas/pydantic-lax'
 
 // Shapes of `POST /v1/chat/completions` (contract: shared/contracts/inference.md). Request fields are validated for
 // type only here; the contract's cross-field rules and exact messages live in shared/inference/validate-request.ts.
@@ -7,10 +8,9 @@ import * as z from 'zod/mini'
 
 const nullish = <T extends z.core.$ZodType>(schema: T) => z.optional(z.nullable(schema))
 
-/** An integer (JSON number without fraction); bounds are checked by the request validator. */
-export const IntSchema = z
-  .number()
-  .check(z.refine((v) => Number.isInteger(v), { message: 'Input should be a valid integer' }))
+// Scalars are pydantic's lax `int`, `float` and `bool` (shared/schemas/pydantic-lax.ts): "0.5", "5" and "true" are
+// accepted as vLLM accepts them, and the request carries the converted values. Bounds are the request validator's.
+const IntSchema = LaxIntSchema
 
 const ContentPartSchema = z.looseObject({ type: z.string() })
 
@@ -30,7 +30,7 @@ const JsonSchemaFormatSchema = z.looseObject({
   name: z.string(),
   description: nullish(z.string()),
   schema: nullish(z.record(z.string(), z.unknown())),
-  strict: nullish(z.boolean()),
+  strict: nullish(LaxBoolSchema),
 })
 
 /** `response_format`: text, json_object, json_schema, structural_tag (new `format` or legacy `structures`). */
@@ -58,14 +58,14 @@ export const ToolSchema = z.looseObject({
     name: z.string(),
     description: nullish(z.string()),
     parameters: nullish(z.record(z.string(), z.unknown())),
-    strict: nullish(z.boolean()),
+    strict: nullish(LaxBoolSchema),
   }),
 })
 
 /** `stream_options`: whether to send a usage chunk, and usage on every chunk. */
 export const StreamOptionsSchema = z.looseObject({
-  include_usage: nullish(z.boolean()),
-  continuous_usage_stats: nullish(z.boolean()),
+  include_usage: nullish(LaxBoolSchema),
+  continuous_usage_stats: nullish(LaxBoolSchema),
 })
 
 /** `repetition_detection` (contract §8). */
@@ -75,16 +75,26 @@ export const RepetitionDetectionSchema = z.looseObject({
   min_count: z.optional(IntSchema),
 })
 
+/**
+ * `structured_outputs` (vLLM's `StructuredOutputsParams`): the constraint keys are read by the serving rules and the
+ * backend; the flags are typed here so that they are coerced as pydantic coerces them.
+ */
+export const StructuredOutputsSchema = z.looseObject({
+  json_object: nullish(LaxBoolSchema),
+  disable_any_whitespace: z.optional(LaxBoolSchema),
+  disable_additional_properties: z.optional(LaxBoolSchema),
+})
+
 const XargValueSchema = z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])
 
 /** The validated chat-completion request; unknown fields are kept on the object but never read or forwarded. */
 export const ChatCompletionRequestSchema = z.looseObject({
   messages: z.array(ChatMessageSchema),
   model: nullish(z.string()),
-  frequency_penalty: nullish(z.number()),
-  presence_penalty: nullish(z.number()),
-  logit_bias: nullish(z.record(z.string(), z.number())),
-  logprobs: nullish(z.boolean()),
+  frequency_penalty: nullish(LaxNumberSchema),
+  presence_penalty: nullish(LaxNumberSchema),
+  logit_bias: nullish(z.record(z.string(), LaxNumberSchema)),
+  logprobs: nullish(LaxBoolSchema),
   top_logprobs: nullish(IntSchema),
   max_tokens: nullish(IntSchema),
   max_completion_tokens: nullish(IntSchema),
@@ -92,44 +102,44 @@ export const ChatCompletionRequestSchema = z.looseObject({
   response_format: nullish(ResponseFormatSchema),
   seed: nullish(IntSchema),
   stop: nullish(z.union([z.string(), z.array(z.string())])),
-  stream: nullish(z.boolean()),
+  stream: nullish(LaxBoolSchema),
   stream_options: nullish(StreamOptionsSchema),
-  temperature: nullish(z.number()),
-  top_p: nullish(z.number()),
+  temperature: nullish(LaxNumberSchema),
+  top_p: nullish(LaxNumberSchema),
   top_k: nullish(IntSchema),
-  min_p: nullish(z.number()),
-  repetition_penalty: nullish(z.number()),
+  min_p: nullish(LaxNumberSchema),
+  repetition_penalty: nullish(LaxNumberSchema),
   tools: nullish(z.array(ToolSchema)),
   tool_choice: nullish(z.unknown()),
   reasoning_effort: nullish(z.enum(['low', 'medium', 'high'])),
-  include_reasoning: z.optional(z.boolean()),
-  parallel_tool_calls: nullish(z.boolean()),
+  include_reasoning: z.optional(LaxBoolSchema),
+  parallel_tool_calls: nullish(LaxBoolSchema),
   user: nullish(z.string()),
-  use_beam_search: z.optional(z.boolean()),
-  length_penalty: z.optional(z.number()),
+  use_beam_search: z.optional(LaxBoolSchema),
+  length_penalty: z.optional(LaxNumberSchema),
   prompt_logprobs: nullish(IntSchema),
   stop_token_ids: nullish(z.array(IntSchema)),
-  include_stop_str_in_output: z.optional(z.boolean()),
-  ignore_eos: z.optional(z.boolean()),
+  include_stop_str_in_output: z.optional(LaxBoolSchema),
+  ignore_eos: z.optional(LaxBoolSchema),
   min_tokens: z.optional(IntSchema),
-  skip_special_tokens: z.optional(z.boolean()),
-  spaces_between_special_tokens: z.optional(z.boolean()),
+  skip_special_tokens: z.optional(LaxBoolSchema),
+  spaces_between_special_tokens: z.optional(LaxBoolSchema),
   truncate_prompt_tokens: nullish(IntSchema),
   allowed_token_ids: nullish(z.array(IntSchema)),
   bad_words: z.optional(z.array(z.string())),
-  echo: z.optional(z.boolean()),
-  add_generation_prompt: z.optional(z.boolean()),
-  continue_final_message: z.optional(z.boolean()),
-  add_special_tokens: z.optional(z.boolean()),
+  echo: z.optional(LaxBoolSchema),
+  add_generation_prompt: z.optional(LaxBoolSchema),
+  continue_final_message: z.optional(LaxBoolSchema),
+  add_special_tokens: z.optional(LaxBoolSchema),
   documents: nullish(z.array(z.record(z.string(), z.string()))),
   chat_template: nullish(z.string()),
   chat_template_kwargs: nullish(z.record(z.string(), z.unknown())),
   mm_processor_kwargs: nullish(z.record(z.string(), z.unknown())),
-  structured_outputs: nullish(z.looseObject({})),
+  structured_outputs: nullish(StructuredOutputsSchema),
   priority: z.optional(IntSchema),
   request_id: z.optional(z.string()),
-  return_tokens_as_token_ids: nullish(z.boolean()),
-  return_token_ids: nullish(z.boolean()),
+  return_tokens_as_token_ids: nullish(LaxBoolSchema),
+  return_token_ids: nullish(LaxBoolSchema),
   cache_salt: nullish(z.unknown()),
   kv_transfer_params: nullish(z.record(z.string(), z.unknown())),
   engine_xargs: nullish(z.record(z.string(), XargValueSchema)),

@@ -90,7 +90,7 @@ describe('POST /v1/chat/completions validation', () => {
   })
 
   it('reports wrongly typed fields, several at once', async () => {
-    const res = await post({ messages, model, temperature: 'hot', n: 1.5, stream: 'yes' })
+    const res = await post({ messages, model, temperature: 'hot', n: 1.5, stream: 'maybe' })
     expect(res.status).toBe(400)
     expect(res.body.error.message).toMatch(/^3 validation errors:\n/)
     expect(res.body.error.message).toContain("'loc': ('body', 'temperature')")
