@@ -14,9 +14,13 @@ const IntSchema = LaxIntSchema
 
 const ContentPartSchema = z.looseObject({ type: z.string() })
 
-/** One chat message: system, user, assistant, tool, developer or function (extra keys such as `name` pass through). */
+/**
+ * One chat message: system, user, assistant, tool, developer, function or any other role string (vLLM's
+ * `CustomChatCompletionMessageParam`, e.g. `ipython`), which the model's chat template renders; extra keys such as
+ * `name` pass through.
+ */
 export const ChatMessageSchema = z.looseObject({
-  role: z.enum(['system', 'user', 'assistant', 'tool', 'developer', 'function']),
+  role: z.string(),
   content: nullish(z.union([z.string(), z.array(ContentPartSchema)])),
   name: z.optional(z.string()),
   reasoning: nullish(z.string()),

@@ -115,3 +115,36 @@ describe('the openai SDK zod helper with the reference engine', () => {
     expect(schema.safeParse(JSON.parse(choice?.message.content ?? '')).success).toBe(true)
   })
 })
+
+describe('custom message roles through the openai SDK', () => {
+  // vLLM's `CustomChatCompletionMessageParam`: any role string; the SDK's types name only OpenAI's roles.
+  const withToolOutput = [
+    { role: 'user', content: 'What is 2+2?' },
+    { role: 'ipython', content: '4' },
+  ] as unknown as OpenAI.Chat.ChatCompletionMessageParam[]
+
+  it('sends an ipython turn to the reference engine', async () => {
+    // Act
+    const completion = await client.chat.completions.create({
+      model: reference,
+      messages: withToolOutput,
+      max_completion_tokens: 8,
+    })
+
+    // Assess
+    expect(completion.choices[0]?.message.role).toBe('assistant')
+    expect(completion.usage?.prompt_tokens).toBeGreaterThan(0)
+  })
+
+  it('forwards an ipython turn to an upstream model as sent', async () => {
+    // Prepare
+    const before = upstream.seen.length
+
+    // Act
+    const completion = await client.chat.completions.create({ model: forwarded, messages: withToolOutput })
+
+    // Assess
+    expect(completion.choices[0]?.message.content).toBe('4')
+    expect(upstream.seen[before]?.body.messages).toEqual(withToolOutput)
+  })
+})

@@ -71,6 +71,39 @@ describe('chat template', () => {
     expect(prompt.role).toBe('assistant')
   })
 
+  it('renders a custom role (vLLM accepts any role string) as ChatML renders every role', () => {
+    // Act
+    const prompt = buildPrompt(
+      {
+        messages: [user('Weather?'), { role: 'ipython', content: [{ type: 'text', text: '{"temp": 21}' }] }],
+      },
+      settings,
+    )
+
+    // Assess
+    expect(decode(prompt.ids, { skipSpecialTokens: false, spacesBetweenSpecialTokens: false })).toBe(
+      '<|im_start|>user\nWeather?<|im_end|>\n<|im_start|>ipython\n{"temp": 21}<|im_end|>\n' +
+        '<|im_start|>assistant\n<think></think>\n\n',
+    )
+    expect(prompt.role).toBe('assistant')
+  })
+
+  it('answers with the custom role of the final message it continues', () => {
+    // Act
+    const prompt = buildPrompt(
+      {
+        messages: [user('Hi'), { role: 'ipython', content: 'partial' }],
+        add_generation_prompt: false,
+        continue_final_message: true,
+      },
+      settings,
+    )
+
+    // Assess
+    expect(decode(prompt.ids)).toMatch(/ipython\npartial$/)
+    expect(prompt.role).toBe('ipython')
+  })
+
   it('adds bos only with add_special_tokens', () => {
     // Act
     const without = buildPrompt({ messages: [user('Hi')] }, settings)

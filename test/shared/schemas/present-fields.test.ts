@@ -73,7 +73,7 @@ describe('presentFieldsParse', () => {
       parseChatFields(valid),
       parseChatFields({ model: 'm' }),
       parseChatFields({ ...valid, max_tokens: 1.5 }),
-      parseChatFields({ ...valid, messages: [{ role: 'robot', content: 'hi' }] }),
+      parseChatFields({ ...valid, messages: [{ role: 7, content: 'hi' }] }),
       parseChatFields([valid]),
       parseChatFields(null),
     ]
