@@ -4,6 +4,7 @@ import { CHUNK_BYTES, INLINE_LIMIT_BYTES, type StoredJson, storeJson } from '#sh
 import { BadRequestError, PayloadTooLargeError } from '#shared/errors/http-error'
 import type { EndedCall, StartedCall } from '#shared/schemas/call'
 import type { CallEndItem, CallStartItem } from '#shared/schemas/call-item'
+import { redactingReplacer, shouldRedact } from '#shared/tracing/redact'
 import { toStoredDatetime } from '#shared/tracing/time'
 
 /**
@@ -14,14 +15,17 @@ import { toStoredDatetime } from '#shared/tracing/time'
 
 const REF_PREFIX = 'weave:///'
 
-/** Collects every `weave:///` ref string inside a JSON value (recorded for `input_refs` / `output_refs` filters). */
+/**
+ * Collects every `weave:///` ref string inside a JSON value (recorded for `input_refs` / `output_refs` filters),
+ * except under redacted keys, whose values are not stored.
+ */
 export function collectRefs(value: unknown, into = new Set<string>()): Set<string> {
   if (typeof value === 'string') {
     if (value.startsWith(REF_PREFIX)) into.add(value)
   } else if (Array.isArray(value)) {
     for (const v of value) collectRefs(v, into)
   } else if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) collectRefs(v, into)
+    for (const [k, v] of Object.entries(value)) if (!shouldRedact(k)) collectRefs(v, into)
   }
   return into
 }
@@ -41,20 +45,25 @@ export type StartJson = { attributes: string; inputs: string; otel: string | und
 /** An end's JSON columns as text, and the refs in its output. */
 export type EndJson = { output: string; summary: string; refs: string[] }
 
-/** Serialises a start's JSON columns (once per request). */
+/**
+ * Serialises a start's JSON columns (once per request). Every ingest path (call/start, call/upsert_batch, OTel, calls
+ * Loom records itself) comes through here and `endJson`, so values under credential-shaped keys are replaced by
+ * `REDACTED` before anything is stored or indexed (shared/tracing/redact.ts; docs/security.md).
+ */
 export function startJson(s: StartedCall): StartJson {
   return {
-    attributes: JSON.stringify(s.attributes),
-    inputs: JSON.stringify(s.inputs),
-    otel: s.otel_dump === null || s.otel_dump === undefined ? undefined : JSON.stringify(s.otel_dump),
+    attributes: JSON.stringify(s.attributes, redactingReplacer),
+    inputs: JSON.stringify(s.inputs, redactingReplacer),
+    otel:
+      s.otel_dump === null || s.otel_dump === undefined ? undefined : JSON.stringify(s.otel_dump, redactingReplacer),
     refs: [...collectRefs(s.inputs)],
   }
 }
 
-/** Serialises an end's JSON columns (once per request). */
+/** Serialises an end's JSON columns (once per request), redacting the output as `startJson` does the inputs. */
 export function endJson(e: EndedCall): EndJson {
   return {
-    output: JSON.stringify(e.output === undefined ? null : e.output),
+    output: JSON.stringify(e.output === undefined ? null : e.output, redactingReplacer),
     summary: JSON.stringify(e.summary),
     refs: [...collectRefs(e.output)],
   }
