@@ -99,7 +99,11 @@ describe('default prices, with no cost/create', () => {
     const before = await callWith(caller, project, usage, '2024-06-01T00:00:00Z')
 
     // Act
-    const [e, l, b] = await Promise.all([early, later, before].map((id) => costsOf(caller, project, id)))
+    const [e, l, b] = (await Promise.all([early, later, before].map((id) => costsOf(caller, project, id)))) as [
+      Record<string, Cost>,
+      Record<string, Cost>,
+      Record<string, Cost>,
+    ]
 
     // Assess
     expect(e['claude-3-5-haiku-20241022']).toMatchObject({ prompt_token_cost: 1e-6, completion_token_cost: 5e-6 })
