@@ -14,6 +14,7 @@ const USAGE = `Usage: npm run models -- <command> [options]
       --api-key-ref <ref>           env:NAME or secret:<secrets-manager-id>; credentials are never stored
       --owned-by <s> --created <unix-seconds> --root <s> --max-model-len <n>
       --no-chat-template            the tokenizer defines no chat template
+      --multimodal | --text-only    whether image/audio/video parts are accepted (default: upstream yes, reference no)
       --scheduling fcfs|priority    priority allows a non-zero request priority
       --price-prompt <usd> --price-completion <usd> [--price-cached <usd>]   prices per token
       --connect-timeout-ms <n> --first-byte-timeout-ms <n> --continuous-usage
@@ -38,6 +39,8 @@ const OPTIONS = {
   root: { type: 'string' },
   'max-model-len': { type: 'string' },
   'no-chat-template': { type: 'boolean' },
+  multimodal: { type: 'boolean' },
+  'text-only': { type: 'boolean' },
   scheduling: { type: 'string' },
   'price-prompt': { type: 'string' },
   'price-completion': { type: 'string' },
@@ -112,6 +115,9 @@ function modelFromFlags(values: Values, id: string): CatalogModel {
   if (values.created !== undefined) model.created = num(values, 'created')
   if (values['max-model-len'] !== undefined) model.maxModelLen = num(values, 'max-model-len')
   if (values['no-chat-template']) model.hasChatTemplate = false
+  if (values.multimodal && values['text-only']) usageError('--multimodal and --text-only exclude each other')
+  if (values.multimodal) model.multimodal = true
+  if (values['text-only']) model.multimodal = false
   if (values.scheduling !== undefined) model.scheduling = values.scheduling
   const prompt = num(values, 'price-prompt')
   const completion = num(values, 'price-completion')

@@ -1,5 +1,6 @@
 import { Template } from '@huggingface/jinja'
 import { SPECIAL_TOKENS } from '#shared/engine/tokenizer'
+import { CONTINUE_WITH_GENERATION_PROMPT } from '#shared/inference/message-rules'
 
 /**
  * Chat templating as Hugging Face tokenizers do it: a Jinja template rendered with `@huggingface/jinja`, given the
@@ -77,6 +78,9 @@ function finalText(message: Record<string, unknown> | undefined): string {
 
 /** Renders the prompt text for a conversation. */
 export function renderChat(options: RenderChatOptions): string {
+  if (options.continueFinalMessage && options.addGenerationPrompt) {
+    throw new ChatTemplateError(CONTINUE_WITH_GENERATION_PROMPT)
+  }
   let rendered: string
   try {
     rendered = templateFor(options.template).render({

@@ -1,6 +1,7 @@
 import { config } from '#shared/config'
 import { BadRequestError } from '#shared/errors/http-error'
 import { pyRepr } from '#shared/errors/inference-errors'
+import { checkMessages } from '#shared/inference/message-rules'
 import { type ChatCompletionRequest, requestedMaxTokens } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
 
@@ -127,7 +128,7 @@ function checkTemplate(r: ChatCompletionRequest, model: CatalogModel): void {
 
 /**
  * Applies the serving-time rules that need only the request and the catalog entry: priority scheduling, chat
- * templates, multimodal kwargs, truncation against the context window, token-id lists, structured outputs and the
+ * templates, the chat layer's message rules, multimodal kwargs, truncation against the context window, token-id lists, structured outputs and the
  * sampling parameters' ranges. Throws `BadRequestError` with vLLM's message.
  */
 export function checkServingRules(r: ChatCompletionRequest, model: CatalogModel): void {
@@ -136,6 +137,7 @@ export function checkServingRules(r: ChatCompletionRequest, model: CatalogModel)
     bad(`Got priority ${priority} but Priority scheduling is not enabled.`, 'priority')
   }
   checkTemplate(r, model)
+  checkMessages(r, model)
   if (r.mm_processor_kwargs !== undefined && r.mm_processor_kwargs !== null && !config.inference.trustRequestMmKwargs) {
     bad(
       'Per-request mm_processor_kwargs are disabled by default because they can change multimodal preprocessing resource usage. Start the server with --trust-request-mm-kwargs only when clients are trusted.',

@@ -58,6 +58,11 @@ export const CatalogModelSchema = z.object({
   maxModelLen: z.optional(z.number()),
   /** Whether the model's tokenizer defines a chat template (contract §3.9). */
   hasChatTemplate: z.optional(z.boolean()),
+  /**
+   * Whether the model takes image, audio and video content parts. Absent: upstream models do (the upstream decides),
+   * reference models do not (docs/inference.md, "Multimodal content").
+   */
+  multimodal: z.optional(z.boolean()),
   /** `priority` scheduling allows a non-zero request `priority` (contract §3.8). */
   scheduling: z.optional(z.enum(['fcfs', 'priority'])),
   prices: z.optional(ModelPricesSchema),

@@ -148,3 +148,49 @@ describe('custom message roles through the openai SDK', () => {
     expect(upstream.seen[before]?.body.messages).toEqual(withToolOutput)
   })
 })
+
+describe('chat-layer refusals through the openai SDK', () => {
+  it('answers an image for the text-only reference engine with a BadRequestError naming the model', async () => {
+    // Act
+    const act = client.chat.completions.create({
+      model: reference,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is in this picture?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ],
+    })
+
+    // Assess
+    await expect(act).rejects.toBeInstanceOf(OpenAI.BadRequestError)
+    await expect(act).rejects.toMatchObject({ status: 400, message: `400 ${reference} is not a multimodal model` })
+  })
+
+  it('refuses continue_final_message unless add_generation_prompt is false', async () => {
+    // Prepare
+    const messages = [
+      { role: 'user' as const, content: 'Tell me a story.' },
+      { role: 'assistant' as const, content: 'Once upon a time' },
+    ]
+    const prefill = { continue_final_message: true } as object
+
+    // Act
+    const continued = await client.chat.completions.create({
+      model: reference,
+      messages,
+      max_completion_tokens: 4,
+      ...prefill,
+      ...({ add_generation_prompt: false } as object),
+    })
+    const refused = await client.chat.completions.create({ model: reference, messages, ...prefill }).catch((e) => e)
+
+    // Assess
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError)
+    expect(refused.message).toContain('continue_final_message and add_generation_prompt are not compatible')
+    expect(continued.choices[0]?.finish_reason).toMatch(/^(stop|length)$/)
+  })
+})

@@ -7,7 +7,7 @@ import { referenceCatalogModel } from '#shared/engine/settings'
 import { decode } from '#shared/engine/tokenizer'
 import { clearCatalogCache } from '#shared/inference/catalog'
 import { jsonInit } from '../../support/auth.js'
-import { upstreamModelFixture } from '../../support/models.js'
+import { addUpstreamModel, upstreamModelFixture } from '../../support/models.js'
 
 // What vLLM's chat layer does with the messages themselves: roles, and how the chat template is applied.
 
@@ -61,5 +61,129 @@ describe('POST /v1/chat/completions with custom roles', () => {
     const { error } = (await res.json()) as ErrorBody
     expect(error.param).toBe('body.messages.0.role')
     expect(error.message).toContain("'type': 'string_type'")
+  })
+})
+
+const IMAGE = { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }
+const withPart = (part: Record<string, unknown>) => [
+  { role: 'user', content: [{ type: 'text', text: 'What is this?' }, part] },
+]
+
+describe('POST /v1/chat/completions with media content parts', () => {
+  it("refuses an image for the reference engine, text-only by default, with vLLM's message", async () => {
+    // Act
+    const res = await chat({ model: reference, messages: withPart(IMAGE) })
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as ErrorBody).error).toEqual({
+      message: `${reference} is not a multimodal model`,
+      type: 'BadRequestError',
+      param: null,
+      code: 400,
+    })
+  })
+
+  it.each([
+    { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } },
+    { type: 'video_url', video_url: { url: 'https://example.com/v.mp4' } },
+    { type: 'image_embeds', image_embeds: 'AAAA' },
+  ])('refuses a $type part for a text-only model', async (part) => {
+    // Act
+    const res = await chat({ model: reference, messages: withPart(part) })
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as ErrorBody).error.message).toBe(`${reference} is not a multimodal model`)
+  })
+
+  it('forwards an image to an upstream model the catalog does not mark text-only', async () => {
+    // Prepare
+    const before = upstream.seen.length
+
+    // Act
+    const res = await chat({ model, messages: withPart(IMAGE) })
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(upstream.seen[before]?.body.messages).toEqual(withPart(IMAGE))
+  })
+
+  it('refuses an image for an upstream model marked text-only, naming its root, without calling the upstream', async () => {
+    // Prepare
+    const textOnly = await addUpstreamModel(upstream.baseUrl, [caller.entity], {
+      multimodal: false,
+      root: 'meta-llama/Llama-3.1-8B-Instruct',
+    })
+    const before = upstream.seen.length
+
+    // Act
+    const res = await chat({ model: textOnly.id, messages: withPart(IMAGE) })
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as ErrorBody).error.message).toBe(
+      'meta-llama/Llama-3.1-8B-Instruct is not a multimodal model',
+    )
+    expect(upstream.seen.length).toBe(before)
+  })
+
+  it('lets text, thinking and refusal parts through for a text-only model', async () => {
+    // Act
+    const res = await chat({
+      model: reference,
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        { role: 'assistant', content: [{ type: 'refusal', refusal: 'no' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Again' }] },
+      ],
+      max_tokens: 2,
+    })
+
+    // Assess
+    expect(res.status).toBe(200)
+  })
+})
+
+describe('POST /v1/chat/completions with continue_final_message', () => {
+  const prefill = [
+    { role: 'user', content: 'Tell me a story.' },
+    { role: 'assistant', content: 'Once upon a time' },
+  ]
+
+  it.each([
+    ['the reference engine', () => reference],
+    ['an upstream model', () => model],
+  ])('refuses it with add_generation_prompt left at its default (true) for %s', async (_name, target) => {
+    // Prepare
+    const before = upstream.seen.length
+
+    // Act
+    const res = await chat({ model: target(), messages: prefill, continue_final_message: true })
+
+    // Assess
+    expect(res.status).toBe(400)
+    const { error } = (await res.json()) as ErrorBody
+    expect(error.type).toBe('BadRequestError')
+    expect(error.message).toMatch(/^continue_final_message and add_generation_prompt are not compatible\. /)
+    expect(upstream.seen.length).toBe(before)
+  })
+
+  it('continues the final message when add_generation_prompt is false', async () => {
+    // Act
+    const res = await chat({
+      model: reference,
+      messages: prefill,
+      continue_final_message: true,
+      add_generation_prompt: false,
+      echo: true,
+      max_tokens: 3,
+    })
+
+    // Assess
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { choices: { message: { role: string; content: string } }[] }
+    expect(body.choices[0]?.message.role).toBe('assistant')
+    expect(body.choices[0]?.message.content.startsWith('Once upon a time')).toBe(true)
   })
 })

@@ -206,13 +206,21 @@ describe('POST /v1/chat/completions validation', () => {
     expect(body.choices[0]?.finish_reason).toBe('stop')
   })
 
-  it('refuses continue_final_message with a truthy add_generation_prompt only when both are sent', async () => {
+  it('refuses continue_final_message with add_generation_prompt: both sent (validator), or the default true (template)', async () => {
     await expectRequestError(
       { messages, model, continue_final_message: true, add_generation_prompt: true },
       'Cannot set both `continue_final_message` and `add_generation_prompt` to True.',
       'continue_final_message',
     )
-    expect((await post({ messages, model, continue_final_message: true })).status).toBe(200)
+    // The validator reads the raw body; Hugging Face's apply_chat_template then gets the default True (issue ask:
+    // newest vLLM's template path, not the contract §3.6 reading that let this through).
+    await expectServingError(
+      { messages, model, continue_final_message: true },
+      'continue_final_message and add_generation_prompt are not compatible. Use continue_final_message when you want the model to continue the final message, and add_generation_prompt when you want to add a header that will prompt it to start a new assistant message instead.',
+    )
+    expect((await post({ messages, model, continue_final_message: true, add_generation_prompt: false })).status).toBe(
+      200,
+    )
   })
 
   it('checks cache_salt', async () => {

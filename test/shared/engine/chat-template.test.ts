@@ -104,6 +104,19 @@ describe('chat template', () => {
     expect(prompt.role).toBe('ipython')
   })
 
+  it("refuses continue_final_message with a generation prompt, as Hugging Face's apply_chat_template does", () => {
+    // Act
+    const act = () =>
+      buildPrompt(
+        { messages: [user('Hi'), { role: 'assistant', content: 'Once' }], continue_final_message: true },
+        settings,
+      )
+
+    // Assess
+    expect(act).toThrow(BadRequestError)
+    expect(act).toThrow(/^continue_final_message and add_generation_prompt are not compatible\. /)
+  })
+
   it('adds bos only with add_special_tokens', () => {
     // Act
     const without = buildPrompt({ messages: [user('Hi')] }, settings)
