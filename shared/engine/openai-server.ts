@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createReferenceBackend } from '#shared/engine/reference-backend'
-import { referenceCatalogModel } from '#shared/engine/settings'
+import { maxModelLenOf, referenceCatalogModel } from '#shared/engine/settings'
 import { BadRequestError, NotFoundError, UnsupportedMediaTypeError } from '#shared/errors/http-error'
 import { inferenceErrorResponse } from '#shared/errors/inference-errors'
 import { Cancellation } from '#shared/inference/cancellation'
@@ -62,7 +62,7 @@ export async function startReferenceServer(options: ReferenceServerOptions = {})
         created: m.created ?? 0,
         owned_by: m.ownedBy ?? 'system',
         root: m.root ?? m.id,
-        max_model_len: m.maxModelLen ?? null,
+        max_model_len: maxModelLenOf(m),
       }))
       return send(res, 200, { object: 'list', data })
     }

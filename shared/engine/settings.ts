@@ -39,6 +39,16 @@ export type EngineSettings = z.infer<typeof EngineSettingsSchema>
 export const DEFAULT_MAX_MODEL_LEN = 8192
 
 /**
+ * The context window a catalog model enforces, which `GET /v1/models` reports: the reference engine's
+ * (`maxModelLen`, else its default), or for an upstream model the catalog's `maxModelLen` (null when unset: only the
+ * upstream knows it).
+ */
+export function maxModelLenOf(model: CatalogModel): number | null {
+  if (model.backend.kind === 'reference') return model.maxModelLen ?? DEFAULT_MAX_MODEL_LEN
+  return model.maxModelLen ?? null
+}
+
+/**
  * Largest `n` when the catalog entry sets none. vLLM itself sets no bound (a huge `n` exhausts its memory); Loom's
  * engine answers 400 instead, at OpenAI's documented cap.
  */
@@ -65,7 +75,7 @@ export function engineSettings(model: CatalogModel): ResolvedEngineSettings {
   const s = EngineSettingsSchema.parse(raw)
   return {
     id: model.id,
-    maxModelLen: model.maxModelLen ?? DEFAULT_MAX_MODEL_LEN,
+    maxModelLen: maxModelLenOf(model) ?? DEFAULT_MAX_MODEL_LEN,
     chatTemplate: model.hasChatTemplate === false ? null : s.chatTemplate,
     maxConcurrency: s.maxConcurrency ?? 8,
     maxN: s.maxN ?? DEFAULT_MAX_N,

@@ -1,3 +1,4 @@
+import { maxModelLenOf } from '#shared/engine/settings'
 import type { CatalogModel } from '#shared/schemas/model'
 
 /** A model as `GET /v1/models` lists it (contract §10): W&B's defaults where the catalog entry leaves a field out. */
@@ -9,6 +10,7 @@ export function modelCard(model: CatalogModel) {
     owned_by: model.ownedBy ?? 'system',
     root: model.root ?? model.id,
     parent: null,
-    max_model_len: model.maxModelLen ?? null,
+    // The number the model enforces (the reference engine's default when the entry sets none), as vLLM's card does.
+    max_model_len: maxModelLenOf(model),
   }
 }

@@ -1,4 +1,5 @@
 import { config } from '#shared/config'
+import { maxModelLenOf } from '#shared/engine/settings'
 import { BadRequestError } from '#shared/errors/http-error'
 import { pyRepr } from '#shared/errors/inference-errors'
 import { checkMessages } from '#shared/inference/message-rules'
@@ -144,7 +145,8 @@ export function checkServingRules(r: ChatCompletionRequest, model: CatalogModel)
     )
   }
   const truncate = r.truncate_prompt_tokens
-  if (typeof truncate === 'number' && model.maxModelLen !== undefined && truncate > model.maxModelLen) {
+  const maxModelLen = maxModelLenOf(model)
+  if (typeof truncate === 'number' && maxModelLen !== null && truncate > maxModelLen) {
     bad('truncate_prompt_tokens value is greater than max_model_len. Please, select a smaller truncation size.')
   }
   if (Array.isArray(r.allowed_token_ids) && r.allowed_token_ids.length === 0) {

@@ -194,3 +194,20 @@ describe('chat-layer refusals through the openai SDK', () => {
     expect(continued.choices[0]?.finish_reason).toMatch(/^(stop|length)$/)
   })
 })
+
+describe('GET /v1/models through the openai SDK', () => {
+  it("reports the reference engine's enforced context window, the number in its length refusal", async () => {
+    // Act
+    const listed = (await client.models.list()).data.find((m) => m.id === reference) as
+      | (OpenAI.Models.Model & { max_model_len?: number | null })
+      | undefined
+    const refused = await client.chat.completions
+      .create({ model: reference, messages: ask('Hi'), max_completion_tokens: listed?.max_model_len ?? 0 })
+      .catch((e: unknown) => e)
+
+    // Assess
+    expect(listed?.max_model_len).toBe(8192)
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError)
+    expect((refused as Error).message).toContain("This model's maximum context length is 8192 tokens")
+  })
+})

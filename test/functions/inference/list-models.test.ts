@@ -1,7 +1,13 @@
+import '../../support/lambda-shim.js'
+import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { app as chatApp } from '#functions/inference/create-chat-completion/handler'
 import { app, handler } from '#functions/inference/list-models/handler'
+import { putModel } from '#shared/db/model-repository'
+import { referenceCatalogModel } from '#shared/engine/settings'
 import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
-import { newCaller, type TestCaller } from '../../support/auth.js'
+import { clearCatalogCache } from '#shared/inference/catalog'
+import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
 import { addUpstreamModel } from '../../support/models.js'
 
@@ -50,6 +56,34 @@ describe('GET /v1/models', () => {
       root: 'acme/base',
       max_model_len: 8192,
     })
+  })
+
+  it.each([
+    ['without a maxModelLen (the engine default)', undefined, 8192],
+    ['with a maxModelLen', 300, 300],
+  ])('reports the context window the reference engine enforces, %s', async (_name, maxModelLen, enforced) => {
+    // Prepare
+    const id = `test-org/reference-${randomUUID().slice(0, 8)}`
+    const { maxModelLen: _default, ...entry } = referenceCatalogModel({ id, root: id, entities: [caller.entity] })
+    await putModel(maxModelLen === undefined ? entry : { ...entry, maxModelLen })
+    clearCatalogCache()
+
+    // Act
+    const listed = (await (await app.request('/v1/models', { headers: caller.bearer })).json()) as {
+      data: { id: string; max_model_len: number | null }[]
+    }
+    const card = listed.data.find((m) => m.id === id)
+    const tooLong = await chatApp.request(
+      '/v1/chat/completions',
+      jsonInit({ model: id, messages: [{ role: 'user', content: 'Hi' }], max_tokens: enforced }, caller.bearer),
+    )
+
+    // Assess: the card's number is the one in the engine's refusal.
+    expect(card?.max_model_len).toBe(enforced)
+    expect(tooLong.status).toBe(400)
+    expect(((await tooLong.json()) as { error: { message: string } }).error.message).toContain(
+      `This model's maximum context length is ${card?.max_model_len} tokens`,
+    )
   })
 
   it('lists for the entity named by the project header, and refuses a foreign one', async () => {
