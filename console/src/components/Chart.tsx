@@ -38,6 +38,9 @@ export function Chart({ data, xKind, stacked = false, title, testId, height = 28
   useEffect(() => {
     const el = host.current
     if (el === null || data.x.length === 0) return
+    // A user-timing measure from here to uPlot's first draw, `chart <testId>` (read by `npm run bench:console`).
+    const started = performance.now()
+    let drawn = false
     const raw = data.series
     let plotted = raw.map((s) => s.values)
     if (stacked) {
@@ -58,6 +61,15 @@ export function Chart({ data, xKind, stacked = false, title, testId, height = 28
         ? { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), timeZone) }
         : {}),
       scales: { x: { time: xKind === 'time' } },
+      hooks: {
+        draw: [
+          () => {
+            if (drawn) return
+            drawn = true
+            performance.measure(`chart ${testId}`, { start: started })
+          },
+        ],
+      },
       axes: [
         {
           stroke: 'currentColor',
@@ -103,7 +115,7 @@ export function Chart({ data, xKind, stacked = false, title, testId, height = 28
       resize.disconnect()
       plot.destroy()
     }
-  }, [data, xKind, stacked, title, height, timeZone, yLabel])
+  }, [data, xKind, stacked, title, height, timeZone, yLabel, testId])
   if (data.x.length === 0)
     return (
       <p class="muted" data-testid={`${testId}-empty`}>
