@@ -31,6 +31,8 @@ export const UNIT_FILES = [
   'test/shared/inference/cancellation.test.ts',
   'test/shared/inference/credentials.test.ts',
   'test/shared/inference/upstream-http.test.ts',
+  'test/shared/inference/sse-framing.test.ts',
+  'test/shared/inference/stream-tally.test.ts',
   'test/shared/refreshing-cache.test.ts',
   'test/shared/schemas/datetime.test.ts',
   'test/shared/schemas/present-fields.test.ts',
