@@ -34,9 +34,15 @@ export function parsePriceTable(table: unknown, source = 'price table'): Map<str
     throw new Error(`${source}: expected {effective_date: "YYYY-MM-DD HH:MM:SS", rows: [...]}`)
   }
   const byModel = new Map<string, PriceRow[]>()
+  // A few hundred distinct dates among thousands of rows: each is converted once.
+  const dates = new Map<unknown, string | undefined>()
+  const dateOf = (date: unknown): string | undefined => {
+    if (!dates.has(date)) dates.set(date, storedDate(date))
+    return dates.get(date)
+  }
   t.rows.forEach((row: unknown, index) => {
     const [llmId, provider, prompt, completion, cacheRead = 0, cacheCreation = 0, date] = Array.isArray(row) ? row : []
-    const effective = date === undefined ? common : storedDate(date)
+    const effective = date === undefined ? common : dateOf(date)
     const valid =
       typeof llmId === 'string' &&
       llmId !== '' &&
