@@ -73,7 +73,8 @@ if (skipped.length > 0) process.stdout.write(`${CHROMIUM_MISSING}\n`)
 const common = {
   env: { POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_REGION: 'us-east-1' },
   pool: 'forks',
-  testTimeout: 30_000,
+  // Generous: CDK synths and JVM starts take 10–45 s when the suite shares 2 cores with other work; a hang still fails.
+  testTimeout: 60_000,
   hookTimeout: 60_000,
 } as const
 

@@ -1,6 +1,7 @@
 import {
   CreateTableCommand,
   DescribeTableCommand,
+  ResourceInUseException,
   ResourceNotFoundException,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb'
@@ -29,7 +30,13 @@ export async function ensureTable(tableName: string): Promise<boolean> {
     existing = (Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName ?? '')
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error
-    await rawDb().send(new CreateTableCommand(wanted))
+    try {
+      await rawDb().send(new CreateTableCommand(wanted))
+    } catch (createError) {
+      // The table appeared between the two calls: another process created it, or this one did and the SDK retried
+      // a CreateTable whose answer timed out (retries are not idempotent here). Either way it now exists.
+      if (!(createError instanceof ResourceInUseException)) throw createError
+    }
     await waitActive(tableName)
     return true
   }
