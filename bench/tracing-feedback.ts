@@ -21,6 +21,7 @@ import { feedbackItem } from '#shared/db/feedback-repository'
 import type { FeedbackRow } from '#shared/schemas/feedback'
 import { uuidv7 } from '#shared/tracing/ids'
 import { feedbackRow } from '../test/support/feedback.js'
+import { writeCostLine } from './index-cost.js'
 
 const ROWS = Number(process.argv[2] ?? 100_000)
 const ITERATIONS = Number(process.argv[3] ?? 5)
@@ -114,6 +115,10 @@ async function main(): Promise<void> {
   const seeded = performance.now()
   await seedRows(project)
   console.log(`seeded ${ROWS} rows in ${((performance.now() - seeded) / 1000).toFixed(1)} s`)
+  const sample = row(project, 0)
+  console.log(
+    writeCostLine('write cost, one feedback row', [feedbackItem(sample, { json: JSON.stringify(sample.payload) })]),
+  )
 
   const headers = {
     authorization: `Basic ${Buffer.from(`api:${key}`).toString('base64')}`,

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import dynalite from 'dynalite'
 import { createApiKey } from '#shared/auth/key-admin'
 import { config } from '#shared/config'
@@ -16,6 +16,7 @@ import { uuidv7 } from '#shared/tracing/ids'
 import { app as statsApp } from '../functions/tracing/query-call-stats/handler.js'
 import { app as usageApp } from '../functions/tracing/trace-usage/handler.js'
 import { app as upsertApp } from '../functions/tracing/upsert-call-batch/handler.js'
+import { writeCostLine } from './index-cost.js'
 
 const INGEST_CALLS = Number(process.env.BENCH_INGEST_CALLS ?? 20_000)
 const TRACE_CALLS = Number(process.env.BENCH_TRACE_CALLS ?? 10_000)
@@ -205,6 +206,46 @@ async function main() {
       `median of ${ROUNDS} interleaved rounds ${fmt(100 * median(ratios), 0)}% ` +
       `(per round: ${ratios.map((r) => `${fmt(100 * r, 0)}%`).join(', ')})`,
   )
+
+  // Write cost per call: the parts upsert_batch stored (read back by key), base item plus index copies, under the
+  // table's projections against every index projecting ALL.
+  const storedParts = async (c: ReturnType<typeof callParts>) => {
+    const body = JSON.stringify({
+      batch: [
+        { mode: 'start', req: { start: c.start } },
+        { mode: 'end', req: { end: c.end } },
+      ],
+    })
+    const res = await upsertApp.request('/call/upsert_batch', { method: 'POST', headers: auth, body })
+    if (res.status !== 200) throw new Error(`upsert_batch ${res.status}: ${await res.text()}`)
+    return Promise.all(
+      ['S', 'E'].map(async (SK) => {
+        const key = { PK: `CALL#${c.start.project_id}#${c.id}`, SK }
+        const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key }))
+        if (Item === undefined) throw new Error(`call part ${SK} not stored`)
+        return Item
+      }),
+    )
+  }
+  const costProject = `${entity}/write-cost`
+  const benchCall = await storedParts(callParts(costProject, randomUUID(), null, 1))
+  log(writeCostLine('write cost, one bench call (start + end)', benchCall))
+  log(writeCostLine('  its start part alone', benchCall.slice(0, 1)))
+  const chat = callParts(costProject, randomUUID(), randomUUID(), 2)
+  // A chat completion as the gateway or an SDK records it: ~8 KB of messages in, ~2 KB out, in a thread.
+  Object.assign(chat.start, {
+    thread_id: 'bench-thread',
+    inputs: {
+      messages: Array.from({ length: 8 }, (_, i) => ({
+        role: i % 2 ? 'assistant' : 'user',
+        content: 'lorem ipsum '.repeat(80),
+      })),
+    },
+  })
+  ;(chat.end as Record<string, unknown>).output = {
+    choices: [{ message: { role: 'assistant', content: 'dolor sit amet '.repeat(130) } }],
+  }
+  log(writeCostLine('write cost, one chat-sized call in a thread (start + end)', await storedParts(chat)))
 
   // 3. Unfiltered query_stats: first with the real calls, then with the counter brought to 1,000,000.
   const stat = async (p: string) => {

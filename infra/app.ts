@@ -8,7 +8,10 @@ import { deploySettings } from './settings.js'
 const app = new App()
 // Context keys and defaults: infra/settings.ts (README, Deploy).
 const settings = deploySettings(app.node)
-const data = new DataStack(app, `Loom-${settings.stage}-Data`, { production: settings.production })
+const data = new DataStack(app, `Loom-${settings.stage}-Data`, {
+  production: settings.production,
+  allProjectedIndexes: settings.allProjectedIndexes,
+})
 new ApiStack(app, `Loom-${settings.stage}-Api`, { table: data.table as unknown as ITable, ...settings.api })
 // AwsSolutions violations fail synth; justified exceptions are acknowledged next to the construct they concern.
 Validations.of(app).addPlugins(new nag.AwsSolutionsChecks(app))

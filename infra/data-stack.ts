@@ -1,5 +1,5 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib'
-import { AttributeType, Billing, TableV2 } from 'aws-cdk-lib/aws-dynamodb'
+import { AttributeType, Billing, ProjectionType, TableV2 } from 'aws-cdk-lib/aws-dynamodb'
 import type { Construct } from 'constructs'
 import { GLOBAL_INDEXES, PRIMARY_KEY, TTL_ATTRIBUTE } from '../shared/db/table.js'
 
@@ -10,6 +10,13 @@ export type DataStackProps = StackProps & {
    * @default false
    */
   production?: boolean
+  /**
+   * Keep `ALL` as every index's projection: for a table deployed before the indexes were narrowed
+   * (`shared/db/table.ts`). CloudFormation cannot change an index's projection in place, so such a table keeps its
+   * indexes as they are; reads follow the narrowed definition, which `ALL` contains (docs/architecture.md, AWS).
+   * @default false
+   */
+  allProjectedIndexes?: boolean
 }
 
 /** The single DynamoDB table, from the same definition the local stack creates. */
@@ -19,6 +26,7 @@ export class DataStack extends Stack {
   constructor(scope: Construct, id: string, props: DataStackProps = {}) {
     super(scope, id, props)
     const production = props.production ?? false
+    const allProjected = props.allProjectedIndexes ?? false
     this.table = new TableV2(this, 'Table', {
       partitionKey: { name: PRIMARY_KEY.partitionKey, type: AttributeType.STRING },
       sortKey: { name: PRIMARY_KEY.sortKey, type: AttributeType.STRING },
@@ -27,6 +35,11 @@ export class DataStack extends Stack {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        ...(allProjected || index.projection.type === 'ALL'
+          ? { projectionType: ProjectionType.ALL }
+          : index.projection.type === 'KEYS_ONLY'
+            ? { projectionType: ProjectionType.KEYS_ONLY }
+            : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection.attributes] }),
       })),
       timeToLiveAttribute: TTL_ATTRIBUTE,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },

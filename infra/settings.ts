@@ -8,6 +8,8 @@ export type DeploySettings = {
   stage: string
   /** Retain the table and turn on deletion protection. */
   production: boolean
+  /** Keep `ALL` on every index of a table deployed before the indexes were narrowed (`loom:allProjectedIndexes`). */
+  allProjectedIndexes: boolean
   api: Omit<ApiStackProps, 'table'>
 }
 
@@ -53,6 +55,7 @@ export function deploySettings(node: Node): DeploySettings {
   return {
     stage,
     production: flag('loom:production') ?? true,
+    allProjectedIndexes: flag('loom:allProjectedIndexes') ?? false,
     api: {
       stageName: stage,
       concurrency,

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
-import { queryAll } from '#shared/db/query'
+import { queryIndexAll } from '#shared/db/index-query'
 import { type ApiKeyRecord, ApiKeyRecordSchema } from '#shared/schemas/api-key'
 import { LIMIT_NAMES, type RateLimits } from '#shared/schemas/rate-limit'
 
@@ -46,7 +46,7 @@ export async function getApiKey(keyId: string): Promise<ApiKeyRecord | undefined
 
 /** Lists keys, newest last; one user's when `userId` is given. */
 export async function listApiKeys(userId?: string): Promise<ApiKeyRecord[]> {
-  const items = await queryAll(
+  const items = await queryIndexAll(
     userId === undefined
       ? { IndexName: 'GSI2', KeyConditionExpression: 'GSI2PK = :pk', ExpressionAttributeValues: { ':pk': 'APIKEYS' } }
       : {

@@ -1,16 +1,32 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb'
-import { CALL_INDEX, callIndexPk, endPartSizes, LEAN_PROJECTION } from '#shared/db/call-repository'
+import { CALL_INDEX, callIndexPk, endPartSizes, LEAN_ATTRIBUTES, LEAN_PROJECTION } from '#shared/db/call-repository'
 import { db, table } from '#shared/db/client'
+import { fetchFromTable } from '#shared/db/index-query'
+import { indexProjects } from '#shared/db/table'
 
 /**
  * Index walks over the call indexes (see `call-repository.ts` for the keys): one partition page by page, several
  * partitions merged in sort-key order, and the trace size sum.
  */
 
-/** Options of an index walk. */
-export type IndexWalkOptions = { from?: string; to?: string; descending?: boolean; pageSize?: number; lean?: boolean }
+/**
+ * Options of an index walk: `lean` reads every attribute but the large JSON columns, `keysOnly` only the keys (an
+ * existence probe); otherwise whole items.
+ */
+export type IndexWalkOptions = {
+  from?: string
+  to?: string
+  descending?: boolean
+  pageSize?: number
+  lean?: boolean
+  keysOnly?: boolean
+}
 
-/** Walks one index partition page by page (1 MB pages), optionally bounded on its sort key, yielding raw items. */
+/**
+ * Walks one index partition page by page (1 MB pages), optionally bounded on its sort key, yielding raw items. An
+ * index that does not project what the walk reads yields its keys, and each page's items are fetched back from the
+ * table (lean ones projected), in index order.
+ */
 export async function* walkIndex(
   index: string,
   pk: string,
@@ -31,8 +47,14 @@ export async function* walkIndex(
     values[':to'] = options.to
   }
   if (options.from !== undefined || options.to !== undefined) names['#sk'] = `${index}SK`
+  const reads = options.keysOnly ? [] : options.lean ? LEAN_ATTRIBUTES : undefined
+  const fromIndex = reads !== undefined && indexProjects(index, reads)
   // A lean walk still returns the index sort key: `walkMerged` orders shards by it.
-  if (options.lean) Object.assign(names, LEAN_PROJECTION.names, { '#isk': `${index}SK` })
+  const leanQuery = options.lean === true && fromIndex && options.keysOnly !== true
+  if (leanQuery) Object.assign(names, LEAN_PROJECTION.names, { '#isk': `${index}SK` })
+  const fetchOptions = options.lean
+    ? { ProjectionExpression: LEAN_PROJECTION.ProjectionExpression, ExpressionAttributeNames: LEAN_PROJECTION.names }
+    : {}
   let startKey: Record<string, unknown> | undefined
   do {
     const page = await db().send(
@@ -45,10 +67,10 @@ export async function* walkIndex(
         ScanIndexForward: options.descending !== true,
         ExclusiveStartKey: startKey,
         ...(options.pageSize === undefined ? {} : { Limit: options.pageSize }),
-        ...(options.lean ? { ProjectionExpression: `${LEAN_PROJECTION.ProjectionExpression}, #isk` } : {}),
+        ...(leanQuery ? { ProjectionExpression: `${LEAN_PROJECTION.ProjectionExpression}, #isk` } : {}),
       }),
     )
-    yield page.Items ?? []
+    yield fromIndex ? (page.Items ?? []) : await fetchFromTable(page.Items ?? [], fetchOptions)
     startKey = page.LastEvaluatedKey
   } while (startKey !== undefined)
 }

@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { getBatch, inParallel, writeBatch } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
+import { CALL_SUMMARY_ATTRIBUTES } from '#shared/db/table'
 import {
   type CallEndItem,
   CallEndItemSchema,
@@ -207,31 +208,7 @@ export async function endPartSizes(
  * Attributes a lean read fetches: everything but the large JSON columns `attributes`, `inputs`, `otel_dump` and
  * `output` (usage roll-ups and counts never look at them), so DynamoDB returns and the client parses far less.
  */
-export const LEAN_ATTRIBUTES = [
-  'PK',
-  'SK',
-  'id',
-  'project_id',
-  'op_name',
-  'display_name',
-  'trace_id',
-  'parent_id',
-  'thread_id',
-  'turn_id',
-  'started_at',
-  'ended_at',
-  'exception',
-  'summary',
-  'wb_user_id',
-  'wb_run_id',
-  'wb_run_step',
-  'wb_run_step_end',
-  'input_refs',
-  'output_refs',
-  'deleted_at',
-  'uncount_pending',
-  'size',
-] as const
+export const LEAN_ATTRIBUTES = ['PK', 'SK', ...CALL_SUMMARY_ATTRIBUTES] as const
 
 /** `LEAN_ATTRIBUTES` as a projection expression with its attribute names. */
 export const LEAN_PROJECTION = {

@@ -1,10 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { queryIndexAll } from '#shared/db/index-query'
 import { assertItemFits } from '#shared/db/item-size'
 import { keyPart } from '#shared/db/key-part'
 import { deleteLargeValue, loadJson, plannedJson, type StoredJson, storeJson } from '#shared/db/large-value'
-import { queryAll } from '#shared/db/query'
 import { type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
 
 // Feedback (docs/data-model.md): PK=FB#<project>#<id> SK=FB; the row's columns in `row_dump`, its payload in
@@ -164,7 +164,7 @@ function indexFor(
 /** Feedback rows of a listing, oldest first. */
 export async function listFeedback(project: string, source: FeedbackSource): Promise<FeedbackRow[]> {
   const ix = indexFor(project, source)
-  const items = await queryAll({
+  const items = await queryIndexAll({
     IndexName: ix.IndexName,
     KeyConditionExpression: `${ix.pkName} = :pk`,
     ExpressionAttributeValues: { ':pk': ix.pk },

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { PutCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { queryIndexAll } from '#shared/db/index-query'
 import { queryAll } from '#shared/db/query'
 import { type Membership, MembershipSchema } from '#shared/schemas/api-key'
 
@@ -39,7 +40,7 @@ export async function listUserMemberships(userId: string): Promise<Membership[]>
 
 /** The members of an entity. */
 export async function listEntityMembers(entity: string): Promise<Membership[]> {
-  const items = await queryAll({
+  const items = await queryIndexAll({
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
     ExpressionAttributeValues: { ':pk': `ENTITY#${entity}`, ':sk': 'MEMBER#' },

@@ -2,9 +2,11 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { getBatch } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
+import { queryIndexAll } from '#shared/db/index-query'
 import { keyPart } from '#shared/db/key-part'
 import { objPk } from '#shared/db/obj-repository'
 import { queryAll } from '#shared/db/query'
+import { LABEL_ATTRIBUTES, LATEST_ALIAS_ATTRIBUTES } from '#shared/db/table'
 
 // Aliases and tags of object versions (layout in obj-repository.ts): rows in the object's partition, with project-wide
 // indexes GSI1 ALIASES#<project> / TAGS#<project> and GSI2 LATEST#<project> for the `latest` aliases.
@@ -109,11 +111,14 @@ export async function getLatestDigests(project: string, objectIds: readonly stri
 
 /** Every `latest` alias of a project (GSI2: one row per object). */
 export async function listLatestAliases(project: string): Promise<Map<string, string>> {
-  const items = await queryAll({
-    IndexName: 'GSI2',
-    KeyConditionExpression: 'GSI2PK = :pk',
-    ExpressionAttributeValues: { ':pk': `LATEST#${keyPart(project)}` },
-  })
+  const items = await queryIndexAll(
+    {
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk',
+      ExpressionAttributeValues: { ':pk': `LATEST#${keyPart(project)}` },
+    },
+    LATEST_ALIAS_ATTRIBUTES,
+  )
   return new Map(items.map((item) => [String(item.object_id), String(item.digest)]))
 }
 
@@ -188,11 +193,14 @@ export async function listTaggedVersions(
   project: string,
   tag: string,
 ): Promise<{ objectId: string; digest: string }[]> {
-  const items = await queryAll({
-    IndexName: 'GSI1',
-    KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
-    ExpressionAttributeValues: { ':pk': `TAGS#${keyPart(project)}`, ':sk': `${tag}#` },
-  })
+  const items = await queryIndexAll(
+    {
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
+      ExpressionAttributeValues: { ':pk': `TAGS#${keyPart(project)}`, ':sk': `${tag}#` },
+    },
+    LABEL_ATTRIBUTES,
+  )
   return items.filter((i) => i.tag === tag).map((i) => ({ objectId: String(i.object_id), digest: String(i.digest) }))
 }
 
@@ -201,11 +209,14 @@ export async function listAliasedVersions(
   project: string,
   alias: string,
 ): Promise<{ objectId: string; digest: string }[]> {
-  const items = await queryAll({
-    IndexName: 'GSI1',
-    KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
-    ExpressionAttributeValues: { ':pk': `ALIASES#${keyPart(project)}`, ':sk': `${keyPart(alias)}#` },
-  })
+  const items = await queryIndexAll(
+    {
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND begins_with(GSI1SK, :sk)',
+      ExpressionAttributeValues: { ':pk': `ALIASES#${keyPart(project)}`, ':sk': `${keyPart(alias)}#` },
+    },
+    LABEL_ATTRIBUTES,
+  )
   return items
     .filter((i) => i.alias === alias)
     .map((i) => ({ objectId: String(i.object_id), digest: String(i.digest) }))

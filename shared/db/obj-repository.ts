@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { queryIndexAll } from '#shared/db/index-query'
 import { keyPart } from '#shared/db/key-part'
 import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
 import { queryAll } from '#shared/db/query'
@@ -97,7 +98,7 @@ export async function findVersionsByIndex(project: string, objectId: string, ind
   const found = await Promise.all(
     ['object', 'op'].map((kind) => {
       const keys = versionIndexKeys(project, objectId, kind, index)
-      return queryAll({
+      return queryIndexAll({
         IndexName: 'GSI1',
         KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK = :sk',
         ExpressionAttributeValues: { ':pk': keys.GSI1PK, ':sk': keys.GSI1SK },
@@ -127,7 +128,7 @@ export async function listLiveVersionsByKind(
   kind: string,
   withVal: boolean,
 ): Promise<ObjVersionRecord[]> {
-  const items = await queryAll({
+  const items = await queryIndexAll({
     IndexName: 'GSI3',
     KeyConditionExpression: 'GSI3PK = :pk',
     ExpressionAttributeValues: { ':pk': `OBJS#${keyPart(project)}#${kind}` },
@@ -141,7 +142,7 @@ export async function listLiveVersionsByClass(
   cls: string,
   withVal: boolean,
 ): Promise<ObjVersionRecord[]> {
-  const items = await queryAll({
+  const items = await queryIndexAll({
     IndexName: 'GSI2',
     KeyConditionExpression: 'GSI2PK = :pk',
     ExpressionAttributeValues: { ':pk': `OBJCLS#${keyPart(project)}#${keyPart(cls)}` },

@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { queryIndexAll } from '#shared/db/index-query'
 import { assertItemFits } from '#shared/db/item-size'
 import { keyPart } from '#shared/db/key-part'
-import { queryAll } from '#shared/db/query'
 import { type PreviewModel, PreviewModelSchema } from '#shared/schemas/preview-model'
 
 // Model: PK=PMODEL#<id> SK=PMODEL, GSI1PK=PMODELS#<entity> GSI1SK=<project>#<name> (list an entity's models).
@@ -104,7 +104,7 @@ export async function getPreviewModel(id: string): Promise<PreviewModel | undefi
 
 /** Lists an entity's models (optionally one project's), ordered by project and name. */
 export async function listPreviewModels(entity: string, project?: string): Promise<PreviewModel[]> {
-  const items = await queryAll({
+  const items = await queryIndexAll({
     IndexName: 'GSI1',
     KeyConditionExpression: project === undefined ? 'GSI1PK = :pk' : 'GSI1PK = :pk AND begins_with(GSI1SK, :project)',
     ExpressionAttributeValues: {

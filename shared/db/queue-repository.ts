@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { queryIndexAll } from '#shared/db/index-query'
 import { assertItemFits } from '#shared/db/item-size'
 import { keyPart } from '#shared/db/key-part'
 import { queryAll } from '#shared/db/query'
@@ -60,7 +61,7 @@ export async function getQueue(project: string, queueId: string): Promise<Annota
 
 /** Live queues of a project (the sparse GSI1 listing drops deleted ones). */
 export async function listLiveQueues(project: string): Promise<AnnotationQueue[]> {
-  const items = await queryAll({
+  const items = await queryIndexAll({
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk',
     ExpressionAttributeValues: { ':pk': `AQS#${keyPart(project)}` },

@@ -23,7 +23,8 @@ function filterAllNull(f: CallsFilter | null | undefined): boolean {
 async function anyCall(project: string): Promise<boolean> {
   const found = await Promise.all(
     allShards((shard) => callIndexPk.timeline(project, shard)).map(async (pk) => {
-      for await (const page of walkIndex(CALL_INDEX.timeline, pk, { pageSize: 1 })) if (page.length > 0) return true
+      for await (const page of walkIndex(CALL_INDEX.timeline, pk, { pageSize: 1, keysOnly: true }))
+        if (page.length > 0) return true
       return false
     }),
   )

@@ -15,6 +15,13 @@ describe('deploy settings from CDK context (infra/app.ts)', () => {
     expect(() => settingsOf({ 'loom:production': 'yes' })).toThrow(/loom:production must be true or false/)
   })
 
+  it('narrows the index projections unless the table predates them (loom:allProjectedIndexes)', () => {
+    expect(settingsOf({}).allProjectedIndexes).toBe(false)
+    expect(settingsOf({ 'loom:allProjectedIndexes': 'true' }).allProjectedIndexes).toBe(true)
+    expect(settingsOf({ 'loom:allProjectedIndexes': true }).allProjectedIndexes).toBe(true)
+    expect(() => settingsOf({ 'loom:allProjectedIndexes': 'all' })).toThrow(/must be true or false/)
+  })
+
   it('names the API stage after the deployment stage, and leaves WAF and reservations at their defaults', () => {
     // Act
     const settings = settingsOf({})

@@ -76,6 +76,27 @@ describe('DataStack', () => {
     template.hasResource('AWS::DynamoDB::GlobalTable', { DeletionPolicy: 'Retain' })
     template.hasOutput('TableName', { Value: { Ref: Match.stringLikeRegexp('^Table') } })
   })
+
+  it('projects each index as the shared definition says, or ALL on a table deployed before (loom:allProjectedIndexes)', () => {
+    const projections = (stack: Stack) => {
+      const resources = Template.fromStack(stack).findResources('AWS::DynamoDB::GlobalTable')
+      const table = Object.values(resources)[0] as {
+        Properties: { GlobalSecondaryIndexes: { IndexName: string; Projection: unknown }[] }
+      }
+      return table.Properties.GlobalSecondaryIndexes.map((i) => [i.IndexName, i.Projection])
+    }
+    expect(projections(data)).toEqual(
+      GLOBAL_INDEXES.map((index) => [
+        index.indexName,
+        index.projection.type === 'INCLUDE'
+          ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] }
+          : { ProjectionType: index.projection.type },
+      ]),
+    )
+    // CloudFormation cannot change an index's projection in place: an existing table keeps ALL, same names and keys.
+    const legacy = new DataStack(new App(), 'Legacy', { production: true, allProjectedIndexes: true })
+    expect(projections(legacy)).toEqual(GLOBAL_INDEXES.map((index) => [index.indexName, { ProjectionType: 'ALL' }]))
+  })
 })
 
 describe('ApiStack', () => {
