@@ -3,6 +3,7 @@ import { parseGbnf } from '#shared/engine/grammar/gbnf'
 import { type JsonLayoutOptions, jsonObjectGrammar, jsonSchemaGrammar } from '#shared/engine/grammar/json-schema'
 import { Matcher } from '#shared/engine/grammar/matcher'
 import { regexToNode } from '#shared/engine/grammar/regex'
+import { structuralTagGrammar } from '#shared/engine/grammar/structural-tag'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 
@@ -58,6 +59,8 @@ function grammarFor(kind: string, value: unknown, options: JsonLayoutOptions): G
       if (typeof value !== 'string' || value.trim() === '')
         throw new UnsupportedConstraintError('structured_outputs.grammar cannot be an empty string')
       return parseGbnf(value)
+    case 'structural_tag':
+      return structuralTagGrammar(value, options)
     default:
       throw new UnsupportedConstraintError(`structured_outputs.${kind} is not supported by the reference engine`)
   }
@@ -74,9 +77,8 @@ export function constraintFor(request: ChatCompletionRequest): Matcher | undefin
     const spec = (rf as { json_schema?: { schema?: unknown } | null }).json_schema
     so.json = spec?.schema ?? {}
   } else if (rf?.type === 'structural_tag') {
-    throw new BadRequestError('response_format structural_tag is not supported by the reference engine', {
-      param: 'response_format',
-    })
+    // vLLM passes the whole response format on as `structured_outputs.structural_tag` (its JSON dump).
+    so.structural_tag = rf
   }
   const kinds = KINDS.filter((k) => set(so[k]))
   if (kinds.length === 0) return undefined

@@ -211,3 +211,52 @@ describe('GET /v1/models through the openai SDK', () => {
     expect((refused as Error).message).toContain("This model's maximum context length is 8192 tokens")
   })
 })
+
+describe('structural_tag response formats through the openai SDK', () => {
+  const format = {
+    type: 'triggered_tags',
+    triggers: ['<function='],
+    tags: [
+      {
+        begin: '<function=weather>',
+        content: {
+          type: 'json_schema',
+          json_schema: { type: 'object', properties: { city: { type: 'string', maxLength: 10 } }, required: ['city'] },
+        },
+        end: '</function>',
+      },
+    ],
+    at_least_one: true,
+    stop_after_first: true,
+  }
+  // The SDK's types name OpenAI's response formats only; vLLM's structural tag goes through as JSON.
+  const responseFormat = { type: 'structural_tag', format } as unknown as OpenAI.ResponseFormatText
+
+  it('makes the reference engine write the tag: begin, JSON for its schema, end', async () => {
+    // Act
+    const completion = await client.chat.completions.create({
+      model: reference,
+      messages: ask('Weather in Oslo?'),
+      response_format: responseFormat,
+      max_completion_tokens: 80,
+      seed: 2,
+    })
+
+    // Assess
+    const content = completion.choices[0]?.message.content ?? ''
+    const call = /^<function=weather>(.*)<\/function>$/s.exec(content)
+    expect(completion.choices[0]?.finish_reason).toBe('stop')
+    expect(typeof JSON.parse(call?.[1] ?? 'null').city).toBe('string')
+  })
+
+  it('forwards the structural tag to an upstream model as sent', async () => {
+    // Prepare
+    const before = upstream.seen.length
+
+    // Act
+    await client.chat.completions.create({ model: forwarded, messages: ask('hi'), response_format: responseFormat })
+
+    // Assess
+    expect(upstream.seen[before]?.body.response_format).toEqual({ type: 'structural_tag', format })
+  })
+})

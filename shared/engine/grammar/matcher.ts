@@ -10,7 +10,9 @@ type Edge =
   | { kind: 'byte'; set: ByteSet; to: number }
   | { kind: 'eps'; to: number }
   | { kind: 'call'; rule: number; to: number }
-type Rule = { edges: Edge[][]; start: number; accept: number; dist: number[] }
+// `tail[s]`: from state s the rule can only return (silent moves to its accept state), so a call made there needs no
+// frame of its own to come back to. Right recursion (`a ::= "x" a | ""`, free text) then keeps a constant stack.
+type Rule = { edges: Edge[][]; start: number; accept: number; dist: number[]; tail: boolean[] }
 
 // Beyond this many NFA states a schema (e.g. a huge maxLength) is refused rather than compiled.
 const MAX_STATES = 400_000
@@ -42,6 +44,7 @@ export class Matcher {
     for (const name of grammar.rules.keys()) this.index.set(name, this.index.size)
     for (const [name, node] of grammar.rules) this.rules[this.index.get(name) as number] = this.compileRule(name, node)
     this.computeDistances()
+    this.computeTails()
     this.checkLeftRecursion()
     const root = this.index.get(grammar.root)
     if (root === undefined) throw new UnsupportedConstraintError(`The grammar has no rule \`${grammar.root}\``)
@@ -101,7 +104,26 @@ export class Matcher {
     }
     const start = add()
     const accept = build(node, start)
-    return { edges, start, accept, dist: [] }
+    return { edges, start, accept, dist: [], tail: [] }
+  }
+
+  private computeTails(): void {
+    for (const rule of this.rules) {
+      const { edges, accept } = rule
+      const tail = edges.map((out, s) => s === accept && out.length === 0)
+      let changed = true
+      while (changed) {
+        changed = false
+        edges.forEach((out, s) => {
+          if (tail[s] || out.length === 0) return
+          if (out.every((e) => e.kind === 'eps' && tail[e.to] === true)) {
+            tail[s] = true
+            changed = true
+          }
+        })
+      }
+      rule.tail = tail
+    }
   }
 
   // Fewest bytes from each NFA state to its rule's accept state, with calls costing their rule's shortest match.
@@ -156,7 +178,11 @@ export class Matcher {
     })
   }
 
-  private frame(rule: number, state: number, parent: Frame | null): Frame {
+  private frame(rule: number, state: number, caller: Frame | null): Frame {
+    // A caller frame that can only return adds nothing: return straight to its own caller (same language, and its
+    // distance to completion is 0, so `cum` is unchanged).
+    let parent = caller
+    while (parent !== null && (this.rules[parent.rule] as Rule).tail[parent.state] === true) parent = parent.parent
     const key = `${rule}:${state}:${parent?.id ?? -1}`
     let f = this.frames.get(key)
     if (!f) {

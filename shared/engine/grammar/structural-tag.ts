@@ -1,0 +1,295 @@
+import {
+  alt,
+  byteSet,
+  bytes,
+  EMPTY,
+  type GNode,
+  type Grammar,
+  lit,
+  ref,
+  rep,
+  seq,
+  UnsupportedConstraintError,
+} from '#shared/engine/grammar/ast'
+import { parseGbnf } from '#shared/engine/grammar/gbnf'
+import { type JsonLayoutOptions, jsonSchemaGrammar } from '#shared/engine/grammar/json-schema'
+import { regexToNode } from '#shared/engine/grammar/regex'
+
+/**
+ * Structural tags (xgrammar's format, as vLLM passes `response_format: {type: "structural_tag", …}` on): free text
+ * until a trigger begins, then one of the tags the trigger starts — its begin, content constrained by its own format,
+ * end — then free text again. The new form nests formats (`const_string`, `json_schema`, `grammar`, `regex`,
+ * `sequence`, `or`, `tag`, `any_text`, `triggered_tags`, `tags_with_separator`); the legacy form is
+ * `{structures: [{begin, schema, end}], triggers}`. Free text is the complement of the triggers, built as an
+ * Aho–Corasick automaton whose states are grammar rules.
+ */
+
+type Spec = Record<string, unknown>
+type Pattern = { text: string; next: GNode | null }
+
+const MAX_DEPTH = 32
+const utf8 = new TextEncoder()
+
+function bad(message: string): never {
+  throw new UnsupportedConstraintError(`structural_tag: ${message}`)
+}
+
+function text(spec: Spec, key: string): string {
+  const value = spec[key]
+  if (typeof value !== 'string') bad(`\`${key}\` must be a string`)
+  return value
+}
+
+function list(spec: Spec, key: string): unknown[] {
+  const value = spec[key] ?? []
+  if (!Array.isArray(value)) bad(`\`${key}\` must be a list`)
+  return value
+}
+
+function object(value: unknown, what: string): Spec {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) bad(`${what} must be an object`)
+  return value as Spec
+}
+
+class Builder {
+  readonly rules = new Map<string, GNode>()
+  private count = 0
+
+  constructor(readonly options: JsonLayoutOptions) {}
+
+  name(kind: string): string {
+    return `st${this.count++}:${kind}`
+  }
+
+  // A compiled sub-grammar (JSON Schema, GBNF) joins this one under fresh rule names.
+  embed(grammar: Grammar, kind: string): GNode {
+    const prefix = this.name(kind)
+    const rename = (n: GNode): GNode => {
+      switch (n.t) {
+        case 'ref':
+          return ref(`${prefix}/${n.name}`)
+        case 'seq':
+        case 'alt':
+          return { t: n.t, items: n.items.map(rename) }
+        case 'rep':
+          return { ...n, item: rename(n.item) }
+        default:
+          return n
+      }
+    }
+    for (const [name, node] of grammar.rules) this.rules.set(`${prefix}/${name}`, rename(node))
+    return ref(`${prefix}/${grammar.root}`)
+  }
+
+  /**
+   * Text that contains none of the patterns except as its end: on a pattern's last byte the text continues with the
+   * pattern's `next` (null: the pattern is refused). `endless` allows the text to stop anywhere.
+   */
+  freeText(patterns: Pattern[], endless: boolean): GNode {
+    const { next, fail, ends } = automaton(patterns.map((p) => p.text))
+    const step = (state: number, byte: number): number => {
+      let s = state
+      while (s !== 0 && !next[s]?.has(byte)) s = fail[s] as number
+      return next[s]?.get(byte) ?? 0
+    }
+    // The pattern a state completes: a refused one wins over one with a continuation, then the longest.
+    const matched = (state: number): Pattern | undefined => {
+      let found: Pattern | undefined
+      for (let s = state; s !== 0; s = fail[s] as number) {
+        const p = ends[s] === undefined ? undefined : patterns[ends[s] as number]
+        if (p?.next === null) return p
+        found ??= p
+      }
+      return found
+    }
+    const names = next.map(() => this.name('text'))
+    next.forEach((_, state) => {
+      const groups = new Map<string, { set: Uint8Array; next: GNode | null }>()
+      for (let byte = 0; byte < 256; byte++) {
+        const target = step(state, byte)
+        const pattern = matched(target)
+        const key = pattern === undefined ? `s${target}` : `p${patterns.indexOf(pattern)}`
+        let group = groups.get(key)
+        if (!group) {
+          group = { set: byteSet(), next: pattern === undefined ? ref(names[target] as string) : pattern.next }
+          groups.set(key, group)
+        }
+        group.set[byte] = 1
+      }
+      const options = [...groups.values()].filter((g) => g.next !== null).map((g) => seq(bytes(g.set), g.next as GNode))
+      this.rules.set(names[state] as string, alt(...(endless ? [EMPTY, ...options] : options)))
+    })
+    return ref(names[0] as string)
+  }
+}
+
+// A trie of the patterns' UTF-8 bytes with failure links; `ends[s]` is the pattern that ends exactly at state s.
+function automaton(texts: string[]) {
+  const next: Map<number, number>[] = [new Map()]
+  const ends: (number | undefined)[] = [undefined]
+  texts.forEach((t, i) => {
+    let s = 0
+    for (const b of utf8.encode(t)) {
+      let to = next[s]?.get(b)
+      if (to === undefined) {
+        to = next.length
+        next.push(new Map())
+        ends.push(undefined)
+        next[s]?.set(b, to)
+      }
+      s = to
+    }
+    ends[s] ??= i
+  })
+  const fail = next.map(() => 0)
+  const queue = [...(next[0]?.values() ?? [])]
+  while (queue.length > 0) {
+    const u = queue.shift() as number
+    for (const [b, v] of next[u] ?? []) {
+      let f = fail[u] as number
+      while (f !== 0 && !next[f]?.has(b)) f = fail[f] as number
+      const to = next[f]?.get(b)
+      fail[v] = to !== undefined && to !== v ? to : 0
+      queue.push(v)
+    }
+  }
+  return { next, fail, ends }
+}
+
+function format(b: Builder, value: unknown, depth: number): GNode {
+  if (depth > MAX_DEPTH) bad(`formats nest deeper than ${MAX_DEPTH}`)
+  const spec = object(value, 'a format')
+  switch (spec.type) {
+    case 'const_string':
+      return lit(text(spec, 'value'))
+    case 'json_schema': {
+      if (spec.parsing_type !== undefined && spec.parsing_type !== 'json') {
+        bad(`json_schema parsing_type '${String(spec.parsing_type)}' is not supported by the reference engine`)
+      }
+      return b.embed(jsonSchemaGrammar(spec.json_schema ?? {}, b.options), 'json')
+    }
+    case 'grammar':
+      return b.embed(parseGbnf(text(spec, 'grammar')), 'gbnf')
+    case 'regex':
+      return regexToNode(text(spec, 'pattern'))
+    case 'sequence':
+      return seq(EMPTY, ...list(spec, 'elements').map((e) => format(b, e, depth + 1)))
+    case 'or': {
+      const elements = list(spec, 'elements')
+      if (elements.length === 0) bad('`or` needs at least one element')
+      return alt(...elements.map((e) => format(b, e, depth + 1)))
+    }
+    case 'tag':
+    case undefined:
+      return tag(b, spec, 0, depth)
+    case 'any_text':
+      return b.freeText(excludes(spec), true)
+    case 'triggered_tags':
+      return triggeredTags(b, spec, depth)
+    case 'tags_with_separator':
+      return tagsWithSeparator(b, spec, depth)
+    default:
+      return bad(`format type '${String(spec.type)}' is not supported by the reference engine`)
+  }
+}
+
+function excludes(spec: Spec): Pattern[] {
+  return list(spec, 'excludes').map((e) => {
+    if (typeof e !== 'string' || e === '') bad('`excludes` must be non-empty strings')
+    return { text: e, next: null }
+  })
+}
+
+// `begin content end`, with the first `skip` characters of `begin` already read (its trigger). Free text as content
+// runs until the end string, which it cannot contain.
+function tag(b: Builder, spec: Spec, skip: number, depth: number): GNode {
+  const begin = text(spec, 'begin').slice(skip)
+  const end = text(spec, 'end')
+  const content = object(spec.content, 'a tag content')
+  if (content.type === 'any_text') {
+    if (end === '') bad('a tag with any_text content needs a non-empty end')
+    return seq(lit(begin), b.freeText([{ text: end, next: EMPTY }, ...excludes(content)], false))
+  }
+  return seq(lit(begin), format(b, content, depth + 1), lit(end))
+}
+
+function triggeredTags(b: Builder, spec: Spec, depth: number): GNode {
+  const triggers = list(spec, 'triggers').map((t) => {
+    if (typeof t !== 'string' || t === '') bad('triggers must be non-empty strings')
+    return t
+  })
+  const tags = list(spec, 'tags').map((t) => object(t, 'a tag'))
+  if (tags.length === 0) bad('triggered_tags needs at least one tag')
+  const byTrigger = new Map<string, Spec[]>(triggers.map((t) => [t, []]))
+  for (const t of tags) {
+    const begin = text(t, 'begin')
+    const starts = triggers.filter((trigger) => begin.startsWith(trigger))
+    if (starts.length !== 1) bad(`the tag begin '${begin}' must start with exactly one trigger`)
+    byTrigger.get(starts[0] as string)?.push(t)
+  }
+  const stopAfterFirst = spec.stop_after_first === true
+  const again = stopAfterFirst ? EMPTY : ref('')
+  const patterns: Pattern[] = triggers.flatMap((trigger) => {
+    const own = byTrigger.get(trigger) ?? []
+    if (own.length === 0) return []
+    return [{ text: trigger, next: seq(alt(...own.map((t) => tag(b, t, trigger.length, depth))), again) }]
+  })
+  const free = b.freeText([...patterns, ...excludes(spec)], true)
+  // After a tag, free text starts over: the same automaton from its first state.
+  for (const [name, node] of b.rules) b.rules.set(name, resolve(node, free))
+  if (spec.at_least_one !== true) return free
+  const first = alt(...tags.map((t) => tag(b, t, 0, depth)))
+  return stopAfterFirst ? first : seq(first, free)
+}
+
+// Replaces the placeholder reference `ref('')` (free text again, not known until it is built) with `target`.
+function resolve(node: GNode, target: GNode): GNode {
+  switch (node.t) {
+    case 'ref':
+      return node.name === '' ? target : node
+    case 'seq':
+    case 'alt':
+      return { t: node.t, items: node.items.map((n) => resolve(n, target)) }
+    case 'rep':
+      return { ...node, item: resolve(node.item, target) }
+    default:
+      return node
+  }
+}
+
+function tagsWithSeparator(b: Builder, spec: Spec, depth: number): GNode {
+  const tags = list(spec, 'tags').map((t) => tag(b, object(t, 'a tag'), 0, depth))
+  if (tags.length === 0) bad('tags_with_separator needs at least one tag')
+  const one = alt(...tags)
+  const separator = typeof spec.separator === 'string' ? spec.separator : bad('`separator` must be a string')
+  const some =
+    spec.stop_after_first === true ? one : seq(one, rep(seq(lit(separator), one), 0, Number.POSITIVE_INFINITY))
+  return spec.at_least_one === true ? some : alt(EMPTY, some)
+}
+
+/** Compiles a structural tag (new `format` or legacy `structures` + `triggers`, object or JSON text) to a grammar. */
+export function structuralTagGrammar(value: unknown, options: JsonLayoutOptions = {}): Grammar {
+  let spec = value
+  if (typeof value === 'string') {
+    try {
+      spec = JSON.parse(value)
+    } catch {
+      bad('the specification is not valid JSON')
+    }
+  }
+  const top = object(spec, 'the specification')
+  const b = new Builder(options)
+  let root: GNode
+  if (top.structures !== undefined) {
+    const tags = list(top, 'structures').map((s) => {
+      const structure = object(s, 'a structure')
+      const schema = structure.schema ?? {}
+      return { begin: structure.begin, end: structure.end, content: { type: 'json_schema', json_schema: schema } }
+    })
+    root = triggeredTags(b, { triggers: top.triggers, tags }, 0)
+  } else {
+    root = format(b, top.format, 0)
+  }
+  b.rules.set('root', root)
+  return { rules: b.rules, root: 'root' }
+}
