@@ -8,7 +8,7 @@ const parse = (event: string | undefined) => {
   expect(event).toMatch(/^data: .*\n\n$/s)
   return JSON.parse((event as string).slice('data: '.length)) as Record<string, unknown>
 }
-const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm' }
+const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk' as const, created: 1, model: 'm' }
 const usage = { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5, prompt_tokens_details: null }
 const contentChunk = (extra: Record<string, unknown> = {}) =>
   ({
