@@ -44,7 +44,8 @@ export function pyNumber(value: number): string {
   return String(value)
 }
 
-function pyFloat(value: number): string {
+/** Formats a number as Python's `repr` of a `float` (`101.0`, `99.5`, `1e-05`). */
+export function pyFloat(value: number): string {
   if (Number.isInteger(value) && Math.abs(value) < 1e16) return `${Object.is(value, -0) ? '-0' : String(value)}.0`
   return pyNumber(value)
 }

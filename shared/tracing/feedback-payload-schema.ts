@@ -1,5 +1,6 @@
 import { readFeedbackWindow } from '#shared/db/feedback-repository'
 import type { FeedbackPayloadSchemaReq } from '#shared/schemas/feedback-stats'
+import { isSafeJsonPath } from '#shared/tracing/feedback-json-path'
 import { resolveWindow } from '#shared/tracing/feedback-window'
 
 type Seen = Set<'number' | 'boolean' | 'string' | 'null'>
@@ -68,7 +69,7 @@ export async function feedbackPayloadSchema(req: FeedbackPayloadSchemaReq) {
     if (sampled >= req.sample_limit) break
   }
   const paths = [...types.entries()]
-    .filter(([path]) => /^[a-zA-Z0-9_.]+$/.test(path))
+    .filter(([path]) => isSafeJsonPath(path))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([json_path, seen]) => ({ json_path, value_type: typeOf(seen) }))
   return { paths }

@@ -2,6 +2,8 @@ import { readFeedbackWindow } from '#shared/db/feedback-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { Aggregation, FeedbackMetricSpec, FeedbackStatsReq } from '#shared/schemas/feedback-stats'
 import { isoInZone, pydanticUtc } from '#shared/tracing/datetime'
+import { pyFloat } from '#shared/tracing/digest'
+import { assertJsonPath, metricSlug } from '#shared/tracing/feedback-json-path'
 import { assertTimeZone, bucketGrid, granularityFor, resolveWindow } from '#shared/tracing/feedback-window'
 
 const DEFAULT_AGGS: Record<FeedbackMetricSpec['value_type'], Aggregation[]> = {
@@ -23,22 +25,27 @@ type Acc = {
   values?: number[][]
 }
 
+// The newest reference model fills default aggregations whenever none are given, percentiles or not
+// (`FeedbackMetricSpec._apply_default_aggregations`). Percentiles apply to numbers and booleans alike; a categorical
+// one would be a ClickHouse type error there, so it is ignored here (docs/tracing.md, differences).
 function prepare(spec: FeedbackMetricSpec): Metric {
-  const path = spec.json_path
-  if (path === '') throw new BadRequestError('json_path cannot be empty')
-  if (!/^[a-zA-Z0-9_.]+$/.test(path))
-    throw new BadRequestError(`json_path may only contain [a-zA-Z0-9_.], got: '${path}'`)
-  for (const p of spec.percentiles)
-    if (p < 0 || p > 100) throw new BadRequestError(`Percentile must be between 0 and 100, got ${p}`)
-  const aggs =
-    spec.aggregations.length === 0 && spec.percentiles.length === 0 ? DEFAULT_AGGS[spec.value_type] : spec.aggregations
+  const aggs = spec.aggregations.length === 0 ? DEFAULT_AGGS[spec.value_type] : spec.aggregations
   return {
     spec,
-    slug: path.replace(/[. ]/g, '_'),
-    path: path.split('.'),
+    slug: metricSlug(spec.json_path),
+    path: spec.json_path.split('.'),
     aggs,
-    pcts: spec.value_type === 'numeric' ? spec.percentiles : [],
+    pcts: spec.value_type === 'categorical' ? [] : spec.percentiles,
   }
+}
+
+// The reference validates every metric's path while building the shared query context, then each metric's
+// percentiles while listing its aggregations, so a bad path anywhere wins over a bad percentile.
+function validateMetrics(specs: FeedbackMetricSpec[]): void {
+  for (const spec of specs) assertJsonPath(spec.json_path)
+  for (const spec of specs)
+    for (const p of spec.percentiles)
+      if (p < 0 || p > 100) throw new BadRequestError(`Percentile must be between 0 and 100, got ${pyFloat(p)}`)
 }
 
 function newAcc(slots: number, withValues: boolean): Acc {
@@ -98,7 +105,8 @@ function aggValue(m: Metric, acc: Acc, slot: number, agg: Aggregation, zeroFill:
   const numeric = m.spec.value_type !== 'categorical'
   switch (agg) {
     case 'count':
-      return n
+      // `countOrNull` over the window: null when no value was extracted; the bucket query coalesces it to 0.
+      return n > 0 ? n : zeroFill ? 0 : null
     case 'count_true':
       return acc.t[slot] as number
     case 'count_false':
@@ -114,7 +122,22 @@ function aggValue(m: Metric, acc: Acc, slot: number, agg: Aggregation, zeroFill:
   }
 }
 
-const pctKey = (p: number) => `p${Number.isInteger(p) ? String(p) : String(p)}`
+const pctKey = (p: number) => `p${Number.isInteger(p) ? String(p) : pyFloat(p)}`
+
+// The reference names window values by parsing each column alias back into (aggregation, slug), longest prefix
+// first (`_parse_window_stat_col`); an alias it cannot parse (`p1e-05_x`) is dropped, and `count_true_x` of a
+// slug `true_x` reads as `count_true` of `x`.
+const WINDOW_PREFIXES = ['count_true', 'count_false', 'avg', 'sum', 'min', 'max', 'count']
+
+function parseWindowAlias(alias: string): [string, string] | null {
+  for (const prefix of WINDOW_PREFIXES)
+    if (alias.startsWith(`${prefix}_`)) return [prefix, alias.slice(prefix.length + 1)]
+  const idx = alias.indexOf('_')
+  if (idx > 0 && alias[0] === 'p' && /^\d+$/.test(alias.slice(1, idx).replaceAll('.', ''))) {
+    return [alias.slice(0, idx), alias.slice(idx + 1)]
+  }
+  return null
+}
 
 /** `feedback/stats` (contract §12): one Query over the window's index range, aggregated in a single pass. */
 export async function feedbackStats(req: FeedbackStatsReq) {
@@ -130,6 +153,7 @@ export async function feedbackStats(req: FeedbackStatsReq) {
       window_stats: null,
     }
   }
+  validateMetrics(req.metrics)
   const metrics = req.metrics.map(prepare)
   const g = granularityFor((endMs - startMs) / 1000, req.granularity)
   const grid = bucketGrid(startMs, endMs, g)
@@ -172,12 +196,17 @@ export async function feedbackStats(req: FeedbackStatsReq) {
     return b
   })
   const windowStats: Record<string, Record<string, number | null>> = {}
+  const put = (alias: string, value: number | null) => {
+    const parsed = parseWindowAlias(alias)
+    if (parsed === null) return
+    const entry = windowStats[parsed[1]] ?? {}
+    windowStats[parsed[1]] = entry
+    entry[parsed[0]] = value
+  }
   for (const [i, m] of metrics.entries()) {
     const acc = accs[i] as Acc
-    const entry = windowStats[m.slug] ?? {}
-    windowStats[m.slug] = entry
-    for (const agg of m.aggs) entry[agg] = aggValue(m, acc, win, agg, false)
-    for (const p of m.pcts) entry[pctKey(p)] = quantile(acc.values?.[win] ?? [], p)
+    for (const agg of m.aggs) put(`${agg}_${m.slug}`, aggValue(m, acc, win, agg, false))
+    for (const p of m.pcts) put(`${pctKey(p)}_${m.slug}`, quantile(acc.values?.[win] ?? [], p))
   }
   return {
     start: pydanticUtc(startMs),

@@ -19,6 +19,8 @@ describe('POST /feedback/payload_schema', () => {
       'dotted.key': 1,
       '': 2,
       'bad-char': 3,
+      'with space': 4,
+      "a'b": 5,
     })
     await seedFeedback(p, t, { mixed: false })
 
@@ -39,6 +41,7 @@ describe('POST /feedback/payload_schema', () => {
         { json_path: 'nothing', value_type: 'numeric' },
         { json_path: 'output.score', value_type: 'numeric' },
         { json_path: 'tags', value_type: 'categorical' },
+        { json_path: 'with space', value_type: 'numeric' },
       ],
     })
   })

@@ -428,9 +428,143 @@ describe('POST /feedback/stats', () => {
 
     // Assess
     expect(empty).toEqual({ status: 400, body: { reason: 'json_path cannot be empty' } })
-    expect(chars).toEqual({ status: 400, body: { reason: "json_path may only contain [a-zA-Z0-9_.], got: 'a-b'" } })
-    expect(pct).toEqual({ status: 400, body: { reason: 'Percentile must be between 0 and 100, got 101' } })
+    expect(chars).toEqual({ status: 400, body: { reason: "json_path may only contain [a-zA-Z0-9_. ], got: 'a-b'" } })
+    expect(pct).toEqual({ status: 400, body: { reason: 'Percentile must be between 0 and 100, got 101.0' } })
     expect(zone.status).toBe(400)
     expect(foreign.status).toBe(403)
+  })
+
+  it('fills the default aggregations whenever none are given, percentiles or not (newest FeedbackMetricSpec)', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const t = '2024-06-01T00:01:00.000Z'
+    for (const payload of [
+      { s: 1, ok: true },
+      { s: 3, ok: false },
+      { s: 5, ok: true },
+    ])
+      await seedFeedback(caller.project, t, payload)
+    const stats = (metrics: unknown[]) =>
+      send(
+        app,
+        '/feedback/stats',
+        { project_id: caller.project, start: '2024-06-01T00:00:00Z', end: '2024-06-01T01:00:00Z', metrics },
+        caller,
+      )
+
+    // Act
+    const withPct = await stats([numeric('s', { percentiles: [50] })])
+    const explicitEmpty = await stats([numeric('s', { aggregations: [], percentiles: [] })])
+    const boolPct = await stats([{ json_path: 'ok', value_type: 'boolean', percentiles: [50] }])
+
+    // Assess
+    expect(withPct.body.window_stats).toEqual({ s: { avg: 3, min: 1, max: 5, p50: 3 } })
+    expect(Object.keys(withPct.body.buckets[0])).toEqual(['timestamp', 'avg_s', 'min_s', 'max_s', 'p50_s', 'count'])
+    expect(explicitEmpty.body.window_stats).toEqual({ s: { avg: 3, min: 1, max: 5 } })
+    expect(boolPct.body.window_stats).toEqual({ ok: { count_true: 2, count_false: 1, p50: 1 } })
+  })
+
+  it('reports an empty window as countOrNull/avgOrNull/quantileOrNull do: null, with countIf at 0', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    await seedFeedback(caller.project, '2024-06-01T00:01:00.000Z', { other: 1 })
+
+    // Act
+    const res = await send(
+      app,
+      '/feedback/stats',
+      {
+        project_id: caller.project,
+        start: '2024-06-01T00:00:00Z',
+        end: '2024-06-01T00:05:00Z',
+        metrics: [
+          numeric('s', { aggregations: ['count', 'sum', 'avg', 'min', 'max'], percentiles: [90] }),
+          { json_path: 'ok', value_type: 'boolean' },
+        ],
+      },
+      caller,
+    )
+
+    // Assess
+    expect(res.body.window_stats).toEqual({
+      s: { count: null, sum: null, avg: null, min: null, max: null, p90: null },
+      ok: { count_true: 0, count_false: 0 },
+    })
+    expect(res.body.buckets).toEqual([
+      {
+        timestamp: '2024-06-01T00:00:00+00:00',
+        count_s: 0,
+        sum_s: 0,
+        avg_s: 0,
+        min_s: null,
+        max_s: null,
+        p90_s: null,
+        count_true_ok: 0,
+        count_false_ok: 0,
+        count: 1,
+      },
+    ])
+  })
+
+  it('takes json paths with spaces (classifier names) and names the window by parsing aliases', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const payload = { output: { classifier_meta: { 'Low quality': { confidence: 0.95 } } }, true_x: 1 }
+    await seedFeedback(caller.project, '2024-06-01T00:01:00.000Z', payload)
+
+    // Act
+    const res = await send(
+      app,
+      '/feedback/stats',
+      {
+        project_id: caller.project,
+        start: '2024-06-01T00:00:00Z',
+        end: '2024-06-01T00:05:00Z',
+        metrics: [
+          numeric('output.classifier_meta.Low quality.confidence', { aggregations: ['max'] }),
+          numeric('true_x', { aggregations: ['count'], percentiles: [0.00001] }),
+        ],
+      },
+      caller,
+    )
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(res.body.buckets[0]).toEqual({
+      timestamp: '2024-06-01T00:00:00+00:00',
+      max_output_classifier_meta_Low_quality_confidence: 0.95,
+      count_true_x: 1,
+      'p1e-05_true_x': 1,
+      count: 1,
+    })
+    // `count_true_x` parses as count_true of `x`; `p1e-05_…` does not parse and is left out.
+    expect(res.body.window_stats).toEqual({
+      output_classifier_meta_Low_quality_confidence: { max: 0.95 },
+      x: { count_true: 1 },
+    })
+  })
+
+  it('checks every json path before any percentile, with the messages of the newest builder', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const stats = (metrics: unknown[]) =>
+      send(
+        app,
+        '/feedback/stats',
+        { project_id: caller.project, start: '2024-01-01T00:00:00Z', end: '2024-01-01T01:00:00Z', metrics },
+        caller,
+      )
+
+    // Act
+    const blank = await stats([numeric('  ')])
+    const quote = await stats([numeric("output'score")])
+    const order = await stats([numeric('x', { percentiles: [-1] }), numeric('a[0]')])
+    const fraction = await stats([numeric('x', { percentiles: [100.5] })])
+
+    // Assess
+    expect(blank.body).toEqual({ reason: 'json_path cannot be empty' })
+    expect(quote.body).toEqual({ reason: `json_path may only contain [a-zA-Z0-9_. ], got: "output'score"` })
+    expect(order.body).toEqual({ reason: "json_path may only contain [a-zA-Z0-9_. ], got: 'a[0]'" })
+    expect(fraction.body).toEqual({ reason: 'Percentile must be between 0 and 100, got 100.5' })
   })
 })
