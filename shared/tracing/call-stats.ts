@@ -15,29 +15,42 @@ function filterIsEmpty(f: CallsFilter | null | undefined): boolean {
   )
 }
 
-function filterAllNull(f: CallsFilter | null | undefined): boolean {
-  return f !== null && f !== undefined && Object.values(f).every((v) => v === null || v === undefined)
+// `_is_minimal_filter`: no filter at all, or one whose every field is null (an empty list is a criterion there).
+function filterIsMinimal(f: CallsFilter | null | undefined): boolean {
+  return f === null || f === undefined || Object.values(f).every((v) => v === null || v === undefined)
 }
 
-// Probe 1 reads one index entry: any call ever started in the project, deleted ones included (CH semantics).
-async function anyCall(project: string): Promise<boolean> {
-  const found = await Promise.all(
+// Probe 1 reads index keys only: calls ever started in the project, deleted ones included (CH reads the raw table).
+// Two are enough to tell `has_more` exactly.
+async function countAnyCalls(project: string): Promise<number> {
+  const counts = await Promise.all(
     allShards((shard) => callIndexPk.timeline(project, shard)).map(async (pk) => {
-      for await (const page of walkIndex(CALL_INDEX.timeline, pk, { pageSize: 1, keysOnly: true }))
-        if (page.length > 0) return true
-      return false
+      let n = 0
+      for await (const page of walkIndex(CALL_INDEX.timeline, pk, { pageSize: 2, keysOnly: true })) {
+        n += page.length
+        if (n >= 2) break
+      }
+      return n
     }),
   )
-  return found.includes(true)
+  return counts.reduce((a, b) => a + b, 0)
 }
 
-async function anyRunLinkedCall(project: string): Promise<boolean> {
+async function countRunLinkedCalls(project: string): Promise<number> {
   const pks = allShards((shard) => callIndexPk.timeline(project, shard))
+  let n = 0
   for await (const page of walkMerged(CALL_INDEX.timeline, pks, { lean: true })) {
-    if (page.some((item) => typeof item.wb_run_id === 'string' && item.deleted_at === undefined)) return true
+    n += page.filter((item) => typeof item.wb_run_id === 'string' && item.deleted_at === undefined).length
+    if (n >= 2) break
   }
-  return false
+  return n
 }
+
+const probeResult = (n: number): CallsQueryStats => ({
+  count: Math.min(n, 1),
+  has_more: n > 1,
+  total_storage_size_bytes: null,
+})
 
 /**
  * `calls/query_stats` (§7.7): the unfiltered count comes from the project's sharded counter (constant time); the two
@@ -51,11 +64,14 @@ export async function callsQueryStats(req: CallsQueryStatsReq): Promise<CallsQue
   if (req.filter?.thread_ids && req.filter.thread_ids.length === 0) {
     return { count: 0, has_more: false, total_storage_size_bytes: storage ? 0 : null }
   }
-  if (limit === 1 && !storage && filterIsEmpty(req.filter) && !req.query) {
-    return { count: (await anyCall(req.project_id)) ? 1 : 0, has_more: false, total_storage_size_bytes: null }
+  // The reference's two `limit == 1` fast paths (`calls_query_builder/stats.py`, `_try_optimized_stats_query`):
+  // only an absent filter makes the existence probe; an absent or all-null filter with a query makes the
+  // runs-linked probe, which ignores the query.
+  if (limit === 1 && !storage && req.filter == null && !req.query) {
+    return probeResult(await countAnyCalls(req.project_id))
   }
-  if (limit === 1 && !storage && req.query && filterAllNull(req.filter)) {
-    return { count: (await anyRunLinkedCall(req.project_id)) ? 1 : 0, has_more: false, total_storage_size_bytes: null }
+  if (limit === 1 && !storage && req.query && filterIsMinimal(req.filter)) {
+    return probeResult(await countRunLinkedCalls(req.project_id))
   }
   if (!storage && !req.query && filterIsEmpty(req.filter)) {
     const total = await readCallCount(req.project_id)

@@ -56,7 +56,7 @@ describe('POST /calls/query_stats', () => {
     expect(res.body).toEqual({ count: 3, has_more: false, total_storage_size_bytes: traceA + traceC })
   })
 
-  it('answers the limit-1 existence probe including deleted calls', async () => {
+  it('answers the limit-1 existence probe including deleted calls only when the filter is absent', async () => {
     // Prepare
     const caller = await newCaller()
     const project = newProject(caller)
@@ -66,27 +66,74 @@ describe('POST /calls/query_stats', () => {
 
     // Act
     const probe = await stats({ limit: 1 }, project, caller.basic)
+    const nullFilter = await stats({ limit: 1, filter: null }, project, caller.basic)
+    const emptyFilter = await stats({ limit: 1, filter: {} }, project, caller.basic)
+    const emptyLists = await stats({ limit: 1, filter: { op_names: [], call_ids: [] } }, project, caller.basic)
     const count = await stats({}, project, caller.basic)
     const empty = await stats({ limit: 1 }, newProject(caller), caller.basic)
 
     // Assess
     expect(probe.body).toEqual({ count: 1, has_more: false, total_storage_size_bytes: null })
+    expect(nullFilter.body).toEqual({ count: 1, has_more: false, total_storage_size_bytes: null })
+    // A filter that is present, even empty, is not the probe: deleted calls are not counted.
+    expect(emptyFilter.body).toEqual({ count: 0, has_more: false, total_storage_size_bytes: null })
+    expect(emptyLists.body).toEqual({ count: 0, has_more: false, total_storage_size_bytes: null })
     expect(count.body).toEqual({ count: 0, has_more: false, total_storage_size_bytes: null })
-    expect(empty.body).toMatchObject({ count: 0 })
+    expect(empty.body).toEqual({ count: 0, has_more: false, total_storage_size_bytes: null })
   })
 
-  it('answers the runs-linked probe: limit 1 with a query and an all-null filter ignores the query', async () => {
+  it('reports has_more exactly: false when the matches equal the limit, probes included', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const run = { wb_run_id: `${project}/run1` }
+    await writeCalls(caller, [{ start: startPart(project, run) }])
+    const two = newProject(caller)
+    await writeCalls(caller, [{ start: startPart(two, run) }, { start: startPart(two, run) }])
+    const never = { $expr: { $eq: [{ $getField: 'op_name' }, { $literal: 'no-such-op' }] } }
+    const mine = { op_names: ['weave:///e/p/op/my_op:*'] }
+
+    // Act
+    const oneProbe = await stats({ limit: 1 }, project, caller.basic)
+    const twoProbe = await stats({ limit: 1 }, two, caller.basic)
+    const oneRuns = await stats({ limit: 1, query: never }, project, caller.basic)
+    const twoRuns = await stats({ limit: 1, query: never }, two, caller.basic)
+    const atLimit = await stats({ limit: 2, filter: mine }, two, caller.basic)
+    const pastLimit = await stats({ limit: 1, filter: mine }, two, caller.basic)
+    const counterAtLimit = await stats({ limit: 2 }, two, caller.basic)
+
+    // Assess
+    expect(oneProbe.body).toMatchObject({ count: 1, has_more: false })
+    expect(twoProbe.body).toMatchObject({ count: 1, has_more: true })
+    expect(oneRuns.body).toMatchObject({ count: 1, has_more: false })
+    expect(twoRuns.body).toMatchObject({ count: 1, has_more: true })
+    expect(atLimit.body).toMatchObject({ count: 2, has_more: false })
+    expect(pastLimit.body).toMatchObject({ count: 1, has_more: true })
+    expect(counterAtLimit.body).toMatchObject({ count: 2, has_more: false })
+  })
+
+  it('answers the runs-linked probe: limit 1 with a query and an absent or all-null filter ignores the query', async () => {
     const never = { $expr: { $eq: [{ $getField: 'op_name' }, { $literal: 'no-such-op' }] } }
     expect((await stats({ limit: 1, query: never, filter: {} })).body).toMatchObject({ count: 1 })
-    expect((await stats({ limit: 1, query: never })).body).toMatchObject({ count: 0 })
+    expect((await stats({ limit: 1, query: never })).body).toMatchObject({ count: 1 })
+    expect((await stats({ limit: 1, query: never, filter: { op_names: null } })).body).toMatchObject({ count: 1 })
+    // An empty list is a criterion for `_is_minimal_filter`, so the query applies.
+    expect((await stats({ limit: 1, query: never, filter: { op_names: [] } })).body).toMatchObject({ count: 0 })
+    expect((await stats({ limit: 2, query: never })).body).toMatchObject({ count: 0 })
   })
 
   it('answers 400 for a negative limit and 403 for a foreign project', async () => {
     const stranger = await newCaller()
-    expect(await stats({ limit: -1 })).toEqual({
-      status: 400,
-      body: { reason: 'Limit must be greater than or equal to 0' },
-    })
+    for (const body of [
+      { limit: -1 },
+      { limit: -1, filter: { op_names: ['x'] } },
+      { limit: -5, query: { $expr: { $eq: [{ $getField: 'op_name' }, { $literal: 'x' }] } } },
+    ]) {
+      expect(await stats(body)).toEqual({
+        status: 400,
+        body: { reason: 'Limit must be greater than or equal to 0' },
+      })
+    }
     expect((await stats({}, fx.project, stranger.basic)).status).toBe(403)
   })
   it('works when invoked as a Lambda behind the REST authorizer', async () => {
