@@ -16,6 +16,7 @@ import { findChromium } from '../support/chromium.js'
 import {
   launchChromium,
   NARROW,
+  resizeTo,
   screenshot,
   seriousAxeViolations,
   sidewaysOverflow,
@@ -179,12 +180,12 @@ async function checkPage(name: string): Promise<void> {
   expect(watched.errors).toEqual([])
   await screenshot(page, name)
   expect(await seriousAxeViolations(page)).toEqual([])
-  await page.setViewportSize(NARROW)
+  await resizeTo(page, NARROW)
   try {
     expect(await sidewaysOverflow(page)).toEqual({ overflow: 0, culprits: [] })
     await screenshot(page, `${name}-390`)
   } finally {
-    await page.setViewportSize(WIDE)
+    await resizeTo(page, WIDE)
   }
 }
 

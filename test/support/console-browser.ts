@@ -102,6 +102,15 @@ export function sidewaysOverflow(page: Page): Promise<{ overflow: number; culpri
   })
 }
 
+/**
+ * Resizes the viewport and waits two animation frames, so ResizeObserver callbacks (uPlot charts resize through one)
+ * have run and laid out before anything is measured.
+ */
+export async function resizeTo(page: Page, size: { width: number; height: number }): Promise<void> {
+  await page.setViewportSize(size)
+  await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))')
+}
+
 /** Saves a full-page screenshot as `artifacts/console/<name>.png`. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true })
