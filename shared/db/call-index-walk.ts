@@ -76,8 +76,9 @@ export async function* walkIndex(
 }
 
 /**
- * Walks several index partitions whose sort keys share one order (`<started_at>#<id>`) as one stream in that order:
- * a k-way merge that reads each partition page by page, so a limited walk stops early across shards too.
+ * Walks several index partitions whose sort keys share one order (`<started_at>#<id>`) as one stream in that order
+ * (or its reverse with `descending`): a k-way merge that reads each partition page by page, so a limited walk stops
+ * early across shards too.
  */
 export async function* walkMerged(
   index: string,
@@ -113,7 +114,7 @@ export async function* walkMerged(
       const head = buffers[i]?.[positions[i] as number]
       if (head === undefined) continue
       const key = String(head[sk])
-      if (best < 0 || key < bestKey) {
+      if (best < 0 || (options.descending === true ? key > bestKey : key < bestKey)) {
         best = i
         bestKey = key
       }

@@ -12,8 +12,9 @@ import { microsToStored, parseDatetimeMicros } from '#shared/tracing/time'
 /**
  * Selects calls as `calls/stream_query` does: the most selective index for the filter (call ids, trace, parent,
  * thread, op, roots, else the project timeline bounded by any `started_at` range in the query), then every filter and
- * the query applied in memory, then ordering, offset and limit. With the default order and a single index partition
- * the walk stops as soon as `offset + limit` calls matched, so a limited query never reads the whole project.
+ * the query applied in memory, then ordering, offset and limit. Ordered by `started_at` (the default, ascending or
+ * descending) the walk stops as soon as `offset + limit` calls matched, so a limited query never reads the whole
+ * project.
  */
 
 /** What to select. */
@@ -137,7 +138,7 @@ async function loadPage(project: string, items: Record<string, unknown>[], lean:
   return calls.filter((c): c is LoadedCall => c !== undefined)
 }
 
-/** Yields candidate calls page by page in index order (started_at, id) within each partition. */
+/** Yields candidate calls page by page in index order (started_at, id; reversed with `descending`). */
 async function* candidates(
   project: string,
   source: Source,
@@ -162,7 +163,7 @@ async function* candidates(
   }
   const options: IndexWalkOptions = source.timeBounded
     ? { ...bounds, ...(pageSize === undefined ? {} : { pageSize }), lean }
-    : { lean }
+    : { lean, descending: bounds.descending === true }
   // All index partitions of a source share the `<started_at>#<id>` order, so their merge is one ordered stream.
   for await (const page of walkMerged(source.index, source.pks, options)) yield await loadPage(project, page, lean)
 }
@@ -195,12 +196,13 @@ function sortCalls(calls: LoadedCall[], views: LoadedCall[], sortBy: SortBy[] | 
   return keyed.map((k) => k.call)
 }
 
-function isIndexOrder(sortBy: SortBy[] | null | undefined): boolean {
-  return (
-    sortBy === null ||
-    sortBy === undefined ||
-    (sortBy.length === 1 && sortBy[0]?.field === 'started_at' && sortBy[0].direction === 'asc')
-  )
+// The order of the call indexes' sort key (`<started_at>#<id>`) that a requested order follows: the default and
+// `started_at` ascending walk it forwards; `started_at` descending walks it backwards (ties then still need the id
+// order the sort gives them, see iterateCalls); anything else needs every candidate.
+function indexOrder(sortBy: SortBy[] | null | undefined): 'asc' | 'desc' | undefined {
+  if (sortBy === null || sortBy === undefined) return 'asc'
+  if (sortBy.length !== 1 || sortBy[0]?.field !== 'started_at') return undefined
+  return sortBy[0].direction === 'desc' ? 'desc' : 'asc'
 }
 
 const LARGE_COLUMNS = ['inputs', 'output', 'attributes']
@@ -236,10 +238,13 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
   const wanted = sel.limit === null || sel.limit === undefined ? undefined : offset + Math.max(0, sel.limit)
   if (wanted === 0) return
   const source = chooseSource(sel.project, f)
-  const inOrder = isIndexOrder(sel.sortBy) && source.kind === 'index'
+  const order = source.kind === 'index' ? indexOrder(sel.sortBy) : undefined
+  const inOrder = order === 'asc'
+  // Newest first with a limit (the console's default view): the index walked backwards, stopping early.
+  const newestFirst = order === 'desc' && wanted !== undefined
   const pageSize =
-    inOrder && wanted !== undefined
-      ? Math.min(1000, Math.max(25, Math.ceil((wanted + 1) / source.pks.length) + 10))
+    (inOrder || newestFirst) && wanted !== undefined
+      ? Math.min(1000, Math.max(25, Math.ceil((wanted + 1) / (source.kind === 'ids' ? 1 : source.pks.length)) + 10))
       : undefined
   const lean = sel.lean === true && !needsLargeColumns(sel)
   const view = viewer(sel)
@@ -259,7 +264,28 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
     })
     return { calls, views: seen }
   }
-  const pages = candidates(sel.project, source, timeBounds(sel.query), lean, pageSize)
+  const pages = candidates(sel.project, source, { ...timeBounds(sel.query), descending: newestFirst }, lean, pageSize)
+  if (newestFirst) {
+    // Calls come newest first; ties on started_at come in descending id order, while the sort orders them by id
+    // ascending. So the walk stops only once `wanted` calls matched and the started_at of the last of them is behind
+    // it: every call that can rank among the first `wanted` has then been seen, and sorting those gives the answer.
+    const out: LoadedCall[] = []
+    const outViews: LoadedCall[] = []
+    let boundary: string | undefined
+    walk: for await (const page of pages) {
+      const k = await kept(page)
+      for (let i = 0; i < k.calls.length; i++) {
+        const call = k.calls[i] as LoadedCall
+        if (boundary !== undefined && call.started_at !== boundary) break walk
+        out.push(call)
+        outViews.push(k.views[i] as LoadedCall)
+        if (boundary === undefined && out.length >= (wanted as number)) boundary = call.started_at
+      }
+    }
+    const sorted = sortCalls(out, outViews, sel.sortBy).slice(offset, wanted)
+    for (let i = 0; i < sorted.length; i += 500) yield sorted.slice(i, i + 500)
+    return
+  }
   if (!inOrder) {
     const out: LoadedCall[] = []
     const outViews: LoadedCall[] = []

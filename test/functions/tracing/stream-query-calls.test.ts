@@ -291,4 +291,57 @@ describe('POST /calls/stream_query over many calls', () => {
     )
     expect(all).toEqual(calls.map((c) => c.id))
   })
+
+  it('serves newest first with limit and offset from a backward walk, ties on started_at in id order', async () => {
+    // Prepare: 60 calls over 12 distinct seconds (five calls share each), in shards of every kind; some deleted
+    // by a query filter (op name), some roots.
+    const caller = await newCaller()
+    const project = `${caller.entity}/newest`
+    const calls = Array.from({ length: 60 }, (_, i) => ({
+      id: randomUUID(),
+      second: String(Math.floor(i / 5)).padStart(2, '0'),
+      op: i % 4 === 0 ? 'weave:///e/p/op/other:abc' : 'weave:///e/p/op/my_op:abc',
+      parent: i % 3 === 0 ? null : 'p',
+    }))
+    await writeCalls(
+      caller,
+      calls.map((c) => ({
+        start: startPart(project, {
+          id: c.id,
+          op_name: c.op,
+          parent_id: c.parent,
+          started_at: `2025-01-01T00:00:${c.second}Z`,
+        }),
+      })),
+    )
+    const list = async (body: Record<string, unknown>) => {
+      const res = await app.request('/calls/stream_query', jsonInit({ project_id: project, ...body }, caller.basic))
+      const text = (await res.text()).trim()
+      return text === '' ? [] : text.split('\n').map((l) => (JSON.parse(l) as { id: string }).id)
+    }
+    const newest = [{ field: 'started_at', direction: 'desc' }]
+    const query = { $expr: { $eq: [{ $getField: 'op_name' }, { $literal: 'weave:///e/p/op/my_op:abc' }] } }
+    const expected = (keep: (c: (typeof calls)[number]) => boolean) =>
+      calls
+        .filter(keep)
+        .sort((a, b) => b.second.localeCompare(a.second) || a.id.localeCompare(b.id))
+        .map((c) => c.id)
+
+    // Act
+    const first = await list({ sort_by: newest, limit: 7 })
+    const paged = await list({ sort_by: newest, offset: 13, limit: 9 })
+    const queried = await list({ sort_by: newest, query, limit: 11 })
+    const roots = await list({ sort_by: newest, filter: { trace_roots_only: true }, offset: 2, limit: 3 })
+    const pastTheEnd = await list({ sort_by: newest, offset: 58, limit: 10 })
+    const unlimited = await list({ sort_by: newest })
+
+    // Assess
+    const all = expected(() => true)
+    expect(unlimited).toEqual(all)
+    expect(first).toEqual(all.slice(0, 7))
+    expect(paged).toEqual(all.slice(13, 22))
+    expect(queried).toEqual(expected((c) => c.op.includes('my_op')).slice(0, 11))
+    expect(roots).toEqual(expected((c) => c.parent === null).slice(2, 5))
+    expect(pastTheEnd).toEqual(all.slice(58))
+  })
 })
