@@ -28,6 +28,11 @@ export type CallSelection = {
   limit?: number | null | undefined
   /** Skip the large JSON columns when neither filter, query nor sort needs them (usage roll-ups, counts). */
   lean?: boolean
+  /**
+   * The columns the caller will render (`columns` of `calls/stream_query`): when none of them is a large JSON column
+   * (inputs, output, attributes), those are not read either, as with `lean`.
+   */
+  columns?: readonly string[] | null | undefined
   /** `expand_columns`: query and sort paths through these columns read the referenced objects. */
   expandColumns?: readonly string[] | null | undefined
   /** Reads refs for `expandColumns` (defaults to the project's objects). */
@@ -212,6 +217,11 @@ const selectionPaths = (sel: CallSelection) => [
   ...(sel.sortBy ?? []).map((s) => s.field),
 ]
 
+function rendersNoLargeColumn(columns: readonly string[] | null | undefined): boolean {
+  if (columns === null || columns === undefined || columns.length === 0) return false
+  return !columns.some((c) => LARGE_COLUMNS.includes(c.split('.', 1)[0] ?? ''))
+}
+
 function needsLargeColumns(sel: CallSelection): boolean {
   return selectionPaths(sel).some((p) => LARGE_COLUMNS.includes(p.split('.', 1)[0] ?? ''))
 }
@@ -246,7 +256,7 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
     (inOrder || newestFirst) && wanted !== undefined
       ? Math.min(1000, Math.max(25, Math.ceil((wanted + 1) / (source.kind === 'ids' ? 1 : source.pks.length)) + 10))
       : undefined
-  const lean = sel.lean === true && !needsLargeColumns(sel)
+  const lean = (sel.lean === true || rendersNoLargeColumn(sel.columns)) && !needsLargeColumns(sel)
   const view = viewer(sel)
   const keep = (call: LoadedCall) =>
     passesFilter(call, f) && (!sel.query || matches(sel.query, (path) => callField(call, path)))

@@ -25,6 +25,7 @@ export const app = createTracingApp().post('/calls/stream_query', validate('json
     offset: req.offset,
     limit: req.limit,
     expandColumns: req.expand_columns,
+    columns: req.columns,
     refs,
   })
   // Lines are rendered and sent as the index walk reaches them; an error before the first line is still a JSON error.

@@ -166,6 +166,22 @@ describe('POST /calls/stream_query', () => {
     )
   })
 
+  it('renders small columns from a read without the large JSON columns, the same values as a full read', async () => {
+    // Act: the trace view's columns (no inputs, output or attributes) against every column.
+    const columns = ['id', 'op_name', 'display_name', 'parent_id', 'started_at', 'ended_at', 'exception', 'summary']
+    const small = await query({ columns, include_costs: true, include_storage_size: true })
+    const full = await query({ include_costs: true, include_storage_size: true })
+
+    // Assess
+    expect(small.length).toBe(full.length)
+    expect(small.length).toBeGreaterThan(0)
+    small.forEach((call, i) => {
+      const whole = full[i] as Record<string, unknown>
+      expect(call).not.toHaveProperty('inputs')
+      for (const key of Object.keys(call)) expect([key, call[key]]).toEqual([key, whole[key]])
+    })
+  })
+
   it('returns storage sizes: the call own size and the whole trace on roots', async () => {
     // Prepare
     const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v))
