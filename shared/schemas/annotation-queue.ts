@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import { SortBySchema } from '#shared/schemas/obj'
+import { LaxBoolSchema, LaxIntSchema } from '#shared/schemas/pydantic-lax'
 
 /** Per-annotator progress of an item. */
 export const AnnotationStateSchema = z.enum(['unstarted', 'in_progress', 'completed', 'skipped'])
@@ -63,8 +64,8 @@ export const QueuesQueryReqSchema = z.looseObject({
   project_id: z.string(),
   name: z.optional(z.nullable(z.string())),
   sort_by: z.optional(z.nullable(z.array(SortBySchema))),
-  limit: z.optional(z.nullable(z.int().check(z.nonnegative()))),
-  offset: z.optional(z.nullable(z.int().check(z.nonnegative()))),
+  limit: z.optional(z.nullable(z.pipe(LaxIntSchema, z.int().check(z.nonnegative())))),
+  offset: z.optional(z.nullable(z.pipe(LaxIntSchema, z.int().check(z.nonnegative())))),
 })
 export type QueuesQueryReq = z.infer<typeof QueuesQueryReqSchema>
 
@@ -101,9 +102,9 @@ export const QueueItemsQueryBodySchema = z.looseObject({
     ),
   ),
   sort_by: z.optional(z.nullable(z.array(SortBySchema))),
-  limit: z.optional(z.nullable(z.int().check(z.nonnegative()))),
-  offset: z.optional(z.nullable(z.int().check(z.nonnegative()))),
-  include_position: z._default(z.boolean(), false),
+  limit: z.optional(z.nullable(z.pipe(LaxIntSchema, z.int().check(z.nonnegative())))),
+  offset: z.optional(z.nullable(z.pipe(LaxIntSchema, z.int().check(z.nonnegative())))),
+  include_position: z._default(LaxBoolSchema, false),
 })
 export type QueueItemsQueryBody = z.infer<typeof QueueItemsQueryBodySchema>
 

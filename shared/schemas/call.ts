@@ -1,9 +1,10 @@
 import * as z from 'zod/mini'
 import { DatetimeSchema } from '#shared/schemas/datetime'
+import { LaxBoolSchema, LaxIntSchema } from '#shared/schemas/pydantic-lax'
 import { QuerySchema } from '#shared/schemas/query'
 
 const optString = z.optional(z.nullable(z.string()))
-const optInt = z.optional(z.nullable(z.int()))
+const optInt = z.optional(z.nullable(LaxIntSchema))
 const JsonObjectSchema = z.record(z.string(), z.unknown())
 
 /** The start part of a call (`StartedCallSchemaForInsert`); `wb_user_id` is accepted but replaced by the caller. */
@@ -35,7 +36,7 @@ export const EndedCallSchema = z.object({
   output: z.optional(z.unknown()),
   summary: JsonObjectSchema,
   trace_id: optString,
-  is_eval: z.optional(z.nullable(z.boolean())),
+  is_eval: z.optional(z.nullable(LaxBoolSchema)),
   started_at: z.optional(z.nullable(DatetimeSchema)),
   wb_run_step_end: optInt,
 })
@@ -46,10 +47,13 @@ export const CallStartReqSchema = z.object({ start: StartedCallSchema })
 /** `POST /call/end` body. */
 export const CallEndReqSchema = z.object({ end: EndedCallSchema })
 
-/** One item of `POST /call/upsert_batch`. */
-export const CallBatchItemSchema = z.discriminatedUnion('mode', [
-  z.object({ mode: z.literal('start'), req: CallStartReqSchema }),
-  z.object({ mode: z.literal('end'), req: CallEndReqSchema }),
+/**
+ * One item of `POST /call/upsert_batch`. As the reference's `CallBatchStartMode | CallBatchEndMode` union: `mode` is
+ * any string (defaulting to the branch's name) and the item is a start or an end by the shape of `req`.
+ */
+export const CallBatchItemSchema = z.union([
+  z.object({ mode: z._default(z.string(), 'start'), req: CallStartReqSchema }),
+  z.object({ mode: z._default(z.string(), 'end'), req: CallEndReqSchema }),
 ])
 export type CallBatchItem = z.infer<typeof CallBatchItemSchema>
 
@@ -60,9 +64,9 @@ export const CallCreateBatchReqSchema = z.object({ batch: z.array(CallBatchItemS
 export const CallReadReqSchema = z.object({
   project_id: z.string(),
   id: z.string(),
-  include_costs: z._default(z.boolean(), false),
-  include_storage_size: z._default(z.boolean(), false),
-  include_total_storage_size: z._default(z.boolean(), false),
+  include_costs: z._default(LaxBoolSchema, false),
+  include_storage_size: z._default(LaxBoolSchema, false),
+  include_total_storage_size: z._default(LaxBoolSchema, false),
 })
 
 /** `POST /call/update` body. */
@@ -92,7 +96,7 @@ export const CallsFilterSchema = z.object({
   call_ids: optList,
   thread_ids: optList,
   turn_ids: optList,
-  trace_roots_only: z.optional(z.nullable(z.boolean())),
+  trace_roots_only: z.optional(z.nullable(LaxBoolSchema)),
   wb_user_ids: optList,
   wb_run_ids: optList,
 })
@@ -110,15 +114,15 @@ export const CallsQueryReqSchema = z.object({
   offset: optInt,
   sort_by: z.optional(z.nullable(z.array(SortBySchema))),
   query: z.optional(z.nullable(QuerySchema)),
-  include_costs: z._default(z.boolean(), false),
-  include_feedback: z._default(z.boolean(), false),
-  include_storage_size: z._default(z.boolean(), false),
-  include_total_storage_size: z._default(z.boolean(), false),
+  include_costs: z._default(LaxBoolSchema, false),
+  include_feedback: z._default(LaxBoolSchema, false),
+  include_storage_size: z._default(LaxBoolSchema, false),
+  include_total_storage_size: z._default(LaxBoolSchema, false),
   columns: optList,
   expand_columns: optList,
-  return_expanded_column_values: z._default(z.boolean(), true),
-  latest_only: z._default(z.boolean(), false),
-  include_usernames: z._default(z.boolean(), false),
+  return_expanded_column_values: z._default(LaxBoolSchema, true),
+  latest_only: z._default(LaxBoolSchema, false),
+  include_usernames: z._default(LaxBoolSchema, false),
 })
 export type CallsQueryReq = z.infer<typeof CallsQueryReqSchema>
 
@@ -128,7 +132,7 @@ export const CallsQueryStatsReqSchema = z.object({
   filter: z.optional(z.nullable(CallsFilterSchema)),
   query: z.optional(z.nullable(QuerySchema)),
   limit: optInt,
-  include_total_storage_size: z._default(z.boolean(), false),
+  include_total_storage_size: z._default(LaxBoolSchema, false),
   expand_columns: optList,
 })
 export type CallsQueryStatsReq = z.infer<typeof CallsQueryStatsReqSchema>
@@ -138,8 +142,8 @@ export const TraceUsageReqSchema = z.object({
   project_id: z.string(),
   filter: z.optional(z.nullable(CallsFilterSchema)),
   query: z.optional(z.nullable(QuerySchema)),
-  include_costs: z._default(z.boolean(), false),
-  limit: z._default(z.int(), 10_000),
+  include_costs: z._default(LaxBoolSchema, false),
+  limit: z._default(LaxIntSchema, 10_000),
 })
 export type TraceUsageReq = z.infer<typeof TraceUsageReqSchema>
 
@@ -147,7 +151,7 @@ export type TraceUsageReq = z.infer<typeof TraceUsageReqSchema>
 export const CallsUsageReqSchema = z.object({
   project_id: z.string(),
   call_ids: z.array(z.string()),
-  include_costs: z._default(z.boolean(), false),
-  limit: z._default(z.int(), 10_000),
+  include_costs: z._default(LaxBoolSchema, false),
+  limit: z._default(LaxIntSchema, 10_000),
 })
 export type CallsUsageReq = z.infer<typeof CallsUsageReqSchema>

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini'
 import { SortBySchema } from '#shared/schemas/call'
 import { DatetimeSchema } from '#shared/schemas/datetime'
+import { LaxIntSchema } from '#shared/schemas/pydantic-lax'
 import { QuerySchema } from '#shared/schemas/query'
 
 // Costs are stored as DynamoDB numbers: the SDK refuses magnitudes past 2^53 and the table those under 1e-130.
@@ -39,8 +40,8 @@ export const CostQueryReqSchema = z.object({
   fields: z.optional(z.nullable(z.array(z.string()))),
   query: z.optional(z.nullable(QuerySchema)),
   sort_by: z.optional(z.nullable(z.array(SortBySchema))),
-  limit: z.optional(z.nullable(z.int())),
-  offset: z.optional(z.nullable(z.int())),
+  limit: z.optional(z.nullable(LaxIntSchema)),
+  offset: z.optional(z.nullable(LaxIntSchema)),
 })
 export type CostQueryReq = z.infer<typeof CostQueryReqSchema>
 

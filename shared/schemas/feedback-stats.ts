@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import { DatetimeSchema } from '#shared/schemas/datetime'
+import { LaxIntSchema, LaxNumberSchema } from '#shared/schemas/pydantic-lax'
 
 /** Aggregations `feedback/stats` can compute. */
 export const AggregationSchema = z.enum(['sum', 'avg', 'min', 'max', 'count', 'count_true', 'count_false'])
@@ -10,7 +11,7 @@ export const FeedbackMetricSpecSchema = z.looseObject({
   json_path: z.string(),
   value_type: z._default(z.enum(['numeric', 'boolean', 'categorical']), 'numeric'),
   aggregations: z._default(z.array(AggregationSchema), []),
-  percentiles: z._default(z.array(z.number()), []),
+  percentiles: z._default(z.array(LaxNumberSchema), []),
 })
 export type FeedbackMetricSpec = z.infer<typeof FeedbackMetricSpecSchema>
 
@@ -25,7 +26,7 @@ const windowFields = {
 /** `FeedbackStatsReq`. */
 export const FeedbackStatsReqSchema = z.looseObject({
   ...windowFields,
-  granularity: z.optional(z.nullable(z.int().check(z.nonnegative()))),
+  granularity: z.optional(z.nullable(z.pipe(LaxIntSchema, z.int().check(z.nonnegative())))),
   timezone: z._default(z.string(), 'UTC'),
   metrics: z._default(z.array(FeedbackMetricSpecSchema), []),
 })
@@ -34,6 +35,6 @@ export type FeedbackStatsReq = z.infer<typeof FeedbackStatsReqSchema>
 /** `FeedbackPayloadSchemaReq`. */
 export const FeedbackPayloadSchemaReqSchema = z.looseObject({
   ...windowFields,
-  sample_limit: z._default(z.int().check(z.minimum(1), z.maximum(5000)), 2000),
+  sample_limit: z._default(z.pipe(LaxIntSchema, z.int().check(z.minimum(1), z.maximum(5000))), 2000),
 })
 export type FeedbackPayloadSchemaReq = z.infer<typeof FeedbackPayloadSchemaReqSchema>

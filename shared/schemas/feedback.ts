@@ -1,5 +1,6 @@
 import * as z from 'zod/mini'
 import { SortBySchema } from '#shared/schemas/obj'
+import { LaxIntSchema, LaxNumberSchema } from '#shared/schemas/pydantic-lax'
 import { QuerySchema } from '#shared/schemas/query'
 
 const optString = () => z.optional(z.nullable(z.string()))
@@ -19,10 +20,10 @@ export const FeedbackCreateReqSchema = z.looseObject({
   queue_id: optString(),
   scorer_tags: z._default(z.array(z.string()), []),
   scorer_tag_reasons: z._default(z.record(z.string(), z.string()), {}),
-  scorer_tag_confidences: z._default(z.record(z.string(), z.number()), {}),
-  scorer_ratings: z._default(z.record(z.string(), z.number()), {}),
+  scorer_tag_confidences: z._default(z.record(z.string(), LaxNumberSchema), {}),
+  scorer_ratings: z._default(z.record(z.string(), LaxNumberSchema), {}),
   scorer_rating_reasons: z._default(z.record(z.string(), z.string()), {}),
-  scorer_rating_confidences: z._default(z.record(z.string(), z.number()), {}),
+  scorer_rating_confidences: z._default(z.record(z.string(), LaxNumberSchema), {}),
   span_agent_name: z._default(z.string(), ''),
   span_agent_version: z._default(z.string(), ''),
   span_status_code: z._default(z.string(), 'UNSET'),
@@ -77,8 +78,8 @@ export const FeedbackQueryReqSchema = z.looseObject({
   fields: z.optional(z.nullable(z.array(z.string()))),
   query: z.optional(z.nullable(QuerySchema)),
   sort_by: z.optional(z.nullable(z.array(SortBySchema))),
-  limit: z.optional(z.nullable(z.int().check(z.nonnegative()))),
-  offset: z.optional(z.nullable(z.int().check(z.nonnegative()))),
+  limit: z.optional(z.nullable(z.pipe(LaxIntSchema, z.int().check(z.nonnegative())))),
+  offset: z.optional(z.nullable(z.pipe(LaxIntSchema, z.int().check(z.nonnegative())))),
 })
 export type FeedbackQueryReq = z.infer<typeof FeedbackQueryReqSchema>
 

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import { LaxBoolSchema, LaxIntSchema } from '#shared/schemas/pydantic-lax'
 
 const nullableString = () => z.optional(z.nullable(z.string()))
 
@@ -28,8 +29,8 @@ export const ObjReadReqSchema = z.looseObject({
   project_id: z.string(),
   object_id: z.string(),
   digest: z.string(),
-  metadata_only: z._default(z.nullable(z.boolean()), false),
-  include_tags_and_aliases: z._default(z.nullable(z.boolean()), false),
+  metadata_only: z._default(z.nullable(LaxBoolSchema), false),
+  include_tags_and_aliases: z._default(z.nullable(LaxBoolSchema), false),
 })
 export type ObjReadReq = z.infer<typeof ObjReadReqSchema>
 
@@ -45,8 +46,8 @@ export const ObjectVersionFilterSchema = z.looseObject({
   exclude_base_object_classes: stringList(),
   leaf_object_classes: stringList(),
   object_ids: stringList(),
-  is_op: z.optional(z.nullable(z.boolean())),
-  latest_only: z.optional(z.nullable(z.boolean())),
+  is_op: z.optional(z.nullable(LaxBoolSchema)),
+  latest_only: z.optional(z.nullable(LaxBoolSchema)),
   tags: stringList(),
   aliases: stringList(),
 })
@@ -56,12 +57,12 @@ export type ObjectVersionFilter = z.infer<typeof ObjectVersionFilterSchema>
 export const ObjQueryReqSchema = z.looseObject({
   project_id: z.string(),
   filter: z.optional(z.nullable(ObjectVersionFilterSchema)),
-  limit: z.optional(z.nullable(z.int().check(z.nonnegative()))),
-  offset: z.optional(z.nullable(z.int().check(z.nonnegative()))),
+  limit: z.optional(z.nullable(z.pipe(LaxIntSchema, z.int().check(z.nonnegative())))),
+  offset: z.optional(z.nullable(z.pipe(LaxIntSchema, z.int().check(z.nonnegative())))),
   sort_by: z.optional(z.nullable(z.array(SortBySchema))),
-  metadata_only: z._default(z.nullable(z.boolean()), false),
-  include_storage_size: z._default(z.nullable(z.boolean()), false),
-  include_tags_and_aliases: z._default(z.nullable(z.boolean()), false),
+  metadata_only: z._default(z.nullable(LaxBoolSchema), false),
+  include_storage_size: z._default(z.nullable(LaxBoolSchema), false),
+  include_tags_and_aliases: z._default(z.nullable(LaxBoolSchema), false),
 })
 export type ObjQueryReq = z.infer<typeof ObjQueryReqSchema>
 

@@ -11,7 +11,7 @@ export const app = createTracingApp().post(
   async (c) => {
     const { batch } = c.req.valid('json')
     const items = batch.map((b) =>
-      b.mode === 'start' ? { mode: 'start' as const, start: b.req.start } : { mode: 'end' as const, end: b.req.end },
+      'start' in b.req ? { mode: 'start' as const, start: b.req.start } : { mode: 'end' as const, end: b.req.end },
     )
     const res = await ingestCalls(c.get('auth'), items, c.req.header('x-weave-retry-id'))
     return c.json({ res }, 200)
