@@ -10,15 +10,12 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { cpus } from 'node:os'
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { serve } from '@hono/node-server'
 import dynalite from 'dynalite'
 import type { Page } from 'playwright-core'
 import { createApiKey } from '#shared/auth/key-admin'
 import { config } from '#shared/config'
-import { COUNTER_SHARDS } from '#shared/db/call-counter'
 import { endRecord, putCallItems, startRecord } from '#shared/db/call-repository'
-import { db, table } from '#shared/db/client'
 import { ensureTable } from '#shared/db/ensure-table'
 import { referenceCatalogModel } from '#shared/engine/settings'
 import { flushUsage, recordUsage } from '#shared/inference/usage-meter'
@@ -26,6 +23,7 @@ import { uuidv7 } from '#shared/tracing/ids'
 import { createLocalApp } from '../scripts/local/app.js'
 import { CHROMIUM_MISSING, findChromium } from '../test/support/chromium.js'
 import { launchChromium, WIDE } from '../test/support/console-browser.js'
+import { addToCallCount } from './support/call-count.js'
 
 const PROJECT_CALLS = Number(process.env.BENCH_CONSOLE_CALLS ?? 100_000)
 const TRACE_CALLS = Number(process.env.BENCH_CONSOLE_TRACE_CALLS ?? 10_000)
@@ -80,20 +78,6 @@ function callItems(project: string, traceId: string, parentId: string | undefine
   }
 }
 
-async function setCallCount(project: string, count: number): Promise<void> {
-  for (let s = 0; s < COUNTER_SHARDS; s++) {
-    const share = Math.floor(count / COUNTER_SHARDS) + (s < count % COUNTER_SHARDS ? 1 : 0)
-    await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: { PK: `CALLCOUNT#${project}`, SK: `S#${String(s).padStart(2, '0')}` },
-        UpdateExpression: 'ADD n :k',
-        ExpressionAttributeValues: { ':k': share },
-      }),
-    )
-  }
-}
-
 async function seedProjectCalls(project: string): Promise<void> {
   const base = Date.now() - PROJECT_CALLS * 1000
   const chunk = 5_000
@@ -104,7 +88,7 @@ async function seedProjectCalls(project: string): Promise<void> {
     }).flat()
     await putCallItems(items)
   }
-  await setCallCount(project, PROJECT_CALLS)
+  await addToCallCount(project, PROJECT_CALLS)
 }
 
 async function seedTrace(project: string): Promise<string> {
@@ -119,7 +103,7 @@ async function seedTrace(project: string): Promise<string> {
     items.push(...call.items)
   }
   await putCallItems(items)
-  await setCallCount(project, TRACE_CALLS)
+  await addToCallCount(project, TRACE_CALLS)
   return traceId
 }
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import dynalite from 'dynalite'
 import { createApiKey } from '#shared/auth/key-admin'
 import { config } from '#shared/config'
@@ -17,6 +17,7 @@ import { app as statsApp } from '../functions/tracing/query-call-stats/handler.j
 import { app as usageApp } from '../functions/tracing/trace-usage/handler.js'
 import { app as upsertApp } from '../functions/tracing/upsert-call-batch/handler.js'
 import { writeCostLine } from './index-cost.js'
+import { addToCallCount } from './support/call-count.js'
 
 const INGEST_CALLS = Number(process.env.BENCH_INGEST_CALLS ?? 20_000)
 const TRACE_CALLS = Number(process.env.BENCH_TRACE_CALLS ?? 10_000)
@@ -268,18 +269,7 @@ async function main() {
     `calls/query_stats (unfiltered) at ${fmt(INGEST_CALLS)} calls: median ${fmt(small.med, 2)} ms, p95 ${fmt(small.p95, 2)} ms → ${small.body}`,
   )
   // The counter shards as a million start requests would leave them: 16 shards, the rest of the million spread evenly.
-  const extra = TARGET_COUNT - INGEST_CALLS
-  for (let s = 0; s < COUNTER_SHARDS; s++) {
-    const share = Math.floor(extra / COUNTER_SHARDS) + (s < extra % COUNTER_SHARDS ? 1 : 0)
-    await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: { PK: `CALLCOUNT#${project}`, SK: `S#${String(s).padStart(2, '0')}` },
-        UpdateExpression: 'ADD n :k',
-        ExpressionAttributeValues: { ':k': share },
-      }),
-    )
-  }
+  await addToCallCount(project, TARGET_COUNT - INGEST_CALLS)
   const big = await stat(project)
   log(
     `calls/query_stats (unfiltered) at ${fmt(TARGET_COUNT)} counted calls: median ${fmt(big.med, 2)} ms, p95 ${fmt(big.p95, 2)} ms → ${big.body}`,
