@@ -88,3 +88,23 @@ export function tableDigest(rowDigests: readonly string[]): string {
 export function isContentHash(digest: string): boolean {
   return /^[A-Za-z0-9]{43}$/.test(digest) || /^[0-9a-f]{64}$/i.test(digest)
 }
+
+// Single quotes unless the text holds a single quote and no double quote; backslashes,
+// the chosen quote and non-printable characters escaped.
+/** Python's `repr` of a `str`. */
+export function pyRepr(text: string): string {
+  const quote = text.includes("'") && !text.includes('"') ? '"' : "'"
+  let out = quote
+  for (const ch of text) {
+    const code = ch.codePointAt(0) as number
+    if (ch === '\\' || ch === quote) out += `\\${ch}`
+    else if (ch === '\n') out += '\\n'
+    else if (ch === '\r') out += '\\r'
+    else if (ch === '\t') out += '\\t'
+    else if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad) {
+      out += `\\x${code.toString(16).padStart(2, '0')}`
+    } else if (code >= 0xd800 && code <= 0xdfff) out += `\\u${code.toString(16)}`
+    else out += ch
+  }
+  return out + quote
+}

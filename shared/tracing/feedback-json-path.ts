@@ -1,4 +1,5 @@
 import { BadRequestError } from '#shared/errors/http-error'
+import { pyRepr } from '#shared/tracing/digest'
 
 // The newest reference builder allows spaces (classifier monitors key payloads by names such as "Low quality").
 // Python's `re.match` with `$` also matches just before a final newline, so "score\n" passes there too.
@@ -7,25 +8,6 @@ const JSON_PATH_PATTERN = /^[a-zA-Z0-9_. ]+\n?$/
 /** Whether a feedback `json_path` uses only the characters the reference's stats builder accepts. */
 export function isSafeJsonPath(path: string): boolean {
   return JSON_PATH_PATTERN.test(path)
-}
-
-// Python's `repr(str)`: single quotes unless the text holds a single quote and no double quote; backslashes,
-// the chosen quote and non-printable characters escaped.
-function pyRepr(text: string): string {
-  const quote = text.includes("'") && !text.includes('"') ? '"' : "'"
-  let out = quote
-  for (const ch of text) {
-    const code = ch.codePointAt(0) as number
-    if (ch === '\\' || ch === quote) out += `\\${ch}`
-    else if (ch === '\n') out += '\\n'
-    else if (ch === '\r') out += '\\r'
-    else if (ch === '\t') out += '\\t'
-    else if (code < 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0xad) {
-      out += `\\x${code.toString(16).padStart(2, '0')}`
-    } else if (code >= 0xd800 && code <= 0xdfff) out += `\\u${code.toString(16)}`
-    else out += ch
-  }
-  return out + quote
 }
 
 // The characters Python's `str.strip()` removes (`str.isspace`), which differ from JavaScript's `\s`.

@@ -12,7 +12,7 @@ import { registerProject } from '#shared/db/project-repository'
 import { BadRequestError, ConflictError, NotFoundError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { ObjCreateReq, ObjDeleteReq, ObjVersion } from '#shared/schemas/obj'
-import { bytesDigest, pythonDumps } from '#shared/tracing/digest'
+import { bytesDigest, pyRepr, pythonDumps } from '#shared/tracing/digest'
 import { exactPart } from '#shared/tracing/json-exact'
 import { objectClasses, objectKind, processIncomingVal } from '#shared/tracing/object-classes'
 import { assignVersionIndex } from '#shared/tracing/objects-index'
@@ -109,8 +109,11 @@ function newest(versions: ObjVersion[]): ObjVersion | undefined {
 }
 
 function pyList(values: readonly string[] | null | undefined): string {
-  return values == null ? 'None' : `[${values.map((v) => `'${v}'`).join(', ')}]`
+  return values == null ? 'None' : `[${values.map(pyRepr).join(', ')}]`
 }
+
+// Python's repr of a set of strings (in request order: a Python set's order is its hash order).
+const pySet = (values: readonly string[]) => (values.length === 0 ? 'set()' : `{${values.map(pyRepr).join(', ')}}`)
 
 /**
  * Drops the tags and aliases of deleted versions and re-points `latest` when it names one (or is missing) to the
@@ -149,6 +152,16 @@ export async function deleteObj(req: ObjDeleteReq) {
   else {
     const resolved = await Promise.all(digests.map((d) => resolveObjVersion(project, objectId, d, false)))
     targets = [...new Map(resolved.flatMap((r) => (r ? [[r.version.digest, r.version]] : []))).values()]
+    // The reference matches live versions only and refuses the whole request when the distinct digests given
+    // (aliases counted as given) outnumber the versions found: nothing is deleted then.
+    const found = new Set(targets.filter((v) => !v.deleted_at).map((v) => v.digest))
+    const given = [...new Set(digests)]
+    if (found.size > 0 && given.length !== found.size) {
+      const diff = pySet(given.filter((d) => !found.has(d)))
+      throw new NotFoundError(
+        `Delete request contains ${digests.length} digests, but found ${found.size} objects to delete. Diff digests: ${diff}`,
+      )
+    }
   }
   const at = new Date().toISOString()
   const deleted: ObjVersion[] = []

@@ -79,6 +79,55 @@ describe('POST /obj/delete', () => {
     expect(missing).toEqual({ status: 404, body: { reason: 'Object nope (None) not found when deleting.' } })
   })
 
+  it('refuses the whole request with 404 when any digest is unknown among known ones (reference test)', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const p = caller.project
+    const v0 = await publish(caller, 'obj_mixed', { i: 1 })
+    const v1 = await publish(caller, 'obj_mixed', { i: 2 })
+    const d0 = await publish(caller, 'obj_dup', { i: 1 })
+
+    // Act
+    const mixed = await send(
+      app,
+      '/obj/delete',
+      { project_id: p, object_id: 'obj_mixed', digests: [v0, 'invalid-digest', v1] },
+      caller,
+    )
+    const after = await send(readApp, '/obj/read', { project_id: p, object_id: 'obj_mixed', digest: v0 }, caller)
+    const aliasTwice = await send(
+      app,
+      '/obj/delete',
+      { project_id: p, object_id: 'obj_mixed', digests: ['latest', v1] },
+      caller,
+    )
+    const dup = await send(app, '/obj/delete', { project_id: p, object_id: 'obj_dup', digests: [d0, d0] }, caller)
+    const byAlias = await send(
+      app,
+      '/obj/delete',
+      { project_id: p, object_id: 'obj_mixed', digests: ['latest'] },
+      caller,
+    )
+    const byVersion = await send(app, '/obj/delete', { project_id: p, object_id: 'obj_mixed', digests: ['v0'] }, caller)
+
+    // Assess
+    expect(mixed).toEqual({
+      status: 404,
+      body: {
+        reason: "Delete request contains 3 digests, but found 2 objects to delete. Diff digests: {'invalid-digest'}",
+      },
+    })
+    expect(after.status).toBe(200)
+    // `latest` and v1 name one version: two digests given, one found, and the alias counts as not found.
+    expect(aliasTwice).toEqual({
+      status: 404,
+      body: { reason: "Delete request contains 2 digests, but found 1 objects to delete. Diff digests: {'latest'}" },
+    })
+    expect(dup.body.num_deleted).toBe(1)
+    expect(byAlias.body.num_deleted).toBe(1)
+    expect(byVersion.body.num_deleted).toBe(1)
+  })
+
   it('answers 400 for more than 100 digests and 403 for a foreign project', async () => {
     const a = await newProjectCaller()
     const b = await newProjectCaller()
