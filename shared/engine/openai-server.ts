@@ -34,7 +34,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(parts).toString('utf8')
 }
 
-// The client asked for usage chunks, and usage on every chunk, only through `stream_options` (contract §6.5).
+// The client asked for usage chunks, and usage on every chunk, only through `stream_options` (docs/inference.md §6.5).
 function shape(
   chunk: ChatCompletionChunk,
   includeUsage: boolean,

@@ -7,7 +7,7 @@ import { checkGreedyN, GREEDY_BELOW, nTooLarge } from '#shared/inference/serving
 import { checkRepetitionDetection } from '#shared/inference/validate-request'
 import { CHAT_DEFAULTS, type ChatCompletionRequest, requestedMaxTokens } from '#shared/schemas/chat-completion'
 
-/** Repetition detection thresholds (contract §8). */
+/** Repetition detection thresholds (docs/inference.md §8). */
 export type RepetitionRule = { minSize: number; maxSize: number; minCount: number }
 
 /** Everything generation needs from a request, with defaults and the model's generation config applied. */

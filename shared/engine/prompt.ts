@@ -40,7 +40,7 @@ export function buildPrompt(request: ChatCompletionRequest, settings: ResolvedEn
         ? CHATML_TEMPLATE
         : settings.chatTemplate
   if (template === null) throw new BadRequestError(NO_TEMPLATE)
-  // vLLM renames the deprecated `reasoning_content` before templating (contract §3.12).
+  // vLLM renames the deprecated `reasoning_content` before templating (docs/inference.md §3.12).
   const messages = request.messages.map((m) => {
     const { reasoning_content, ...rest } = m
     return reasoning_content !== undefined && rest.reasoning == null ? { ...rest, reasoning: reasoning_content } : rest

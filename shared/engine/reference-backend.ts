@@ -17,7 +17,7 @@ async function admit(call: ChatBackendCall): Promise<Admitted> {
   const engine = engineFor(call.model)
   const prepared = engine.prepare(call.request)
   const release = await engine.scheduler.acquire(prepared.priority, call.signal)
-  // Cached tokens are fixed when the request is first scheduled (contract §9).
+  // Cached tokens are fixed when the request is first scheduled (docs/inference.md §9).
   const cached = engine.cache.lookupAndInsert(prepared.salt, prepared.prompt.ids)
   return { prepared, release, cached }
 }
@@ -30,7 +30,7 @@ function usage(a: Admitted, completion: number, reasoning: number): ChatUsage {
   return out
 }
 
-// `include_reasoning: false` hides the reasoning and, with it, the token ids (contract §2.1, §5).
+// `include_reasoning: false` hides the reasoning and, with it, the token ids (docs/inference.md §2.1, §5).
 function showIds(p: Prepared): boolean {
   return p.params.returnTokenIds && (p.params.includeReasoning || !p.job.reasoningOpen)
 }

@@ -53,7 +53,7 @@ export function tokenLabel(id: number, asIds: boolean): string {
   return asIds ? `token_id:${id}` : tokenText(id)
 }
 
-/** Whether the output ends in a pattern repeated `minCount` times (contract §8; output tokens only). */
+/** Whether the output ends in a pattern repeated `minCount` times (docs/inference.md §8; output tokens only). */
 export function isRepetitive(
   tokens: readonly number[],
   rule: { minSize: number; maxSize: number; minCount: number },

@@ -86,7 +86,7 @@ export class ServiceUnavailableError extends HttpError {
 
 /**
  * An HTTP exception of the framework itself (no route for the path, none for the method, Hono's own refusals), with
- * the status it answers. Inference names the status phrase as `type` for these (contract §4.2).
+ * the status it answers. Inference names the status phrase as `type` for these (docs/inference.md §4.2).
  */
 export class FrameworkHttpError extends HttpError {
   readonly statusCode: number

@@ -6,7 +6,7 @@ import {
   type ValidationIssue,
 } from '#shared/errors/http-error'
 
-// vLLM lists at most 10 errors of at most 1,000 characters each (contract §4.1).
+// vLLM lists at most 10 errors of at most 1,000 characters each (docs/inference.md §4.1).
 const MAX_LISTED = 10
 const MAX_ERROR_CHARS = 1_000
 const MAX_INPUT_CHARS = 200
@@ -85,7 +85,7 @@ export function inferenceErrorResponse(error: unknown): ErrorResponse {
   if (http instanceof RequestValidationError) {
     const first = http.issues[0]
     // vLLM joins the first error's location, list indices included (`body.messages.0.role`), dropping only
-    // pydantic's internal markers (contract §4.1), which these locations never carry.
+    // pydantic's internal markers (docs/inference.md §4.1), which these locations never carry.
     const param = http.param ?? (first ? first.loc.join('.') : null)
     return { status: 400, body: body(validationMessage(http.issues), 'Bad Request', param, 400) }
   }
@@ -93,7 +93,8 @@ export function inferenceErrorResponse(error: unknown): ErrorResponse {
     return { status: 400, body: body(http.message, 'Bad Request', null, 400) }
   }
   const status = http.statusCode
-  // vLLM's handler of framework HTTP exceptions names the status phrase (`Not Found`, `Method Not Allowed`), §4.2.
+  // vLLM's handler of framework HTTP exceptions names the status phrase (`Not Found`, `Method Not Allowed`),
+  // docs/inference.md §4.2.
   const type =
     http instanceof FrameworkHttpError
       ? (STATUS_PHRASES[status] ?? 'Error')

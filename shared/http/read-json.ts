@@ -54,8 +54,9 @@ export function excessNesting(text: string, limit = MAX_JSON_DEPTH): number {
 
 /**
  * Reads and parses a JSON request body under the family's rules: inference requires `application/json` exactly
- * (vLLM's check, contract §1); tracing and training parse a body without a content type as JSON (FastAPI) and reject
- * other types with a 422. An empty or malformed body, or one nested deeper than MAX_JSON_DEPTH, is a validation error, never a 500.
+ * (vLLM's check, docs/inference.md §1); tracing and training parse a body without a content type as JSON (FastAPI) and
+ * reject other types with a 422. An empty or malformed body, or one nested deeper than MAX_JSON_DEPTH, is a validation
+ * error, never a 500.
  */
 export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   const type = mediaType(requestHeader(c, 'content-type'))

@@ -17,7 +17,7 @@ export type ChatBackendCall = {
   request: ChatCompletionRequest
   /** The catalog entry; `model.id` is the served name that goes into `model` of every body and chunk. */
   model: CatalogModel
-  /** The response id is `chatcmpl-${requestId}` (contract §1). */
+  /** The response id is `chatcmpl-${requestId}` (docs/inference.md §1). */
   requestId: string
   /** Unix seconds for `created`, the same for every chunk of a stream. */
   created: number
@@ -31,14 +31,15 @@ export type ChatBackendCall = {
  * Errors are thrown as `HttpError` subclasses from `#shared/errors/http-error`: before the first chunk they become a
  * normal JSON error response; after it, an in-stream `data: {"error": ...}` event followed by `data: [DONE]`.
  *
- * Streams: yield the contract's chunk sequence (§6.2): role chunk(s), deltas, one finish chunk per choice, and always
- * a final usage chunk (`choices: []`, `usage` summed over choices) even when the client did not ask for usage: the
- * gateway meters it and drops it when `stream_options.include_usage` is not set. A backend may put cumulative
- * `usage` on every chunk (continuous usage); the gateway keeps it only when `continuous_usage_stats` was asked for,
- * and uses it to meter streams that were aborted. The gateway does the SSE framing and the final `data: [DONE]`.
+ * Streams: yield the chunk sequence of docs/inference.md §6.2: role chunk(s), deltas, one finish chunk per choice,
+ * and always a final usage chunk (`choices: []`, `usage` summed over choices) even when the client did not ask for
+ * usage: the gateway meters it and drops it when `stream_options.include_usage` is not set. A backend may put
+ * cumulative `usage` on every chunk (continuous usage); the gateway keeps it only when `continuous_usage_stats` was
+ * asked for, and uses it to meter streams that were aborted. The gateway does the SSE framing and the final
+ * `data: [DONE]`.
  */
 export type ChatBackend = {
-  /** Runs a non-streaming completion and returns the response body (contract §5). */
+  /** Runs a non-streaming completion and returns the response body (docs/inference.md §5). */
   complete(call: ChatBackendCall): Promise<ChatCompletionResponse>
   /** Runs a streaming completion; the gateway stops iterating (and aborts `signal`) when the client goes away. */
   stream(call: ChatBackendCall): AsyncIterable<ChatCompletionChunk>

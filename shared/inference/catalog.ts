@@ -68,8 +68,8 @@ export async function modelsFor(entity: string): Promise<CatalogModel[]> {
 }
 
 /**
- * Resolves the request's `model` for an entity: unknown or not permitted → 404 (contract §4.3); missing or empty →
- * the only model the entity may use, else 400 naming the choices.
+ * Resolves the request's `model` for an entity: unknown or not permitted → 404 (docs/inference.md §4.3); missing or
+ * empty → the only model the entity may use, else 400 naming the choices.
  */
 export function resolveModel(name: string | null | undefined, entity: string): CatalogModel | Promise<CatalogModel> {
   const catalog = catalogNow()

@@ -122,7 +122,7 @@ async function stream(
   const iterator = backend.stream(call)[Symbol.asyncIterator]()
   const backendStarted = performance.now()
   const { first, settled } = await firstWithin(iterator)
-  // Before the first byte an error is still an ordinary JSON answer with its status (contract §4.5).
+  // Before the first byte an error is still an ordinary JSON answer with its status (docs/inference.md §4.5).
   if (settled) await first
   const firstAt = performance.now()
   const body = sseStream(iterator, {
@@ -161,7 +161,7 @@ function watchDisconnect(c: Context<AppEnv>, abort: () => void): void {
 }
 
 /**
- * `POST /v1/chat/completions`: validates the body (contract §2–3), resolves the model for the caller's entity,
+ * `POST /v1/chat/completions`: validates the body (docs/inference.md §2–3), resolves the model for the caller's entity,
  * applies the serving rules, runs the model's backend and answers JSON or SSE; usage is metered for every
  * completion, finished or aborted.
  */

@@ -1,7 +1,10 @@
 import { maxModelLenOf } from '#shared/engine/settings'
 import type { CatalogModel } from '#shared/schemas/model'
 
-/** A model as `GET /v1/models` lists it (contract §10): W&B's defaults where the catalog entry leaves a field out. */
+/**
+ * A model as `GET /v1/models` lists it (docs/inference.md §10): W&B's defaults where the catalog entry leaves a field
+ * out.
+ */
 export function modelCard(model: CatalogModel) {
   return {
     id: model.id,

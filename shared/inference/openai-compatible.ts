@@ -18,8 +18,8 @@ import {
 } from '#shared/schemas/chat-completion'
 import type { OpenAiCompatibleSettings } from '#shared/schemas/model'
 
-// Only the contract's fields are forwarded: unknown fields are ignored (contract §2), and hosted upstreams reject
-// names they do not know.
+// Only the contract's fields are forwarded: unknown fields are ignored (docs/inference.md §2), and hosted upstreams
+// reject names they do not know.
 const KNOWN_FIELDS = new Set(Object.keys(ChatCompletionRequestSchema.shape))
 const INTERNAL_ERROR = 'The server had an error while processing your request'
 // Integer fields bounded by 2^63−1: JSON.parse reads that bound as the double 2^63 (accepted in validate-request.ts),
@@ -122,7 +122,7 @@ function toChunk(data: string, call: ChatBackendCall): ChatCompletionChunk {
   parsed.id = `chatcmpl-${call.requestId}`
   parsed.model = call.model.id
   // Hosted upstreams leave out vLLM's per-choice keys: `logprobs` on every choice, `stop_reason` on the finish chunk
-  // (§6.2). A few property checks per choice, and a chunk carries one choice.
+  // (docs/inference.md §6.2). A few property checks per choice, and a chunk carries one choice.
   const choices = parsed.choices
   if (Array.isArray(choices)) {
     for (const choice of choices as Record<string, unknown>[]) {
@@ -185,9 +185,9 @@ function fillNulls(target: Record<string, unknown>, keys: readonly string[]): vo
 }
 
 /**
- * Brings an upstream body to the contract's shape (§5): every key present, nulls included (hosted upstreams leave
- * vLLM's extras out, `usage.prompt_tokens_details` among them), and no `tool_calls` list, which is always empty with
- * `tool_choice: "none"` (newest vLLM omits it).
+ * Brings an upstream body to the contract's shape (docs/inference.md §5): every key present, nulls included (hosted
+ * upstreams leave vLLM's extras out, `usage.prompt_tokens_details` among them), and no `tool_calls` list, which is
+ * always empty with `tool_choice: "none"` (newest vLLM omits it).
  */
 export function normalizeResponse(body: ChatCompletionResponse): ChatCompletionResponse {
   fillNulls(body as unknown as Record<string, unknown>, TOP_LEVEL_NULLS)

@@ -6,7 +6,7 @@ import { checkMessages } from '#shared/inference/message-rules'
 import { type ChatCompletionRequest, requestedMaxTokens } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
 
-// Rules vLLM raises while serving (contract §3.8–3.11, plus `SamplingParams._verify_args`): answered as 400
+// Rules vLLM raises while serving (docs/inference.md §3.8–3.11, plus `SamplingParams._verify_args`): answered as 400
 // `BadRequestError`. The ones that need the tokenizer (prompt length, vocabulary) belong to the backend.
 
 /** Formats a float field the way Python prints it (`-1` → `-1.0`), as vLLM's messages do. */

@@ -1,8 +1,8 @@
 import { inferenceErrorResponse } from '#shared/errors/inference-errors'
 import type { ChatCompletionChunk } from '#shared/schemas/chat-completion'
 
-// The SSE framing of a chat-completion stream (contract §6): each event is `data: <json>\n\n`, heartbeats are SSE
-// comments, the stream ends with `data: [DONE]`.
+// The SSE framing of a chat-completion stream (docs/inference.md §6): each event is `data: <json>\n\n`, heartbeats are
+// SSE comments, the stream ends with `data: [DONE]`.
 
 const encoder = new TextEncoder()
 /** The stream's last event. */
@@ -30,7 +30,8 @@ function withoutNulls<T extends object>(value: T): T {
 /**
  * One backend chunk as the event the client gets, or undefined when it gets none: the upstream's usage chunk only
  * with `include_usage` (its nulls dropped); a content chunk keeps its usage only with continuous stats, and a role
- * chunk always carries `prompt_token_ids` (null without `return_token_ids`, §6.2). Edits the chunk in place.
+ * chunk always carries `prompt_token_ids` (null without `return_token_ids`, docs/inference.md §6.2). Edits the chunk in
+ * place.
  */
 export function frameChunk(chunk: ChatCompletionChunk, framing: UsageFraming): string | undefined {
   if (chunk.choices.length === 0 && chunk.usage) {
@@ -44,7 +45,8 @@ export function frameChunk(chunk: ChatCompletionChunk, framing: UsageFraming): s
 
 /**
  * The usage chunk the gateway writes itself when the client asked for usage and the upstream sent none (a hosted API
- * that ignores `stream_options`): the metered counts under the last chunk's id, created and model (§6.2 step 4).
+ * that ignores `stream_options`): the metered counts under the last chunk's id, created and model (docs/inference.md
+ * §6.2 step 4).
  */
 export function usageEvent(
   last: Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'>,

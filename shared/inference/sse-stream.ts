@@ -51,9 +51,9 @@ function soon<T>(promise: Promise<T>): Promise<Settled<T> | undefined> {
 }
 
 /**
- * Turns a backend's chunks into the contract's SSE body (§6): usage kept on chunks only with `continuous_usage_stats`,
- * the usage chunk only with `include_usage` (nulls dropped), comment heartbeats until the first chunk, an in-stream
- * error event on failure, and always a final `data: [DONE]`.
+ * Turns a backend's chunks into the contract's SSE body (docs/inference.md §6): usage kept on chunks only with
+ * `continuous_usage_stats`, the usage chunk only with `include_usage` (nulls dropped), comment heartbeats until the
+ * first chunk, an in-stream error event on failure, and always a final `data: [DONE]`.
  */
 export function sseStream(
   iterator: AsyncIterator<ChatCompletionChunk>,

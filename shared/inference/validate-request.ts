@@ -6,7 +6,8 @@ import { type ChatCompletionRequest, ChatCompletionRequestSchema } from '#shared
 import { presentFieldsParse } from '#shared/schemas/present-fields'
 
 // vLLM runs its request validators (`mode="before"`) on the raw JSON before field parsing, so they see absent and
-// null differently and use Python truthiness (contract §2, §3.1–3.7). The first failing rule is reported alone.
+// null differently and use Python truthiness (docs/inference.md §2, §3.1–3.7). The first failing rule is reported
+// alone.
 
 type Raw = Record<string, unknown>
 
@@ -186,7 +187,7 @@ function fieldRangeIssues(request: ChatCompletionRequest): ValidationIssue[] {
   return issues.filter((i) => i !== undefined)
 }
 
-/** vLLM's `repetition_detection` rules (contract §8), shared by the gateway and the reference engine. */
+/** vLLM's `repetition_detection` rules (docs/inference.md §8), shared by the gateway and the reference engine. */
 export function checkRepetitionDetection(request: ChatCompletionRequest): void {
   const rd = request.repetition_detection
   if (rd === undefined || rd === null) return

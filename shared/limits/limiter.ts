@@ -13,7 +13,7 @@ import {
 import { TooManyRequestsError } from '#shared/errors/http-error'
 import { logger } from '#shared/logger'
 
-/** W&B's message for too many requests in flight (contract inference §4.4). */
+/** W&B's message for too many requests in flight (docs/inference.md §4.4). */
 export const CONCURRENCY_MESSAGE = 'Concurrency limit reached for requests'
 /** The rate equivalents of W&B's concurrency message. */
 export const REQUEST_RATE_MESSAGE = 'Rate limit reached for requests'

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini'
 import { LaxBoolSchema, LaxIntSchema, LaxNumberSchema } from '#shared/schemas/pydantic-lax'
 
-// Shapes of `POST /v1/chat/completions` (contract: shared/contracts/inference.md). Request fields are validated for
-// type only here; the contract's cross-field rules and exact messages live in shared/inference/validate-request.ts.
+// Shapes of `POST /v1/chat/completions` (docs/inference.md §2). Request fields are validated for type only here;
+// the cross-field rules (docs/inference.md §3) and exact messages live in shared/inference/validate-request.ts.
 // No defaults are applied: an absent field stays absent, so the openai-compatible backend forwards only what the
 // client set, and `chatDefaults()` gives the effective values for an engine.
 
@@ -72,7 +72,7 @@ export const StreamOptionsSchema = z.looseObject({
   continuous_usage_stats: nullish(LaxBoolSchema),
 })
 
-/** `repetition_detection` (contract §8). */
+/** `repetition_detection` (docs/inference.md §8). */
 export const RepetitionDetectionSchema = z.looseObject({
   max_pattern_size: z.optional(IntSchema),
   min_pattern_size: z.optional(IntSchema),
@@ -151,7 +151,9 @@ export const ChatCompletionRequestSchema = z.looseObject({
 })
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequestSchema>
 
-/** The contract's effective defaults (§2.1), applied where the request leaves a field absent or null. */
+/**
+ * The contract's effective defaults (docs/inference.md §2.1), applied where the request leaves a field absent or null.
+ */
 export const CHAT_DEFAULTS = {
   frequency_penalty: 0,
   presence_penalty: 0,
@@ -194,7 +196,7 @@ export type ChatUsage = {
   completion_tokens_details?: { reasoning_tokens: number } | null
 }
 
-/** The assistant message of a non-streaming choice (§5): every key present, nulls included. */
+/** The assistant message of a non-streaming choice (docs/inference.md §5): every key present, nulls included. */
 export type ChatResponseMessage = {
   role: string
   content: string | null
@@ -216,7 +218,7 @@ export type ChatChoice = {
   token_ids: number[] | null
 }
 
-/** The non-streaming response body (`ChatCompletionResponse`, contract §5). */
+/** The non-streaming response body (`ChatCompletionResponse`, docs/inference.md §5). */
 export type ChatCompletionResponse = {
   id: string
   object: 'chat.completion'
@@ -231,7 +233,7 @@ export type ChatCompletionResponse = {
   kv_transfer_params: unknown
 }
 
-/** A streamed delta (§6.2). */
+/** A streamed delta (docs/inference.md §6.2). */
 export type ChatDelta = { role?: string; content?: string | null; reasoning?: string | null; tool_calls?: unknown[] }
 
 /** One choice of a stream chunk; `stop_reason` appears on the finish chunk only, `token_ids` with `return_token_ids`. */
@@ -244,7 +246,7 @@ export type ChatChunkChoice = {
   token_ids?: number[] | null
 }
 
-/** One SSE chunk (`chat.completion.chunk`, contract §6); `choices: []` with `usage` is the usage chunk. */
+/** One SSE chunk (`chat.completion.chunk`, docs/inference.md §6); `choices: []` with `usage` is the usage chunk. */
 export type ChatCompletionChunk = {
   id: string
   object: 'chat.completion.chunk'

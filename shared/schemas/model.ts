@@ -56,14 +56,14 @@ export const CatalogModelSchema = z.object({
   created: z.optional(z.number()),
   root: z.optional(z.string()),
   maxModelLen: z.optional(z.number()),
-  /** Whether the model's tokenizer defines a chat template (contract §3.9). */
+  /** Whether the model's tokenizer defines a chat template (docs/inference.md §3.9). */
   hasChatTemplate: z.optional(z.boolean()),
   /**
    * Whether the model takes image, audio and video content parts. Absent: upstream models do (the upstream decides),
    * reference models do not (docs/inference.md, "Multimodal content").
    */
   multimodal: z.optional(z.boolean()),
-  /** `priority` scheduling allows a non-zero request `priority` (contract §3.8). */
+  /** `priority` scheduling allows a non-zero request `priority` (docs/inference.md §3.8). */
   scheduling: z.optional(z.enum(['fcfs', 'priority'])),
   prices: z.optional(ModelPricesSchema),
   /** Entities allowed to use the model; `*` means every entity. */

@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { ANY_VALUE, HUGE_NUMBERS, ODD_STRINGS } from './arbitraries.js'
 
-// Chat-completion request bodies for property tests: every field of the contract's request (§2.1) with plausible
-// values, and implausible ones mixed in on request.
+// Chat-completion request bodies for property tests: every field of the contract's request (docs/inference.md §2.1)
+// with plausible values, and implausible ones mixed in on request.
 
 const smallInt = (min: number, max: number) => fc.integer({ min, max })
 const plausibleNumber = fc.oneof(fc.double({ min: -2, max: 2, noNaN: true }), fc.integer({ min: -5, max: 5 }))
@@ -42,8 +42,8 @@ const jsonSchema = fc.constantFrom(
   {},
 )
 
-// Plausible values per field of the contract's request (§2.1); each field is sent with one of these or a random
-// implausible value, so both the happy paths and the validators are exercised.
+// Plausible values per field of the contract's request (docs/inference.md §2.1); each field is sent with one of these
+// or a random implausible value, so both the happy paths and the validators are exercised.
 const PLAUSIBLE: Record<string, fc.Arbitrary<unknown>> = {
   frequency_penalty: plausibleNumber,
   presence_penalty: plausibleNumber,

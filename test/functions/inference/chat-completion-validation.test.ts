@@ -213,7 +213,7 @@ describe('POST /v1/chat/completions validation', () => {
       'continue_final_message',
     )
     // The validator reads the raw body; Hugging Face's apply_chat_template then gets the default True (issue ask:
-    // newest vLLM's template path, not the contract §3.6 reading that let this through).
+    // newest vLLM's template path, not the raw-body reading of docs/inference.md §3.6 that let this through).
     await expectServingError(
       { messages, model, continue_final_message: true },
       'continue_final_message and add_generation_prompt are not compatible. Use continue_final_message when you want the model to continue the final message, and add_generation_prompt when you want to add a header that will prompt it to start a new assistant message instead.',

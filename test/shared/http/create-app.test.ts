@@ -17,7 +17,7 @@ async function send(family: keyof typeof apps, method: string, path: string) {
 }
 
 describe('family apps: requests no route serves', () => {
-  it('answers an unknown inference path 404 with the status phrase as type (contract §4.2)', async () => {
+  it('answers an unknown inference path 404 with the status phrase as type (docs/inference.md §4.2)', async () => {
     // Act
     const res = await send('inference', 'GET', '/v1/nope')
 
