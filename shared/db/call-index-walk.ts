@@ -131,9 +131,10 @@ export async function* walkMerged(
 }
 
 /**
- * Byte size of every stored part of a trace (§7.6 `total_storage_size_bytes`): the parts in the trace index, plus the
- * end parts of its calls that are not there, read by key: an end stored before its start (§7.1) had no trace id to
- * be indexed under. A call still running has no end, so its key read finds nothing; a complete trace needs none.
+ * Byte size of every stored part of a trace (docs/tracing.md §7.6 `total_storage_size_bytes`): the parts in the trace
+ * index, plus the end parts of its calls that are not there, read by key: an end stored before its start
+ * (docs/tracing.md §7.1) had no trace id to be indexed under. A call still running has no end, so its key read finds
+ * nothing; a complete trace needs none.
  */
 export async function traceStorageSize(project: string, traceId: string): Promise<number> {
   let total = 0

@@ -5,7 +5,7 @@ import { keyPart } from '#shared/db/key-part'
 import { getObjVersion, objPk, versionIndexKeys } from '#shared/db/obj-repository'
 import type { ObjVersion } from '#shared/schemas/obj'
 
-// Version indexes (contract §8.3: 0-based creation order per object id and kind). A counter item per kind,
+// Version indexes (docs/tracing.md §8.3: 0-based creation order per object id and kind). A counter item per kind,
 // PK=OBJ#<project>#<object_id> SK=SEQ#<kind>, holds `next_index`, the digest that took the index before it
 // (`last_digest`) and whether that index is recorded on its version (`last_recorded`). The counter only moves by a
 // conditional update from the value just read, and only after the previous taker's index is recorded, so every index

@@ -3,7 +3,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
 import { keyPart } from '#shared/db/key-part'
 
-// Retried writes that generate server-side ids (contract §1: clients retry; the Python client marks retries with
+// Retried writes that generate server-side ids (docs/tracing.md §1: clients retry; the Python client marks retries with
 // `X-Weave-Retry-Id`): PK=RETRY#<kind>#<scope>#<retry key> SK=RETRY holds, as JSON, what the first attempt generated,
 // so a retry reuses the same ids instead of creating duplicates. Conditional put, no transaction.
 

@@ -6,7 +6,7 @@ export function tracingErrorResponse(error: unknown): ErrorResponse {
   const http = asHttpError(error)
   if (http === undefined) return { status: 500, body: { reason: 'Internal server error' } }
   if (http instanceof RequestValidationError) return { status: 422, body: { detail: http.issues } }
-  // Weave answers RequestTooLarge with a fixed reason (contract §3).
+  // Weave answers RequestTooLarge with a fixed reason (docs/tracing.md §3).
   if (http instanceof PayloadTooLargeError) return { status: 413, body: { reason: 'Request too large' } }
   const response: ErrorResponse = { status: http.statusCode, body: { reason: http.message, ...http.details } }
   if (http.headers) response.headers = http.headers

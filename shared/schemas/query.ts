@@ -1,8 +1,8 @@
 import * as z from 'zod/mini'
 
 /**
- * Weave's query expression language (contract §6), parsed into a small AST. Validation is hand-written because the
- * grammar is recursive; every problem becomes a zod issue with its exact path, so the API answers 422 `{"detail"}`.
+ * Weave's query expression language (docs/tracing.md §6), parsed into a small AST. Validation is hand-written because
+ * the grammar is recursive; every problem becomes a zod issue with its exact path, so the API answers 422 `{"detail"}`.
  */
 
 /** Comparison operators. */

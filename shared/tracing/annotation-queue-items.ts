@@ -18,7 +18,7 @@ export type QueueItemOut = QueueItem & {
   position_in_queue: number | null
 }
 
-// The item's state is its most recent progress row over all annotators (contract §15.2).
+// The item's state is its most recent progress row over all annotators (docs/tracing.md §15.2).
 function withState(item: QueueItem, rows: readonly ProgressRow[]): QueueItemOut {
   let latest: ProgressRow | undefined
   for (const r of rows)
@@ -32,7 +32,9 @@ function withState(item: QueueItem, rows: readonly ProgressRow[]): QueueItemOut 
   }
 }
 
-/** Items of a queue with their states: equality filters, position, state filter, sort, paging (contract §15.2). */
+/**
+ * Items of a queue with their states: equality filters, position, state filter, sort, paging (docs/tracing.md §15.2).
+ */
 export async function queryQueueItems(
   project: string,
   queueId: string,
@@ -63,8 +65,9 @@ export async function queryQueueItems(
 }
 
 /**
- * Moves the authenticated annotator's progress on an item (contract §15.3). Each write is conditional on the row as
- * read, so concurrent updates serialise: the loser re-reads and its transition is checked against the winner's state.
+ * Moves the authenticated annotator's progress on an item (docs/tracing.md §15.3). Each write is conditional on the row
+ * as read, so concurrent updates serialise: the loser re-reads and its transition is checked against the winner's
+ * state.
  */
 export async function updateItemProgress(
   annotator: string,

@@ -90,7 +90,7 @@ function startItem(
     attributes: columns.attributes,
     inputs: columns.inputs,
     otel_dump: columns.otel,
-    // The caller's identity, never a body value (contract §2).
+    // The caller's identity, never a body value (docs/tracing.md §2).
     wb_user_id: userId,
     wb_run_id: opt(s.wb_run_id),
     wb_run_step: s.wb_run_step ?? undefined,

@@ -2,8 +2,8 @@ import { listTableRows } from '#shared/db/table-repository'
 import { resolveObjVersion } from '#shared/tracing/objects-resolve'
 
 /**
- * `expand_columns` (contract §7.4): refs found at the listed paths of a call are replaced by the referenced value; an
- * object value gets an added `_ref` key holding the ref URI. Paths are expanded shallowest first, so
+ * `expand_columns` (docs/tracing.md §7.4): refs found at the listed paths of a call are replaced by the referenced
+ * value; an object value gets an added `_ref` key holding the ref URI. Paths are expanded shallowest first, so
  * `inputs.model.prompt` reads a ref inside the object `inputs.model` pointed to. Only refs into the queried project
  * are read; a ref that does not resolve (unknown, deleted, another project, a bare table ref, a call or op ref) stays
  * as it is.

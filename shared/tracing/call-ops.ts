@@ -32,7 +32,7 @@ export type CallOutputOptions = {
   return_expanded_column_values?: boolean
 }
 
-// The `FeedbackDict` keys (contract §7.2) of a call's feedback rows, oldest first.
+// The `FeedbackDict` keys (docs/tracing.md §7.2) of a call's feedback rows, oldest first.
 async function callFeedback(project: string, id: string): Promise<Record<string, unknown>[]> {
   const rows = await listFeedback(project, { kind: 'ref', weaveRef: `weave:///${project}/call/${id}` })
   return rows.map((r) => ({
@@ -48,7 +48,7 @@ async function callFeedback(project: string, id: string): Promise<Record<string,
 
 const REQUIRED_COLUMNS = ['id', 'trace_id', 'project_id', 'op_name', 'started_at']
 
-/** The set of top-level keys to return for a `columns` list (§7.4), or undefined for all. */
+/** The set of top-level keys to return for a `columns` list (docs/tracing.md §7.4), or undefined for all. */
 export function columnSet(
   columns: readonly string[] | null | undefined,
   includeCosts: boolean,

@@ -53,9 +53,9 @@ const probeResult = (n: number): CallsQueryStats => ({
 })
 
 /**
- * `calls/query_stats` (§7.7): the unfiltered count comes from the project's sharded counter (constant time); the two
- * ClickHouse `limit == 1` probes are existence checks; any filter or query counts the selection, reading at most
- * `limit + 1` matching calls to decide `has_more`.
+ * `calls/query_stats` (docs/tracing.md §7.7): the unfiltered count comes from the project's sharded counter (constant
+ * time); the two ClickHouse `limit == 1` probes are existence checks; any filter or query counts the selection, reading
+ * at most `limit + 1` matching calls to decide `has_more`.
  */
 export async function callsQueryStats(req: CallsQueryStatsReq): Promise<CallsQueryStats> {
   const limit = req.limit ?? undefined

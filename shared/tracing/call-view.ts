@@ -28,7 +28,7 @@ export type LoadedCall = {
   deleted_at: string | null
   input_refs: string[]
   output_refs: string[]
-  /** Byte length of the four JSON columns (§7.6). */
+  /** Byte length of the four JSON columns (docs/tracing.md §7.6). */
   size: number
 }
 
@@ -86,7 +86,7 @@ export async function loadCall(parts: CallParts): Promise<LoadedCall | undefined
   }
 }
 
-/** The derived `summary.weave` status (§7.2). */
+/** The derived `summary.weave` status (docs/tracing.md §7.2). */
 export function callStatus(call: LoadedCall): 'success' | 'error' | 'running' | 'descendant_error' {
   if (call.exception !== null) return 'error'
   if (call.ended_at === null) return 'running'

@@ -126,7 +126,7 @@ export function choosePrice(prices: readonly PriceRow[], llmId: string, at: stri
   return best
 }
 
-/** `summary.weave.costs` of a call (§7.5): one `LLMCostSchema` per priced model of `summary.usage`. */
+/** `summary.weave.costs` of a call (docs/tracing.md §7.5): one `LLMCostSchema` per priced model of `summary.usage`. */
 export function callCosts(call: LoadedCall, prices: PriceBook): Record<string, unknown> {
   const usage = call.summary.usage
   const out: Record<string, unknown> = {}

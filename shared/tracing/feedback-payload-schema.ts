@@ -39,7 +39,9 @@ function typeOf(seen: Seen): 'numeric' | 'boolean' | 'categorical' {
   return 'numeric'
 }
 
-/** `feedback/payload_schema` (contract §12.7): leaf paths and value types of the newest payloads in the window. */
+/**
+ * `feedback/payload_schema` (docs/tracing.md §12.7): leaf paths and value types of the newest payloads in the window.
+ */
 export async function feedbackPayloadSchema(req: FeedbackPayloadSchemaReq) {
   const { startMs, endMs } = resolveWindow(req)
   const types = new Map<string, Seen>()

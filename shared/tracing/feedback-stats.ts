@@ -61,8 +61,8 @@ function newAcc(slots: number, withValues: boolean): Acc {
   return acc
 }
 
-// Extraction per value type (ClickHouse, contract §12.3): only JSON numbers are numeric, only true/false boolean,
-// and a missing or non-string categorical value counts as ''.
+// Extraction per value type (ClickHouse, docs/tracing.md §12.3): only JSON numbers are numeric, only true/false
+// boolean, and a missing or non-string categorical value counts as ''.
 function extract(payload: unknown, m: Metric): number | string | null {
   let v: unknown = payload
   for (const part of m.path) {
@@ -139,7 +139,7 @@ function parseWindowAlias(alias: string): [string, string] | null {
   return null
 }
 
-/** `feedback/stats` (contract §12): one Query over the window's index range, aggregated in a single pass. */
+/** `feedback/stats` (docs/tracing.md §12): one Query over the window's index range, aggregated in a single pass. */
 export async function feedbackStats(req: FeedbackStatsReq) {
   const { startMs, endMs } = resolveWindow(req)
   assertTimeZone(req.timezone)

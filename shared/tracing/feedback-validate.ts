@@ -98,7 +98,7 @@ async function checkAnnotation(req: FeedbackCreateReq, name: string): Promise<vo
 }
 
 /**
- * Weave's feedback validation (contract §11.1), all 400: payload size, per-type payloads and refs. Returns the
+ * Weave's feedback validation (docs/tracing.md §11.1), all 400: payload size, per-type payloads and refs. Returns the
  * payload as stored (reactions gain `alias`, `detoned`, `detoned_alias`).
  */
 export async function validateFeedback(req: FeedbackCreateReq): Promise<Record<string, unknown>> {

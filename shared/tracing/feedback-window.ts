@@ -28,7 +28,7 @@ export function assertTimeZone(timeZone: string): void {
   }
 }
 
-/** Automatic granularity (contract §12.4), then widened so the grid has at most 10,000 buckets. */
+/** Automatic granularity (docs/tracing.md §12.4), then widened so the grid has at most 10,000 buckets. */
 export function granularityFor(rangeSeconds: number, requested: number | null | undefined): number {
   let g = requested || 0
   if (g === 0) {

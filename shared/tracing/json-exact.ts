@@ -1,6 +1,6 @@
 /**
- * A JSON parser that keeps what `JSON.parse` forgets and Weave's digests depend on (contract §8.1: "keep numbers as
- * received"): a whole number written as a float (`1.0`, `1e5`) stays a Python float, and an integer beyond 2^53
+ * A JSON parser that keeps what `JSON.parse` forgets and Weave's digests depend on (docs/tracing.md §8.1: "keep numbers
+ * as received"): a whole number written as a float (`1.0`, `1e5`) stays a Python float, and an integer beyond 2^53
  * keeps its exact digits. Everything else parses to the plain JavaScript value.
  */
 

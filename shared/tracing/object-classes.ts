@@ -43,7 +43,7 @@ export function objectKind(val: unknown): 'op' | 'object' {
   return weaveType(val) === 'Op' ? 'op' : 'object'
 }
 
-/** Base and leaf object classes from `_bases` / `_class_name` (contract §8.2), both null without class info. */
+/** Base and leaf object classes from `_bases` / `_class_name` (docs/tracing.md §8.2), both null without class info. */
 export function objectClasses(val: unknown): { base: string | null; leaf: string | null } {
   if (!isPlainObject(val) || !Array.isArray(val._bases)) return { base: null, leaf: null }
   const bases = val._bases

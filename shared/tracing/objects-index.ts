@@ -20,9 +20,10 @@ async function record(v: VersionKey, index: number): Promise<number> {
 }
 
 /**
- * Gives a claimed version its index (contract §8.3) exactly once and returns it: safe to run again after a failure at
- * any step, concurrently for the same version (a retried create) and for other versions of the object. `seenBeforeClaim`
- * is a counter read before the version's claim was written, which spares the first round reading the version.
+ * Gives a claimed version its index (docs/tracing.md §8.3) exactly once and returns it: safe to run again after a
+ * failure at any step, concurrently for the same version (a retried create) and for other versions of the object.
+ * `seenBeforeClaim` is a counter read before the version's claim was written, which spares the first round reading the
+ * version.
  *
  * Each round reads the counter, then the version. The counter names the digest that took its last index: if it is
  * this one, that index is this version's. Otherwise an index already recorded on the version stands (another attempt

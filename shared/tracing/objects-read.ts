@@ -18,7 +18,7 @@ import { labelsOf, resolveObjVersion, toObjOut } from '#shared/tracing/objects-r
 
 const parseVal = (text: string | undefined): unknown => (text === undefined ? {} : JSON.parse(text))
 
-/** `obj/read` (contract §8.4): 404 with `deleted_at` for a deleted version, 404 naming the request otherwise. */
+/** `obj/read` (docs/tracing.md §8.4): 404 with `deleted_at` for a deleted version, 404 naming the request otherwise. */
 export async function readObj(req: ObjReadReq): Promise<ObjOut> {
   const { project_id: project, object_id: objectId, digest } = req
   const record = await resolveObjVersion(project, objectId, digest, !req.metadata_only)
@@ -40,7 +40,8 @@ export async function readObj(req: ObjReadReq): Promise<ObjOut> {
 
 type Candidates = { records: ObjVersionRecord[]; latest?: Map<string, string> }
 
-// Picks the narrowest stored listing for the filter (contract §8.5); the remaining conditions are applied in memory.
+// Picks the narrowest stored listing for the filter (docs/tracing.md §8.5); the remaining conditions are applied in
+// memory.
 async function candidates(req: ObjQueryReq, withVal: boolean): Promise<Candidates> {
   const f = req.filter ?? {}
   const project = req.project_id

@@ -17,7 +17,7 @@ export function versionLikeIndex(digest: string): number | undefined {
 }
 
 /**
- * Resolves what `obj/read` calls a digest (contract §8.4): `latest`, `v<N>`, an alias, else a content digest.
+ * Resolves what `obj/read` calls a digest (docs/tracing.md §8.4): `latest`, `v<N>`, an alias, else a content digest.
  * Deleted versions are returned too (the caller answers them with 404 + `deleted_at`); unfinished ones are not.
  */
 export async function resolveObjVersion(

@@ -3,8 +3,8 @@ import type { Operand, Operation, Query } from '#shared/schemas/query'
 import { parseDatetimeMicros } from '#shared/tracing/time'
 
 /**
- * Evaluates a parsed `Query` against one row with ClickHouse's semantics (contract §6.3): JSON values read as strings
- * ('' when missing, null or non-scalar), comparison casts inferred from the literal on the other side, boolean
+ * Evaluates a parsed `Query` against one row with ClickHouse's semantics (docs/tracing.md §6.3): JSON values read as
+ * strings ('' when missing, null or non-scalar), comparison casts inferred from the literal on the other side, boolean
  * literals as 1/0, three-valued logic (NULL excludes the row), datetimes compared with epoch seconds or ISO strings.
  * The one evaluator of Weave's query language: each entity (calls, costs, feedback) supplies a `FieldResolver`.
  */

@@ -5,7 +5,7 @@ import { selectCalls } from '#shared/tracing/call-query'
 import type { LoadedCall } from '#shared/tracing/call-view'
 import { callCosts, loadPrices } from '#shared/tracing/costs'
 
-/** `LLMAggregatedUsage`: every field always present (§14.1). */
+/** `LLMAggregatedUsage`: every field always present (docs/tracing.md §14.1). */
 export type AggregatedUsage = {
   requests: number
   prompt_tokens: number
@@ -51,7 +51,10 @@ function toFloat(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0
 }
 
-/** A call's own usage per model (§14.2 step 2); `costs` is its `summary.weave.costs` when costs were requested. */
+/**
+ * A call's own usage per model (docs/tracing.md §14.2 step 2); `costs` is its `summary.weave.costs` when costs were
+ * requested.
+ */
 export function ownUsage(
   call: LoadedCall,
   costs: Record<string, unknown> | undefined,
@@ -103,7 +106,7 @@ function mergeInto(
   }
 }
 
-/** Rolls usage up the selected calls (§14.2 steps 2–5): own usage plus every selected descendant's. */
+/** Rolls usage up the selected calls (docs/tracing.md §14.2 steps 2–5): own usage plus every selected descendant's. */
 export async function rollUpUsage(
   project: string,
   calls: readonly LoadedCall[],
@@ -154,7 +157,9 @@ export async function traceUsage(req: TraceUsageReq): Promise<UsageResult> {
   return rollUpUsage(req.project_id, calls, req.include_costs)
 }
 
-/** `calls/usage`: complete usage of the requested calls, whole traces at a time, never partial (§14.3). */
+/**
+ * `calls/usage`: complete usage of the requested calls, whole traces at a time, never partial (docs/tracing.md §14.3).
+ */
 export async function callsUsage(req: CallsUsageReq): Promise<UsageResult> {
   if (req.limit < 1) throw new BadRequestError('Usage aggregation limit must be positive')
   const ids = [...new Set(req.call_ids)]

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
 import { runWeaveScript, serveTracing, type TracingServer } from '../support/weave-sdk.js'
 
-// The weave npm SDK keeps a global client and batch timers, so it runs in a child process (contract §16.4) against
-// this process's functions served over loopback HTTP. The script traces nested ops, a failing op and an LLM-style op,
-// publishes an object and a dataset, scores a call, waits for the SDK's batches and prints the ids it saw.
+// The weave npm SDK keeps a global client and batch timers, so it runs in a child process (docs/tracing.md §16.4)
+// against this process's functions served over loopback HTTP. The script traces nested ops, a failing op and an
+// LLM-style op, publishes an object and a dataset, scores a call, waits for the SDK's batches and prints the ids it
+// saw.
 const SCRIPT = `
 const weave = require(process.env.WEAVE_PATH)
 const ids = {}
@@ -167,7 +168,7 @@ describe('weave npm SDK tracing calls against the call, object and feedback func
     const body = (await usageRes.json()) as { call_usage: Record<string, Record<string, Record<string, number>>> }
     expect(body.call_usage[run.ids.llm]?.['gpt-4o']).toMatchObject({ prompt_tokens: 11, completion_tokens: 7 })
     // The SDK already merged the child's usage into the parent's summary and the server adds descendants again
-    // (contract §14.2: reproduced as is), so the root counts the LLM call twice.
+    // (docs/tracing.md §14.2: reproduced as is), so the root counts the LLM call twice.
     expect(body.call_usage[run.ids.outer]?.['gpt-4o']).toMatchObject({ prompt_tokens: 22, completion_tokens: 14 })
   })
 

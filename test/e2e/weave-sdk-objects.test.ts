@@ -10,8 +10,8 @@ import { FUNCTIONS } from '#functions/manifest'
 import { createLocalApp } from '../../scripts/local/app.js'
 import { newCaller, type TestCaller } from '../support/auth.js'
 
-// The weave npm SDK keeps a global client and batch timers, so it runs in a child process (contract §16.4) against
-// this process's functions served over loopback HTTP.
+// The weave npm SDK keeps a global client and batch timers, so it runs in a child process (docs/tracing.md §16.4)
+// against this process's functions served over loopback HTTP.
 const SCRIPT = `
 const weave = require(process.env.WEAVE_PATH)
 ;(async () => {

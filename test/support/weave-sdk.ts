@@ -37,8 +37,8 @@ export async function serveTracing(): Promise<TracingServer> {
 }
 
 /**
- * Runs a CommonJS script in a child process (contract §16.4: the SDK keeps a global client and batch timers) with a
- * temporary working folder and `WEAVE_PATH`/`OPENAI_PATH` pointing at the installed packages; killed after
+ * Runs a CommonJS script in a child process (docs/tracing.md §16.4: the SDK keeps a global client and batch timers)
+ * with a temporary working folder and `WEAVE_PATH`/`OPENAI_PATH` pointing at the installed packages; killed after
  * `timeoutMs`. Resolves the JSON object of the first stdout line that starts with `{`, or rejects with the exit code,
  * the server's non-2xx answers and the child's stderr.
  */

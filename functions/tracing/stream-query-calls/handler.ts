@@ -7,7 +7,7 @@ import { renderCalls } from '#shared/tracing/call-ops'
 import { iterateCalls } from '#shared/tracing/call-query'
 import type { LoadedCall } from '#shared/tracing/call-view'
 
-// The response media type follows `Accept` (contract §1), JSON Lines by default.
+// The response media type follows `Accept` (docs/tracing.md §1), JSON Lines by default.
 function mediaType(accept: string | undefined): string {
   const first = accept?.split(',', 1)[0]?.split(';', 1)[0]?.trim()
   return first === undefined || first === '' || first.includes('*') ? 'application/jsonl' : first

@@ -37,7 +37,7 @@ describe('POST /call/read', () => {
     })
   })
 
-  it('counts in total_storage_size_bytes an end that arrived before its start (§7.1, §7.6)', async () => {
+  it('counts an end that arrived before its start in total_storage_size_bytes (docs/tracing.md §7.1, §7.6)', async () => {
     // Prepare
     const caller = await newCaller()
     const project = newProject(caller)
