@@ -1,6 +1,6 @@
 import * as z from 'zod/mini'
 
-// Request shapes of `POST /v1/preview/models/{model_id}/log` (contract training-log.md §2). Objects are loose: unknown
+// Request shapes of `POST /v1/preview/models/{model_id}/log` (docs/training.md §2). Objects are loose: unknown
 // keys are accepted and kept, as FastAPI would ignore them and the stored group must stay whole.
 
 const MetricValueSchema = z.union([z.number(), z.boolean()])
@@ -74,7 +74,7 @@ export const ChoiceSchema = z.looseObject({
       }),
     ),
   ),
-  // A completion's message (contract §2.5): its content is text or null, never content parts.
+  // A completion's message (docs/training.md §2.5): its content is text or null, never content parts.
   message: z.looseObject({
     role: z.literal('assistant'),
     ...AssistantFieldsShape,
@@ -95,7 +95,7 @@ export const HistorySchema = z.looseObject({
   tools: z.optional(z.nullable(z.array(ToolSchema))),
 })
 
-/** One RL trajectory (contract §2.3). */
+/** One RL trajectory (docs/training.md §2.3). */
 export const TrajectorySchema = z.looseObject({
   messages_and_choices: z.array(MessageOrChoiceSchema),
   reward: z.number(),
@@ -114,7 +114,7 @@ export type Trajectory = z.infer<typeof TrajectorySchema>
 /** An exception an ART client moved out of a group's items. */
 export const TrajectoryExceptionSchema = z.looseObject({ type: z.string(), message: z.string(), traceback: z.string() })
 
-/** A group of trajectories for one prompt, with ART's extra keys (contract §2.2). */
+/** A group of trajectories for one prompt, with ART's extra keys (docs/training.md §2.2). */
 export const TrajectoryGroupSchema = z.looseObject({
   trajectories: z.array(TrajectorySchema),
   exceptions: z.optional(z.array(TrajectoryExceptionSchema)),

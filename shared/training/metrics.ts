@@ -17,11 +17,11 @@ function populationStdDev(values: readonly number[]): number {
 }
 
 /**
- * Computes a log call's metrics as the contract defines them (§5, ART's reference loop): `reward`, `exception_rate`
- * (exceptions count as items: E / (|T| + E)), the mean of every trajectory metric over the trajectories carrying it
- * (booleans as 1/0), `reward_std_dev` (mean population std of rewards over groups of more than one trajectory, else 0)
- * and `group_metric_<k>` over groups with at least one trajectory. Keys share one namespace, are prefixed
- * `<split>/`, and non-finite means are dropped.
+ * Computes a log call's metrics as the contract defines them (docs/training.md §5, ART's reference loop): `reward`,
+ * `exception_rate` (exceptions count as items: E / (|T| + E)), the mean of every trajectory metric over the
+ * trajectories carrying it (booleans as 1/0), `reward_std_dev` (mean population std of rewards over groups of more than
+ * one trajectory, else 0) and `group_metric_<k>` over groups with at least one trajectory. Keys share one namespace,
+ * are prefixed `<split>/`, and non-finite means are dropped.
  *
  * @example computeLogMetrics('val', groups).metrics['val/reward']
  */
