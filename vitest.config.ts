@@ -8,6 +8,7 @@ import { CHROMIUM_MISSING, findChromium } from './test/support/chromium.js'
  * in the `db` project until it is listed here; a listed file that reaches DynamoDB fails at once (test/setup-unit.ts).
  */
 export const UNIT_FILES = [
+  'test/docs-links.test.ts',
   'test/bench/raw-http.test.ts',
   'test/bench/wake-latency.test.ts',
   'test/functions/meta/get-health.test.ts',

@@ -45,8 +45,8 @@ export function frameChunk(chunk: ChatCompletionChunk, framing: UsageFraming): s
 
 /**
  * The usage chunk the gateway writes itself when the client asked for usage and the upstream sent none (a hosted API
- * that ignores `stream_options`): the metered counts under the last chunk's id, created and model (docs/inference.md
- * §6.2 step 4).
+ * that ignores `stream_options`): the metered counts under the last chunk's id, created and model
+ * (docs/inference.md §6.2 step 4).
  */
 export function usageEvent(
   last: Pick<ChatCompletionChunk, 'id' | 'object' | 'created' | 'model'>,
