@@ -67,19 +67,14 @@ export const LATEST_ALIAS_ATTRIBUTES = ['object_id', 'digest'] as const
 
 /**
  * The table's global secondary indexes, in creation order. Projections (docs/data-model.md, "Index projections"):
- * GSI1 holds both parts of every call of a trace, read whole by usage roll-ups; feedback windows read time and
- * payload through GSI1, GSI2 and GSI4; everything else is fetched back by key.
+ * GSI1 holds whole items (both parts of every call of a trace, read by usage roll-ups and the trace view); feedback
+ * windows read time and payload through GSI2 and GSI4; everything else is fetched back by key. DynamoDB allows at
+ * most 20 non-key attributes in one index's INCLUDE list and 100 across the table.
  */
 export const GLOBAL_INDEXES: readonly IndexDefinition[] = [
-  {
-    indexName: 'GSI1',
-    partitionKey: 'GSI1PK',
-    sortKey: 'GSI1SK',
-    projection: {
-      type: 'INCLUDE',
-      attributes: [...CALL_SUMMARY_ATTRIBUTES, ...FEEDBACK_WINDOW_ATTRIBUTES, ...LABEL_ATTRIBUTES],
-    },
-  },
+  // ALL: its readers (lean trace walks, trace sizes, feedback windows, tag and alias listings) read 29 non-key
+  // attributes, over DynamoDB's limit of 20 per index for an INCLUDE projection (and trace reads want whole calls).
+  { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: { type: 'ALL' } },
   {
     indexName: 'GSI2',
     partitionKey: 'GSI2PK',
