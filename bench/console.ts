@@ -250,7 +250,9 @@ async function main() {
     shipped.set(path, { encoded: sizes.responseBodySize, decoded: body?.length ?? 0 })
   })
   await signIn(page, base, key, `${ENTITY}/traces`)
-  await page.waitForLoadState('networkidle')
+  // Every script and style sheet has loaded once the first row is drawn; the API requests may still be running.
+  await page.locator('[data-testid=traces-row]').first().waitFor({ timeout: 60_000 })
+  await page.waitForLoadState('load')
   const encoded = [...shipped.values()].reduce((s, f) => s + f.encoded, 0)
   const decoded = [...shipped.values()].reduce((s, f) => s + f.decoded, 0)
   log(
@@ -261,16 +263,23 @@ async function main() {
 
   // 2. Traces page of a project with 100,000 calls: navigation to the first rows.
   const tracesTimes: number[] = []
+  // When the total (calls/query_stats, counted over every root call for the default roots-only view) is shown.
+  const totalTimes: number[] = []
   for (let i = 0; i < RUNS; i++) {
     await load(page, `${base}/console/#/traces`)
     tracesTimes.push(await firstSeen(page, '[data-testid=traces-row]'))
-    await page.getByTestId('traces-total').filter({ hasText: 'traces' }).waitFor()
+    await page.getByTestId('traces-total').filter({ hasText: 'traces' }).waitFor({ timeout: 300_000 })
+    totalTimes.push(await page.evaluate<number>('performance.now()'))
   }
   const total = await page.getByTestId('traces-total').textContent()
   log(
     `Traces page, ${fmt(PROJECT_CALLS)} calls (total shown: ${total}): navigation → first rows median ` +
       `${fmt(median(tracesTimes))} ms (runs ${tracesTimes.map((t) => fmt(t)).join(', ')}), target ≤ 1,000 ms: ` +
       verdict(median(tracesTimes) <= 1000),
+  )
+  log(
+    `  the total shown (calls/query_stats over the roots) after median ${fmt(median(totalTimes))} ms ` +
+      `(runs ${totalTimes.map((t) => fmt(t)).join(', ')}, at most, measured once the total was seen)`,
   )
   log(
     `  the API alone: calls/stream_query (newest 50 roots, in-process, no browser) median ${fmt(median(apiTimes))} ms ` +

@@ -61,8 +61,10 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
       .finally(() => {
         if (!abort.signal.aborted) setLoading(false)
       })
-    const stats = api
-      .post<{ count: number }>('calls/query_stats', callsStatsRequest(project, filters), abort.signal)
+    // The total is asked for once the page is in: counting a filtered selection reads every match, and on a large
+    // project it would otherwise compete with the page's own request for the server.
+    const stats = page
+      .then(() => api.post<{ count: number }>('calls/query_stats', callsStatsRequest(project, filters), abort.signal))
       .then((s) => setTotal(s.count))
     Promise.all([page, stats]).catch((err) => {
       if (!abort.signal.aborted) setError(err)
