@@ -1,6 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { PutCommand } from '@aws-sdk/lib-dynamodb'
-import { db, table } from '#shared/db/client'
+import { putIfAbsent } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
 import { queryAll } from '#shared/db/query'
 import { type Membership, MembershipSchema } from '#shared/schemas/api-key'
@@ -9,23 +7,13 @@ import { type Membership, MembershipSchema } from '#shared/schemas/api-key'
 
 /** Adds a user to an entity; idempotent (a repeated add keeps the first record's role and date). */
 export async function addMembership(membership: Membership): Promise<void> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: {
-          PK: `USER#${membership.userId}`,
-          SK: `MEMBER#${membership.entity}`,
-          GSI1PK: `ENTITY#${membership.entity}`,
-          GSI1SK: `MEMBER#${membership.userId}`,
-          ...membership,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-  }
+  await putIfAbsent({
+    PK: `USER#${membership.userId}`,
+    SK: `MEMBER#${membership.entity}`,
+    GSI1PK: `ENTITY#${membership.entity}`,
+    GSI1SK: `MEMBER#${membership.userId}`,
+    ...membership,
+  })
 }
 
 /** The entities a user belongs to. */
