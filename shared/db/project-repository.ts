@@ -1,6 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { PutCommand } from '@aws-sdk/lib-dynamodb'
-import { db, table } from '#shared/db/client'
+import { putIfAbsent } from '#shared/db/conditional-write'
 import { keyPart } from '#shared/db/key-part'
 import { queryAll } from '#shared/db/query'
 import { type Project, ProjectSchema } from '#shared/schemas/project'
@@ -21,19 +19,9 @@ function split(projectId: string): [string, string] | undefined {
 }
 
 async function write(entity: string, project: string, now: string): Promise<void> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: { ...keyOf(entity, project), entity, project, first_seen_at: now },
-        // The first write wins, so `first_seen_at` stays the earliest; a retry whose first answer was lost, or a
-        // concurrent first write from another process, meets the condition and is already done.
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-  }
+  // The first write wins, so `first_seen_at` stays the earliest; a retry whose first answer was lost, or a concurrent
+  // first write from another process, finds the item there and is already done.
+  await putIfAbsent({ ...keyOf(entity, project), entity, project, first_seen_at: now })
 }
 
 /**
