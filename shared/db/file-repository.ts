@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
+import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { putIfAbsent } from '#shared/db/conditional-write'
 import { assertItemFits } from '#shared/db/item-size'
 import { keyPart } from '#shared/db/key-part'
 import { getLargeValue, type LargeValueRef, putLargeValue } from '#shared/db/large-value'
@@ -34,17 +34,7 @@ export async function putFile(project: string, digest: string, name: string, byt
   const pk = filePk(project, digest)
   const content =
     bytes.byteLength <= INLINE_BYTES ? { data: bytes } : { ref: await putLargeValue({ pk, skPrefix: 'DATA' }, bytes) }
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: fileItem(project, digest, name, bytes, content),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-  }
+  await putIfAbsent(fileItem(project, digest, name, bytes, content))
 }
 
 /** A file's bytes, byte-identical, or undefined when unknown. */
