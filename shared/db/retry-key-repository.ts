@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
+import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { putIfAbsentOrRead } from '#shared/db/conditional-write'
 import { keyPart } from '#shared/db/key-part'
 
 // Retried writes that generate server-side ids (docs/tracing.md §1: clients retry; the Python client marks retries with
@@ -19,19 +19,9 @@ export async function claimRetryValue<T>(
   schema: { parse: (value: unknown) => T },
 ): Promise<T> {
   const key = { PK: `RETRY#${kind}#${keyPart(scope)}#${keyPart(retryKey)}`, SK: 'RETRY' }
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: { ...key, value: JSON.stringify(generated) },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-    return generated
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
+  const claim = await putIfAbsentOrRead({ ...key, value: JSON.stringify(generated) }, async () => {
     const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))
-    if (typeof Item?.value !== 'string') throw error
-    return schema.parse(JSON.parse(Item.value))
-  }
+    return typeof Item?.value === 'string' ? Item.value : undefined
+  })
+  return claim.written ? generated : schema.parse(JSON.parse(claim.existing))
 }
