@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { putIfAbsentOrRead, updateIfExists } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
 import { type ApiKeyRecord, ApiKeyRecordSchema } from '#shared/schemas/api-key'
 import { LIMIT_NAMES, type RateLimits } from '#shared/schemas/rate-limit'
@@ -14,28 +14,16 @@ function toRecord(item: Record<string, unknown>): ApiKeyRecord {
 
 /** Stores a key record unless one with the same id exists; returns the stored record (new or existing). */
 export async function putApiKey(record: ApiKeyRecord): Promise<{ record: ApiKeyRecord; created: boolean }> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: {
-          ...keyOf(record.keyId),
-          GSI1PK: `USER#${record.userId}`,
-          GSI1SK: `APIKEY#${record.createdAt}#${record.keyId}`,
-          GSI2PK: 'APIKEYS',
-          GSI2SK: `${record.createdAt}#${record.keyId}`,
-          ...record,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-    return { record, created: true }
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-    const existing = await getApiKey(record.keyId)
-    if (existing === undefined) throw error
-    return { record: existing, created: false }
+  const item = {
+    ...keyOf(record.keyId),
+    GSI1PK: `USER#${record.userId}`,
+    GSI1SK: `APIKEY#${record.createdAt}#${record.keyId}`,
+    GSI2PK: 'APIKEYS',
+    GSI2SK: `${record.createdAt}#${record.keyId}`,
+    ...record,
   }
+  const put = await putIfAbsentOrRead(item, () => getApiKey(record.keyId))
+  return put.written ? { record, created: true } : { record: put.existing, created: false }
 }
 
 /** Reads one key record by id. */
@@ -60,21 +48,12 @@ export async function listApiKeys(userId?: string): Promise<ApiKeyRecord[]> {
 
 /** Marks a key revoked (idempotent); returns false when no such key exists. */
 export async function revokeApiKey(keyId: string, at: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: keyOf(keyId),
-        UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':at': at },
-      }),
-    )
-    return true
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false
-    throw error
-  }
+  const out = await updateIfExists({
+    Key: keyOf(keyId),
+    UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+    ExpressionAttributeValues: { ':at': at },
+  })
+  return out !== undefined
 }
 
 /** A change of a key's limits: a number sets the limit, `null` removes it, an absent name leaves it as it is. */
@@ -95,20 +74,11 @@ export async function setApiKeyLimits(keyId: string, change: LimitChange): Promi
   }
   if (set.length === 0 && remove.length === 0) return getApiKey(keyId)
   const update = [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: keyOf(keyId),
-        UpdateExpression: update.join(' ').trim(),
-        ConditionExpression: 'attribute_exists(PK)',
-        ...(set.length ? { ExpressionAttributeValues: values } : {}),
-        ReturnValues: 'ALL_NEW',
-      }),
-    )
-    return Attributes === undefined ? undefined : toRecord(Attributes)
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined
-    throw error
-  }
+  const out = await updateIfExists({
+    Key: keyOf(keyId),
+    UpdateExpression: update.join(' ').trim(),
+    ...(set.length ? { ExpressionAttributeValues: values } : {}),
+    ReturnValues: 'ALL_NEW',
+  })
+  return out?.Attributes === undefined ? undefined : toRecord(out.Attributes)
 }
