@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { getAll, putAll } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
+import { putIfAbsentOrRead } from '#shared/db/conditional-write'
 import { keyPart } from '#shared/db/key-part'
 import { queryAll } from '#shared/db/query'
 import {
@@ -127,21 +127,10 @@ export async function claimIdempotencyKey(
   key: string,
   record: IdempotencyRecord,
 ): Promise<IdempotencyRecord> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: { ...idemKey(modelId, key), ...IdempotencyRecordSchema.parse(record) },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-    return record
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-    const existing = await getIdempotencyRecord(modelId, key)
-    if (existing === undefined) throw error
-    return existing
-  }
+  const claim = await putIfAbsentOrRead({ ...idemKey(modelId, key), ...IdempotencyRecordSchema.parse(record) }, () =>
+    getIdempotencyRecord(modelId, key),
+  )
+  return claim.written ? record : claim.existing
 }
 
 /** Stores the finished response under a claimed key, so later retries replay it. */
