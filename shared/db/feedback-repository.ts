@@ -245,3 +245,72 @@ export async function* readFeedbackWindow(o: WindowOptions): AsyncGenerator<Feed
     startKey = page.LastEvaluatedKey
   } while (startKey !== undefined && (o.limit === undefined || seen < o.limit))
 }
+
+/** A feedback row as call queries read it: the reference's join columns, the payload as JSON text. */
+export type CallFeedbackRow = {
+  id: string
+  weave_ref: string
+  feedback_type: string
+  created_at: string
+  payload: string
+  runnable_ref: string | null
+  trigger_ref: string | null
+}
+
+// A FilterExpression `IN` list takes at most 100 values; longer type lists are filtered in code.
+const MAX_IN_VALUES = 100
+
+/**
+ * Streams a project's feedback rows page by page (oldest first), only those of `feedbackTypes` when given (all when
+ * undefined), for call queries that filter or sort by feedback. Reads the project listing (GSI1, which holds whole
+ * rows) with the types as a filter: the type listing (GSI2) does not project `weave_ref`, and a deployed index's
+ * projection cannot change in place (docs/data-model.md, Known limits).
+ */
+export async function* readProjectFeedback(
+  project: string,
+  feedbackTypes?: readonly string[],
+): AsyncGenerator<CallFeedbackRow[]> {
+  const types = feedbackTypes === undefined ? undefined : [...new Set(feedbackTypes)]
+  if (types !== undefined && types.length === 0) return
+  const values: Record<string, unknown> = { ':pk': `FBT#${keyPart(project)}` }
+  let filter: string | undefined
+  if (types !== undefined && types.length <= MAX_IN_VALUES) {
+    types.forEach((t, i) => {
+      values[`:t${i}`] = t
+    })
+    filter = `feedback_type IN (${types.map((_, i) => `:t${i}`).join(', ')})`
+  }
+  const wanted = types === undefined ? undefined : new Set(types)
+  let startKey: Record<string, unknown> | undefined
+  do {
+    const page: QueryCommandOutput = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: 'GSI1',
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: values,
+        ProjectionExpression: 'PK, created_at, feedback_type, payload, row_dump',
+        ExclusiveStartKey: startKey,
+        ...(filter === undefined ? {} : { FilterExpression: filter }),
+      }),
+    )
+    const out: CallFeedbackRow[] = []
+    for (const item of page.Items ?? []) {
+      const type = String(item.feedback_type)
+      if (wanted !== undefined && !wanted.has(type)) continue
+      const columns = JSON.parse(String(item.row_dump)) as Record<string, unknown>
+      const stored = item.payload as StoredJson
+      out.push({
+        id: String(columns.id),
+        weave_ref: String(columns.weave_ref),
+        feedback_type: type,
+        created_at: String(item.created_at),
+        payload: 'json' in stored ? stored.json : await payloadText(item),
+        runnable_ref: typeof columns.runnable_ref === 'string' ? columns.runnable_ref : null,
+        trigger_ref: typeof columns.trigger_ref === 'string' ? columns.trigger_ref : null,
+      })
+    }
+    yield out
+    startKey = page.LastEvaluatedKey
+  } while (startKey !== undefined)
+}

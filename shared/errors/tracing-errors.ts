@@ -1,5 +1,5 @@
 import { asHttpError, type ErrorResponse } from '#shared/errors/error-response'
-import { PayloadTooLargeError, RequestValidationError } from '#shared/errors/http-error'
+import { HttpError, PayloadTooLargeError, RequestValidationError } from '#shared/errors/http-error'
 
 /** The tracing family's error mapping: `{"reason": ...}` plus extra keys; request validation 422 `{"detail": [...]}`. */
 export function tracingErrorResponse(error: unknown): ErrorResponse {
@@ -11,4 +11,12 @@ export function tracingErrorResponse(error: unknown): ErrorResponse {
   const response: ErrorResponse = { status: http.statusCode, body: { reason: http.message, ...http.details } }
   if (http.headers) response.headers = http.headers
   return response
+}
+
+/**
+ * A query or sort path that names no queryable field (the reference's `InvalidFieldError`): 422 with
+ * `{"reason": ...}` (docs/tracing.md §3, §6.2).
+ */
+export class InvalidFieldError extends HttpError {
+  readonly statusCode = 422
 }
