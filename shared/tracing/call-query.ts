@@ -4,7 +4,16 @@ import type { CallsFilter, SortBy } from '#shared/schemas/call'
 import type { CallParts } from '#shared/schemas/call-item'
 import type { Query } from '#shared/schemas/query'
 import { expandRefs, objectRefReader, type RefReader, readsThroughExpansion } from '#shared/tracing/call-expand'
-import { callField, compareKeys, type SortKey, sortKey } from '#shared/tracing/call-fields'
+import {
+  assertQueryField,
+  assertSortField,
+  callField,
+  compareKeys,
+  type SortKey,
+  sortKey,
+} from '#shared/tracing/call-fields'
+import { type CallRelations, parseRelatedField, passesRelations } from '#shared/tracing/call-related-fields'
+import { planCallRelations } from '#shared/tracing/call-relations'
 import { type LoadedCall, loadCall } from '#shared/tracing/call-view'
 import { matches, queryFields } from '#shared/tracing/query-eval'
 import { microsToStored, parseDatetimeMicros } from '#shared/tracing/time'
@@ -14,7 +23,9 @@ import { microsToStored, parseDatetimeMicros } from '#shared/tracing/time'
  * thread, op, roots, else the project timeline bounded by any `started_at` range in the query), then every filter and
  * the query applied in memory, then ordering, offset and limit. Ordered by `started_at` (the default, ascending or
  * descending) the walk stops as soon as `offset + limit` calls matched, so a limited query never reads the whole
- * project.
+ * project. One trace is walked in its index's order, the call id: ordered by `id` ascending (or `[]`, no order) a
+ * limited trace read stops early too, and an `id` lower bound in the query starts the walk there (the console pages
+ * through a large trace that way).
  */
 
 /** What to select. */
@@ -37,6 +48,11 @@ export type CallSelection = {
   expandColumns?: readonly string[] | null | undefined
   /** Reads refs for `expandColumns` (defaults to the project's objects). */
   refs?: RefReader
+  /**
+   * The caller reads only start-part fields of the selected calls (counts, trace sizes): calls fetched by id skip
+   * their end parts unless the filter, query or sort reads one.
+   */
+  startFieldsOnly?: boolean
 }
 
 type Source =
@@ -72,6 +88,23 @@ function timeBounds(query: Query | null | undefined): { from?: string; to?: stri
     ...(lo === undefined ? {} : { from: microsToStored(lo) }),
     ...(hi === undefined ? {} : { to: `${microsToStored(hi)}#\uffff` }),
   }
+}
+
+// Call ids made of these characters sort the same as strings and inside the trace index's `<id>#S` / `<id>#E` keys:
+// nothing below `$` meets the `#` separator, nothing from U+D800 up differs between UTF-16 and DynamoDB's UTF-8 order.
+const plainId = (id: string) => /^[$-\ud7ff]*$/.test(id)
+
+// The greatest `id > x` / `id >= x` bound among the query's top-level conjuncts: the trace walk starts at key `x`,
+// which every key of a greater id follows (the query still decides which calls are kept).
+function idFrom(query: Query | null | undefined): string | undefined {
+  if (!query) return undefined
+  let from: string | undefined
+  for (const c of query.expr.k === 'and' ? query.expr.ops : [query.expr]) {
+    if (c.k !== 'cmp' || (c.op !== 'gt' && c.op !== 'gte')) continue
+    if (c.a.k !== 'get' || c.a.path !== 'id' || c.b.k !== 'lit' || typeof c.b.v !== 'string') continue
+    if (plainId(c.b.v) && (from === undefined || c.b.v > from)) from = c.b.v
+  }
+  return from
 }
 
 function chooseSource(project: string, f: CallsFilter): Source {
@@ -127,10 +160,18 @@ function passesFilter(call: LoadedCall, f: CallsFilter): boolean {
     if (call.wb_run_id === null || !wanted.includes(call.wb_run_id)) return false
   }
   const inRefs = nonEmpty(f.input_refs)
-  if (inRefs && !inRefs.some((r) => call.input_refs.includes(r))) return false
+  if (inRefs && !inRefs.some((r) => hasRef(call.input_refs, r))) return false
   const outRefs = nonEmpty(f.output_refs)
-  if (outRefs && !outRefs.some((r) => call.output_refs.includes(r))) return false
+  if (outRefs && !outRefs.some((r) => hasRef(call.output_refs, r))) return false
   return true
+}
+
+// A ref ending in `:*` matches every version of the object (any stored ref that starts with it minus the `*`), as
+// `op_names` does; others match exactly.
+function hasRef(refs: readonly string[], wanted: string): boolean {
+  if (!wanted.endsWith(':*')) return refs.includes(wanted)
+  const prefix = wanted.slice(0, -1)
+  return refs.some((r) => r.startsWith(prefix))
 }
 
 async function loadPage(project: string, items: Record<string, unknown>[], lean: boolean): Promise<LoadedCall[]> {
@@ -150,19 +191,28 @@ async function* candidates(
   bounds: IndexWalkOptions,
   lean: boolean,
   pageSize?: number,
+  ends = true,
 ) {
   if (source.kind === 'ids') {
-    const parts = await getCallParts(project, source.ids, ['S', 'E'], new Map(), lean)
-    const calls = await Promise.all([...parts.values()].map(loadCall))
-    yield calls.filter((c): c is LoadedCall => c !== undefined)
+    // In pages of ids, so a long id list (calls found through their feedback) streams and a limited walk stops.
+    for (let i = 0; i < source.ids.length; i += IDS_PAGE) {
+      const ids = source.ids.slice(i, i + IDS_PAGE)
+      const parts = await getCallParts(project, ids, ends ? ['S', 'E'] : ['S'], new Map(), lean)
+      const calls = await Promise.all([...parts.values()].map(loadCall))
+      yield calls.filter((c): c is LoadedCall => c !== undefined)
+    }
     return
   }
   if (source.kind === 'trace') {
-    // The trace index holds both parts, so a trace read needs no second look-up (except ends without a trace id).
+    // The trace index holds both parts, so a trace read needs no second look-up (except ends without a trace id, and
+    // an end whose start fell on the next page: loadPage reads it by key, and drops the lone end).
+    const options = {
+      lean,
+      ...(bounds.from === undefined ? {} : { from: bounds.from }),
+      ...(pageSize === undefined ? {} : { pageSize }),
+    }
     for (const pk of source.pks) {
-      const items: Record<string, unknown>[] = []
-      for await (const page of walkIndex(CALL_INDEX.trace, pk, { lean })) items.push(...page)
-      yield await loadPage(project, items, lean)
+      for await (const page of walkIndex(CALL_INDEX.trace, pk, options)) yield await loadPage(project, page, lean)
     }
     return
   }
@@ -173,24 +223,31 @@ async function* candidates(
   for await (const page of walkMerged(source.index, source.pks, options)) yield await loadPage(project, page, lean)
 }
 
+const IDS_PAGE = 1000
+
 const STORED_DATES = new Set(['started_at', 'ended_at', 'deleted_at'])
 
 // Stored datetimes are fixed-width UTC strings, so they sort as strings without being parsed; ids sort as strings.
-function keyOf(call: LoadedCall, field: string): SortKey {
+function keyOf(call: LoadedCall, field: string, relations: CallRelations | undefined): SortKey {
   if (field === 'id') return [0, 1, call.id]
   if (STORED_DATES.has(field)) {
     const stored = (call as Record<string, unknown>)[field] as string | null
     return stored === null ? [1, 0, ''] : [0, 1, stored]
   }
-  return sortKey(callField(call, field))
+  return sortKey(callField(call, field, relations))
 }
 
 // Sort keys are computed once per call, not once per comparison (a 10,000-call trace is sorted on every roll-up).
-function sortCalls(calls: LoadedCall[], views: LoadedCall[], sortBy: SortBy[] | null | undefined): LoadedCall[] {
+function sortCalls(
+  calls: LoadedCall[],
+  views: LoadedCall[],
+  sortBy: SortBy[] | null | undefined,
+  relations?: CallRelations,
+): LoadedCall[] {
   if (sortBy !== null && sortBy !== undefined && sortBy.length === 0) return calls
   const keys: SortBy[] = sortBy ?? [{ field: 'started_at', direction: 'asc' }]
   const all = keys.some((k) => k.field === 'id') ? keys : [...keys, { field: 'id', direction: 'asc' as const }]
-  const keyed = calls.map((call, i) => ({ call, keys: all.map((k) => keyOf(views[i] as LoadedCall, k.field)) }))
+  const keyed = calls.map((call, i) => ({ call, keys: all.map((k) => keyOf(views[i] as LoadedCall, k.field, relations)) }))
   keyed.sort((a, b) => {
     for (let i = 0; i < all.length; i++) {
       const c = compareKeys(a.keys[i] as SortKey, b.keys[i] as SortKey, all[i]?.direction === 'desc')
@@ -210,7 +267,47 @@ function indexOrder(sortBy: SortBy[] | null | undefined): 'asc' | 'desc' | undef
   return sortBy[0].direction === 'desc' ? 'desc' : 'asc'
 }
 
+// The order a source's walk yields that the requested order can follow: `[]` (no order) takes any walk order; the
+// trace index is ordered by call id (a single trace only: several are walked one after the other).
+function walkOrder(source: Source, sortBy: SortBy[] | null | undefined): 'asc' | 'desc' | 'id' | undefined {
+  if (sortBy !== null && sortBy !== undefined && sortBy.length === 0) return 'asc'
+  if (source.kind === 'index') return indexOrder(sortBy)
+  const byId = sortBy?.length === 1 && sortBy[0]?.field === 'id' && sortBy[0].direction === 'asc'
+  return source.kind === 'trace' && source.pks.length === 1 && byId ? 'id' : undefined
+}
+
 const LARGE_COLUMNS = ['inputs', 'output', 'attributes']
+// What only a call's end part holds (the derived `summary.weave.*` fields read it too).
+const END_FIELDS = new Set(['ended_at', 'exception', 'output', 'summary', 'output_refs', 'wb_run_step_end'])
+
+// Reading calls by id beats an index walk unless the walk can stop early (a limit, in an order the walk yields) and
+// the ids are many (each costs two keys of a BatchGetItem).
+const IDS_SOURCE_MAX = 10_000
+
+function restrictSource(
+  base: Source,
+  callIds: readonly string[] | undefined,
+  f: CallsFilter,
+  sortBy: SortBy[] | null | undefined,
+  wanted: number | undefined,
+): Source {
+  if (callIds === undefined) return base
+  if (base.kind === 'ids') {
+    const allowed = new Set(callIds)
+    return { kind: 'ids', ids: base.ids.filter((id) => allowed.has(id)) }
+  }
+  const walkStops = wanted !== undefined && walkOrder(base, sortBy) !== undefined
+  if (walkStops && callIds.length > IDS_SOURCE_MAX) return base
+  const calls = nonEmpty(f.call_ids)
+  return { kind: 'ids', ids: calls ? callIds.filter((id) => calls.includes(id)) : callIds }
+}
+
+function readsEnds(sel: CallSelection): boolean {
+  if (nonEmpty(sel.filter?.output_refs)) return true
+  return selectionPaths(sel).some(
+    (p) => parseRelatedField(p) === undefined && END_FIELDS.has(p.split('.', 1)[0] ?? ''),
+  )
+}
 
 const selectionPaths = (sel: CallSelection) => [
   ...(sel.query ? queryFields(sel.query.expr) : []),
@@ -242,24 +339,34 @@ function viewer(sel: CallSelection): (page: LoadedCall[]) => Promise<LoadedCall[
  * nothing.
  */
 export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCall[]> {
+  // Paths are checked before anything is read, whatever the data (the reference compiles its SQL first).
+  if (sel.query) for (const path of queryFields(sel.query.expr)) assertQueryField(path)
+  for (const s of sel.sortBy ?? []) assertSortField(s.field)
   const f = sel.filter ?? {}
   if (f.thread_ids !== null && f.thread_ids !== undefined && f.thread_ids.length === 0) return
   const offset = Math.max(0, sel.offset ?? 0)
   const wanted = sel.limit === null || sel.limit === undefined ? undefined : offset + Math.max(0, sel.limit)
   if (wanted === 0) return
-  const source = chooseSource(sel.project, f)
-  const order = source.kind === 'index' ? indexOrder(sel.sortBy) : undefined
-  const inOrder = order === 'asc'
+  // Feedback and queue fields: their rows are read first; when they bound the calls that can match, those calls
+  // are read by id instead of walking an index (docs/data-model.md, "Calls through feedback and queues").
+  const { relations, callIds } = await planCallRelations(sel.project, sel.query, sel.sortBy)
+  const source = restrictSource(chooseSource(sel.project, f), callIds, f, sel.sortBy, wanted)
+  const order = walkOrder(source, sel.sortBy)
+  const inOrder = order === 'asc' || order === 'id'
   // Newest first with a limit (the console's default view): the index walked backwards, stopping early.
   const newestFirst = order === 'desc' && wanted !== undefined
+  // A trace's calls are two index items each.
+  const perPage = source.kind === 'trace' ? 2 * (wanted ?? 0) + 2 : (wanted ?? 0) + 1
   const pageSize =
     (inOrder || newestFirst) && wanted !== undefined
-      ? Math.min(1000, Math.max(25, Math.ceil((wanted + 1) / (source.kind === 'ids' ? 1 : source.pks.length)) + 10))
+      ? Math.min(1000, Math.max(25, Math.ceil(perPage / (source.kind === 'ids' ? 1 : source.pks.length)) + 10))
       : undefined
   const lean = (sel.lean === true || rendersNoLargeColumn(sel.columns)) && !needsLargeColumns(sel)
   const view = viewer(sel)
   const keep = (call: LoadedCall) =>
-    passesFilter(call, f) && (!sel.query || matches(sel.query, (path) => callField(call, path)))
+    passesFilter(call, f) &&
+    passesRelations(call.id, relations) &&
+    (!sel.query || matches(sel.query, (path) => callField(call, path, relations)))
   // The kept calls of a page, each with the view the query saw (the sort reads the same view).
   const kept = async (page: LoadedCall[]) => {
     const views = await view(page)
@@ -274,7 +381,10 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
     })
     return { calls, views: seen }
   }
-  const pages = candidates(sel.project, source, { ...timeBounds(sel.query), descending: newestFirst }, lean, pageSize)
+  const from = source.kind === 'trace' ? idFrom(sel.query) : undefined
+  const bounds = source.kind === 'trace' ? (from === undefined ? {} : { from }) : timeBounds(sel.query)
+  const ends = sel.startFieldsOnly !== true || readsEnds(sel)
+  const pages = candidates(sel.project, source, { ...bounds, descending: newestFirst }, lean, pageSize, ends)
   if (newestFirst) {
     // Calls come newest first; ties on started_at come in descending id order, while the sort orders them by id
     // ascending. So the walk stops only once `wanted` calls matched and the started_at of the last of them is behind
@@ -292,7 +402,7 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
         if (boundary === undefined && out.length >= (wanted as number)) boundary = call.started_at
       }
     }
-    const sorted = sortCalls(out, outViews, sel.sortBy).slice(offset, wanted)
+    const sorted = sortCalls(out, outViews, sel.sortBy, relations).slice(offset, wanted)
     for (let i = 0; i < sorted.length; i += 500) yield sorted.slice(i, i + 500)
     return
   }
@@ -304,20 +414,37 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
       out.push(...k.calls)
       outViews.push(...k.views)
     }
-    const sorted = sortCalls(out, outViews, sel.sortBy).slice(offset, wanted)
+    const sorted = sortCalls(out, outViews, sel.sortBy, relations).slice(offset, wanted)
     for (let i = 0; i < sorted.length; i += 500) yield sorted.slice(i, i + 500)
     return
   }
   let seen = 0
-  for await (const page of pages) {
+  const take = (calls: LoadedCall[]) => {
     const chunk: LoadedCall[] = []
-    for (const call of (await kept(page)).calls) {
+    for (const call of calls) {
       seen++
       if (seen > offset && (wanted === undefined || seen <= wanted)) chunk.push(call)
     }
+    return chunk
+  }
+  // A trace walked by id: once an id that the index may order differently shows up, the rest is sorted in memory
+  // (every call already yielded still comes first, its id being plain).
+  let rest: { calls: LoadedCall[]; views: LoadedCall[] } | undefined
+  for await (const page of pages) {
+    if (order === 'id' && rest === undefined && page.some((c) => !plainId(c.id))) rest = { calls: [], views: [] }
+    const k = await kept(page)
+    if (rest !== undefined) {
+      rest.calls.push(...k.calls)
+      rest.views.push(...k.views)
+      continue
+    }
+    const chunk = take(k.calls)
     if (chunk.length > 0) yield chunk
     if (wanted !== undefined && seen >= wanted) return
   }
+  if (rest === undefined) return
+  const chunk = take(sortCalls(rest.calls, rest.views, sel.sortBy, relations))
+  for (let i = 0; i < chunk.length; i += 500) yield chunk.slice(i, i + 500)
 }
 
 /** Returns the selected calls in order, after offset and limit (see `iterateCalls`). */

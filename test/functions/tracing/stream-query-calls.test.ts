@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto'
 import { Writable } from 'node:stream'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { app, handler } from '#functions/tracing/stream-query-calls/handler'
+import { db } from '#shared/db/client'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { type CallFixture, callFixture } from '../../support/call-fixture.js'
-import { authorizerFor, startPart, writeCalls } from '../../support/calls.js'
+import { authorizerFor, endPart, startPart, writeCalls } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
 
 let fx: CallFixture
@@ -359,5 +360,122 @@ describe('POST /calls/stream_query over many calls', () => {
     expect(queried).toEqual(expected((c) => c.op.includes('my_op')).slice(0, 11))
     expect(roots).toEqual(expected((c) => c.parent === null).slice(2, 5))
     expect(pastTheEnd).toEqual(all.slice(58))
+  })
+})
+
+// Counts the index items the Query requests of `act` return (the real client, with a counting middleware).
+async function itemsQueried<T>(act: () => Promise<T>): Promise<{ result: T; items: number }> {
+  let items = 0
+  const name = `count-query-${randomUUID()}`
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      const out = await next(args)
+      if (context.commandName === 'QueryCommand') {
+        items += ((out.output as { Items?: unknown[] }).Items ?? []).length
+      }
+      return out
+    },
+    { step: 'initialize', name },
+  )
+  try {
+    return { result: await act(), items }
+  } finally {
+    db().middlewareStack.remove(name)
+  }
+}
+
+describe('POST /calls/stream_query over one large trace', () => {
+  it('pages a trace by id with a limit and an id lower bound, reading about one page of the trace index', async () => {
+    // Prepare: 300 calls of one trace (random ids, so id order differs from start order), 60 of them still running
+    const caller = await newCaller()
+    const project = `${caller.entity}/trace-pages`
+    const traceId = randomUUID()
+    const calls = Array.from({ length: 300 }, (_, i) => ({
+      id: randomUUID(),
+      second: String(i % 60).padStart(2, '0'),
+      ended: i % 5 !== 0,
+    }))
+    await writeCalls(
+      caller,
+      calls.map((c, i) => ({
+        start: startPart(project, {
+          id: c.id,
+          trace_id: traceId,
+          parent_id: i === 0 ? null : calls[0]?.id,
+          started_at: `2025-01-01T00:00:${c.second}Z`,
+        }),
+        ...(c.ended ? { end: endPart(project, c.id, { ended_at: `2025-01-01T00:01:${c.second}Z` }) } : {}),
+      })),
+    )
+    const byId = calls.map((c) => c.id).sort()
+    const page = async (after: string | undefined) => {
+      const body = {
+        project_id: project,
+        filter: { trace_ids: [traceId] },
+        sort_by: [{ field: 'id', direction: 'asc' }],
+        limit: 40,
+        columns: ['id', 'parent_id', 'started_at', 'ended_at'],
+        ...(after === undefined ? {} : { query: { $expr: { $gt: [get('id'), lit(after)] } } }),
+      }
+      const res = await app.request('/calls/stream_query', jsonInit(body, caller.basic))
+      const text = (await res.text()).trim()
+      return text === '' ? [] : text.split('\n').map((l) => JSON.parse(l) as { id: string; ended_at: string | null })
+    }
+
+    // Act
+    const first = await itemsQueried(() => page(undefined))
+    const all = [...first.result]
+    for (let next = await page(all.at(-1)?.id); next.length > 0; next = await page(all.at(-1)?.id)) all.push(...next)
+    const unlimited = await itemsQueried(() => page(undefined).then(() => undefined))
+
+    // Assess
+    expect(first.result.map((c) => c.id)).toEqual(byId.slice(0, 40))
+    expect(all.map((c) => c.id)).toEqual(byId)
+    const ended = new Map<string, boolean>(calls.map((c) => [c.id, c.ended]))
+    expect(all.every((c) => (c.ended_at !== null) === ended.get(c.id))).toBe(true)
+    // Two index items a call: the first page reads about 80 of the trace's 540, not all of them.
+    expect(first.items).toBeLessThan(200)
+    expect(unlimited.items).toBe(first.items)
+  })
+
+  it('orders ids the trace index sorts differently (below "$", past U+D7FF) exactly by id', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = `${caller.entity}/odd-ids`
+    const traceId = randomUUID()
+    const ids = ['a', 'a#A', 'a!', 'a#', 'a b', 'ab', 'b', 'b\ue000', 'b\ud83d\ude00', 'c', 'c$', 'd']
+    await writeCalls(
+      caller,
+      ids.map((id) => ({ start: startPart(project, { id, trace_id: traceId }), end: endPart(project, id) })),
+    )
+    const list = async (body: Record<string, unknown>) => {
+      const res = await app.request(
+        '/calls/stream_query',
+        jsonInit(
+          {
+            project_id: project,
+            filter: { trace_ids: [traceId] },
+            sort_by: [{ field: 'id', direction: 'asc' }],
+            ...body,
+          },
+          caller.basic,
+        ),
+      )
+      const text = (await res.text()).trim()
+      return text === '' ? [] : text.split('\n').map((l) => (JSON.parse(l) as { id: string }).id)
+    }
+    const sorted = [...ids].sort()
+
+    // Act
+    const whole = await list({})
+    const firstFive = await list({ limit: 5 })
+    const afterA = await list({ limit: 4, query: { $expr: { $gt: [get('id'), lit('a')] } } })
+    const afterB = await list({ query: { $expr: { $gte: [get('id'), lit('b')] } } })
+
+    // Assess
+    expect(whole).toEqual(sorted)
+    expect(firstFive).toEqual(sorted.slice(0, 5))
+    expect(afterA).toEqual(sorted.filter((id) => id > 'a').slice(0, 4))
+    expect(afterB).toEqual(sorted.filter((id) => id >= 'b'))
   })
 })
