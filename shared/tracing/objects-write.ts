@@ -144,7 +144,9 @@ async function dropLabels(project: string, objectId: string, gone: Set<string>, 
 export async function deleteObj(req: ObjDeleteReq) {
   const { project_id: project, object_id: objectId, digests } = req
   if (digests != null && digests.length > MAX_DELETE_DIGESTS) {
-    throw new BadRequestError(`Please select fewer than ${MAX_DELETE_DIGESTS} digests to delete`)
+    throw new BadRequestError(
+      `Object delete request contains ${digests.length} objects. Please delete ${MAX_DELETE_DIGESTS} or fewer objects at a time.`,
+    )
   }
   const all = (await listObjectVersions(project, objectId, false)).map((r) => r.version)
   let targets: ObjVersion[]

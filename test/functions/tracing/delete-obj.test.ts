@@ -134,7 +134,10 @@ describe('POST /obj/delete', () => {
     const many = Array.from({ length: 101 }, (_, i) => `d${i}`)
     const tooMany = await send(app, '/obj/delete', { project_id: a.project, object_id: 'o', digests: many }, a)
     const foreign = await send(app, '/obj/delete', { project_id: b.project, object_id: 'o' }, a)
-    expect(tooMany.status).toBe(400)
+    expect(tooMany).toEqual({
+      status: 400,
+      body: { reason: 'Object delete request contains 101 objects. Please delete 100 or fewer objects at a time.' },
+    })
     expect(foreign.status).toBe(403)
   })
 })
