@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { ifConditionHolds } from '#shared/db/conditional-write'
 import { keyPart } from '#shared/db/key-part'
 import { queryAll } from '#shared/db/query'
 import { type UsageCounter, UsageCounterSchema } from '#shared/schemas/usage'
@@ -35,8 +35,8 @@ const keyOf = (d: UsageDelta, shard: number) => ({
  * the meter's after a lost answer) is refused by the condition and counted as done.
  */
 export async function addUsage(delta: UsageDelta, shard: number, mark: FlushMark): Promise<void> {
-  try {
-    await db().send(
+  await ifConditionHolds(
+    db().send(
       new UpdateCommand({
         TableName: table(),
         Key: keyOf(delta, shard),
@@ -74,10 +74,8 @@ export async function addUsage(delta: UsageDelta, shard: number, mark: FlushMark
           ':cost': delta.costUsd,
         },
       }),
-    )
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-  }
+    ),
+  )
 }
 
 /** The counters of an entity between two hours (inclusive, `yyyy-mm-ddThh`), optionally for one project. */
