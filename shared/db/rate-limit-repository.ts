@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto'
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { ifConditionHolds } from '#shared/db/conditional-write'
 
 // Keys: window counters PK=RATE#<scope> SK=W#<yyyy-mm-ddThh:mm> (requests, tokens); concurrency slots
 // PK=SLOT#<scope> SK=S#<n> (holder, leaseUntil). `expiresAt` lets TTL tidy up; nothing relies on it.
@@ -54,8 +54,8 @@ export async function countRequest(
     conditions.push('(attribute_not_exists(tokens) OR tokens < :tpm)')
     values[':tpm'] = limits.tpm
   }
-  try {
-    await db().send(
+  const counted = await ifConditionHolds(
+    db().send(
       new UpdateCommand({
         TableName: table(),
         Key: windowKey(scope, window),
@@ -63,12 +63,9 @@ export async function countRequest(
         ...(conditions.length === 0 ? {} : { ConditionExpression: conditions.join(' AND ') }),
         ExpressionAttributeValues: values,
       }),
-    )
-    return undefined
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-    return readWindow(scope, window)
-  }
+    ),
+  )
+  return counted === undefined ? readWindow(scope, window) : undefined
 }
 
 /** Adds the tokens a finished completion consumed to a window (an `ADD`, so concurrent charges never overwrite). */
@@ -87,8 +84,8 @@ export async function addTokens(scope: string, window: RateWindow, tokens: numbe
 export type Slot = { scope: string; slot: number; holder: string }
 
 async function claim(scope: string, slot: number, holder: string, now: number, leaseMs: number): Promise<boolean> {
-  try {
-    await db().send(
+  const claimed = await ifConditionHolds(
+    db().send(
       new PutCommand({
         TableName: table(),
         Item: {
@@ -101,12 +98,9 @@ async function claim(scope: string, slot: number, holder: string, now: number, l
         ConditionExpression: 'attribute_not_exists(PK) OR leaseUntil < :now',
         ExpressionAttributeValues: { ':now': now },
       }),
-    )
-    return true
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false
-    throw error
-  }
+    ),
+  )
+  return claimed !== undefined
 }
 
 async function freeSlots(scope: string, limit: number, now: number): Promise<number[]> {
@@ -158,16 +152,14 @@ export async function claimSlot(
 
 /** Frees a slot, unless its lease expired and another request has claimed it since (then it is theirs). */
 export async function releaseSlot(slot: Slot): Promise<void> {
-  try {
-    await db().send(
+  await ifConditionHolds(
+    db().send(
       new DeleteCommand({
         TableName: table(),
         Key: slotKey(slot.scope, slot.slot),
         ConditionExpression: 'holder = :holder',
         ExpressionAttributeValues: { ':holder': slot.holder },
       }),
-    )
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-  }
+    ),
+  )
 }
