@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { ifConditionHolds, isConditionFailed } from '#shared/db/conditional-write'
 import { keyPart } from '#shared/db/key-part'
 import { getObjVersion, objPk, versionIndexKeys } from '#shared/db/obj-repository'
 import type { ObjVersion } from '#shared/schemas/obj'
@@ -41,8 +41,8 @@ export async function getIndexCounter(v: VersionKey): Promise<IndexCounter> {
  */
 export async function advanceIndexCounter(v: VersionKey, seen: IndexCounter): Promise<boolean> {
   const first = seen.next === 0
-  try {
-    await db().send(
+  const advanced = await ifConditionHolds(
+    db().send(
       new UpdateCommand({
         TableName: table(),
         Key: seqKey(v),
@@ -55,18 +55,16 @@ export async function advanceIndexCounter(v: VersionKey, seen: IndexCounter): Pr
           ...(first ? {} : { ':seen': seen.next }),
         },
       }),
-    )
-    return true
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false
-    throw error
-  }
+    ),
+  )
+  return advanced !== undefined
 }
 
 /** Notes on the counter that `v`, its last taker, has its index recorded, so later creates need not check it. */
 export async function markIndexRecorded(v: VersionKey, next: number): Promise<void> {
-  try {
-    await db().send(
+  // A failed condition means the counter moved on: whoever moved it saw to this index first.
+  await ifConditionHolds(
+    db().send(
       new UpdateCommand({
         TableName: table(),
         Key: seqKey(v),
@@ -74,11 +72,8 @@ export async function markIndexRecorded(v: VersionKey, next: number): Promise<vo
         ConditionExpression: 'next_index = :next AND last_digest = :d',
         ExpressionAttributeValues: { ':yes': true, ':next': next, ':d': v.digest },
       }),
-    )
-  } catch (error) {
-    // The counter moved on: whoever moved it saw to this index first.
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-  }
+    ),
+  )
 }
 
 /** Records a version's index once (a second writer cannot overwrite it); returns the index that stands. */
@@ -96,7 +91,7 @@ export async function setVersionIndex(v: VersionKey, index: number): Promise<num
     )
     return index
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
+    if (!isConditionFailed(error)) throw error
     const current = await getObjVersion(v.project_id, v.object_id, v.digest, false)
     if (current?.version.version_index === undefined) throw error
     return current.version.version_index
