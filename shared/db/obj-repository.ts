@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { ifConditionHolds, isConditionFailed, putIfAbsentOrRead } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
 import { keyPart } from '#shared/db/key-part'
 import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
@@ -59,21 +59,11 @@ export async function claimObjVersion(
   const pk = objPk(version.project_id, version.object_id)
   const sk = `VER#${keyPart(version.digest)}`
   const val = await storeJson(valOwner(pk, version.digest), valText, INLINE_BYTES)
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: { PK: pk, SK: sk, ...version, val, ...liveIndexKeys(version) },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-    return { created: true }
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-    const existing = await getObjVersion(version.project_id, version.object_id, version.digest, false)
-    if (existing === undefined) throw error
-    return { created: false, existing: existing.version }
-  }
+  const claim = await putIfAbsentOrRead(
+    { PK: pk, SK: sk, ...version, val, ...liveIndexKeys(version) },
+    async () => (await getObjVersion(version.project_id, version.object_id, version.digest, false))?.version,
+  )
+  return claim.written ? { created: true } : { created: false, existing: claim.existing }
 }
 
 /** Reads one version by digest (deleted ones included), optionally with its value. */
@@ -156,8 +146,8 @@ export async function listLiveVersionsByClass(
  * lost, so the SDK's retry failed the condition.
  */
 export async function markVersionDeleted(v: ObjVersion, at: string): Promise<boolean> {
-  try {
-    await db().send(
+  const deleted = await ifConditionHolds(
+    db().send(
       new UpdateCommand({
         TableName: table(),
         Key: { PK: objPk(v.project_id, v.object_id), SK: `VER#${keyPart(v.digest)}` },
@@ -165,13 +155,11 @@ export async function markVersionDeleted(v: ObjVersion, at: string): Promise<boo
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deleted_at)',
         ExpressionAttributeValues: { ':at': at },
       }),
-    )
-    return true
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-    const current = await getObjVersion(v.project_id, v.object_id, v.digest, false)
-    return current?.version.deleted_at === at
-  }
+    ),
+  )
+  if (deleted !== undefined) return true
+  const current = await getObjVersion(v.project_id, v.object_id, v.digest, false)
+  return current?.version.deleted_at === at
 }
 
 const REVIVE_ROUNDS = 5
@@ -196,7 +184,7 @@ export async function reviveVersion(v: ObjVersion, createdAt: string): Promise<v
       )
       return
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error
+      if (!isConditionFailed(error)) throw error
       const current = await getObjVersion(v.project_id, v.object_id, v.digest, false)
       if (current === undefined) throw error
       if (!current.version.deleted_at) return
