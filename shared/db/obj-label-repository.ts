@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { getBatch } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
+import { ifConditionHolds } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
 import { keyPart } from '#shared/db/key-part'
 import { objPk } from '#shared/db/obj-repository'
@@ -27,14 +27,6 @@ function aliasCondition(options: AliasWriteOptions) {
     : { ConditionExpression: 'digest = :expected', ExpressionAttributeValues: { ':expected': options.ifDigest } }
 }
 
-async function skipIfMoved(write: Promise<unknown>): Promise<void> {
-  try {
-    await write
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-  }
-}
-
 /** Points an alias of an object at a digest (moving it if it pointed elsewhere). */
 export async function putAlias(
   project: string,
@@ -47,7 +39,7 @@ export async function putAlias(
     alias === 'latest'
       ? { GSI2PK: `LATEST#${keyPart(project)}`, GSI2SK: objectId }
       : { GSI1PK: `ALIASES#${keyPart(project)}`, GSI1SK: `${keyPart(alias)}#${keyPart(objectId)}` }
-  await skipIfMoved(
+  await ifConditionHolds(
     db().send(
       new PutCommand({
         TableName: table(),
@@ -73,7 +65,7 @@ export async function deleteAlias(
   alias: string,
   options: AliasWriteOptions = {},
 ): Promise<void> {
-  await skipIfMoved(
+  await ifConditionHolds(
     db().send(
       new DeleteCommand({
         TableName: table(),
