@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { ifConditionHolds, putIfAbsent, putIfAbsentOrRead, updateIfExists } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
 import { assertItemFits } from '#shared/db/item-size'
 import { keyPart } from '#shared/db/key-part'
@@ -40,20 +40,8 @@ function fields(model: PreviewModel): PreviewModel {
 
 // True when this call wrote the by-id item, i.e. the model was not visible before.
 async function putModelItem(model: PreviewModel): Promise<boolean> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: modelItem(model),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-    return true
-  } catch (error) {
-    // Already written by an earlier attempt; the claim is the source of truth, so nothing to do.
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-    return false
-  }
+  // 'exists': already written by an earlier attempt; the claim is the source of truth, so nothing to do.
+  return (await putIfAbsent(modelItem(model))) === 'written'
 }
 
 /** Throws the 4xx (400 for a key, 413 for size) for a model DynamoDB could not store; nothing is written. */
@@ -73,25 +61,18 @@ export async function createPreviewModel(
   model: PreviewModel,
   requestDigest: string,
 ): Promise<{ model: PreviewModel; created: boolean }> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: claimItem(model, requestDigest),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
+  const claim = await putIfAbsentOrRead(claimItem(model, requestDigest), async () => {
     const { Item } = await db().send(new GetCommand({ TableName: table(), Key: nameKey(model), ConsistentRead: true }))
-    if (Item === undefined) throw error
-    const existing = parse(Item)
-    const completed = await putModelItem(existing)
-    const created = existing.id === model.id || (completed && Item.request_digest === requestDigest)
-    return { model: existing, created }
+    return Item
+  })
+  if (claim.written) {
+    await putModelItem(model)
+    return { model, created: true }
   }
-  await putModelItem(model)
-  return { model, created: true }
+  const existing = parse(claim.existing)
+  const completed = await putModelItem(existing)
+  const created = existing.id === model.id || (completed && claim.existing.request_digest === requestDigest)
+  return { model: existing, created }
 }
 
 /** Reads a model by id; undefined when unknown or deleted. */
@@ -119,36 +100,25 @@ export async function listPreviewModels(entity: string, project?: string): Promi
 export async function deletePreviewModel(model: PreviewModel): Promise<void> {
   // Name first: were the by-id item deleted first, a crash in between would let a `return_existing` create revive it
   // from the claim. Only free the name if it still points at this model.
-  try {
-    await db().send(
+  await ifConditionHolds(
+    db().send(
       new DeleteCommand({
         TableName: table(),
         Key: nameKey(model),
         ConditionExpression: 'id = :id',
         ExpressionAttributeValues: { ':id': model.id },
       }),
-    )
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-  }
+    ),
+  )
   await db().send(new DeleteCommand({ TableName: table(), Key: modelKey(model.id) }))
 }
 
 /** Sets a model's current training step (written when a checkpoint is recorded); false when the model is unknown. */
 export async function setPreviewModelStep(id: string, step: number): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: modelKey(id),
-        UpdateExpression: 'SET step = :step',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':step': step },
-      }),
-    )
-    return true
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false
-    throw error
-  }
+  const out = await updateIfExists({
+    Key: modelKey(id),
+    UpdateExpression: 'SET step = :step',
+    ExpressionAttributeValues: { ':step': step },
+  })
+  return out !== undefined
 }
