@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { getBatch, inParallel, writeBatch } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
+import { ifConditionHolds, putIfAbsent, updateIfExists } from '#shared/db/conditional-write'
 import { CALL_SUMMARY_ATTRIBUTES } from '#shared/db/table'
 import {
   type CallEndItem,
@@ -124,12 +124,7 @@ export async function putCallItems(items: Record<string, unknown>[]): Promise<vo
 export async function putStartsIfAbsent(items: Record<string, unknown>[]): Promise<Set<string>> {
   const created = new Set<string>()
   await inPool(items, async (Item) => {
-    try {
-      await db().send(new PutCommand({ TableName: table(), Item, ConditionExpression: 'attribute_not_exists(PK)' }))
-      created.add(Item.id as string)
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error
-    }
+    if ((await putIfAbsent(Item)) === 'written') created.add(Item.id as string)
   })
   return created
 }
@@ -261,18 +256,13 @@ export async function setCallDisplayName(
   displayName: string | undefined,
 ): Promise<'updated' | 'missing' | 'too-large'> {
   try {
-    await db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: { PK: callPk(project, id), SK: 'S' },
-        UpdateExpression: displayName === undefined ? 'REMOVE display_name' : 'SET display_name = :n',
-        ConditionExpression: 'attribute_exists(PK)',
-        ...(displayName === undefined ? {} : { ExpressionAttributeValues: { ':n': displayName } }),
-      }),
-    )
-    return 'updated'
+    const out = await updateIfExists({
+      Key: { PK: callPk(project, id), SK: 'S' },
+      UpdateExpression: displayName === undefined ? 'REMOVE display_name' : 'SET display_name = :n',
+      ...(displayName === undefined ? {} : { ExpressionAttributeValues: { ':n': displayName } }),
+    })
+    return out === undefined ? 'missing' : 'updated'
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return 'missing'
     if (error instanceof Error && error.name === 'ValidationException' && ITEM_TOO_LARGE.test(error.message)) {
       return 'too-large'
     }
@@ -290,8 +280,8 @@ export async function markCallDeleted(
   deletedAt: string,
   requestId: string,
 ): Promise<boolean> {
-  try {
-    await db().send(
+  const deleted = await ifConditionHolds(
+    db().send(
       new UpdateCommand({
         TableName: table(),
         Key: { PK: callPk(project, id), SK: 'S' },
@@ -299,12 +289,9 @@ export async function markCallDeleted(
         ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deleted_at)',
         ExpressionAttributeValues: { ':d': deletedAt, ':r': requestId },
       }),
-    )
-    return true
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false
-    throw error
-  }
+    ),
+  )
+  return deleted !== undefined
 }
 
 /** Records that the call counter shows a call's deletion (idempotent). */
