@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { ifConditionHolds, putIfAbsent, putIfAbsentOrRead } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
 import { assertItemFits } from '#shared/db/item-size'
 import { keyPart } from '#shared/db/key-part'
@@ -28,27 +28,15 @@ const queuePk = (project: string, queueId: string) => `AQ#${keyPart(project)}#${
  * retried put whose first answer was lost, or an earlier attempt of the same request, meets its own queue).
  */
 export async function putQueue(q: AnnotationQueue): Promise<AnnotationQueue> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: {
-          PK: queuePk(q.project_id, q.id),
-          SK: 'QUEUE',
-          GSI1PK: `AQS#${keyPart(q.project_id)}`,
-          GSI1SK: `${q.created_at}#${q.id}`,
-          ...q,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-    return q
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-    const stored = await getQueue(q.project_id, q.id)
-    if (stored === undefined) throw error
-    return stored
+  const item = {
+    PK: queuePk(q.project_id, q.id),
+    SK: 'QUEUE',
+    GSI1PK: `AQS#${keyPart(q.project_id)}`,
+    GSI1SK: `${q.created_at}#${q.id}`,
+    ...q,
   }
+  const put = await putIfAbsentOrRead(item, () => getQueue(q.project_id, q.id))
+  return put.written ? q : put.existing
 }
 
 /** Reads a queue (deleted ones included). */
@@ -77,8 +65,8 @@ export async function updateQueue(
 ): Promise<AnnotationQueue | undefined> {
   const names = Object.keys(fields)
   const deleting = fields.deleted_at != null
-  try {
-    const out = await db().send(
+  const out = await ifConditionHolds(
+    db().send(
       new UpdateCommand({
         TableName: table(),
         Key: { PK: queuePk(project, queueId), SK: 'QUEUE' },
@@ -91,12 +79,9 @@ export async function updateQueue(
         },
         ReturnValues: 'ALL_NEW',
       }),
-    )
-    return AnnotationQueueSchema.parse(out.Attributes)
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined
-    throw error
-  }
+    ),
+  )
+  return out === undefined ? undefined : AnnotationQueueSchema.parse(out.Attributes)
 }
 
 /** Claims a call for a queue with a new item id; returns the item id that stands and whether it is new. */
@@ -107,20 +92,9 @@ export async function claimQueueCall(
   itemId: string,
 ): Promise<{ itemId: string; created: boolean }> {
   const key = { PK: queuePk(project, queueId), SK: `CALL#${keyPart(callId)}` }
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: { ...key, call_id: callId, item_id: itemId },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-    return { itemId, created: true }
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-    const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))
-    return { itemId: String(Item?.item_id), created: false }
-  }
+  if ((await putIfAbsent({ ...key, call_id: callId, item_id: itemId })) === 'written') return { itemId, created: true }
+  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))
+  return { itemId: String(Item?.item_id), created: false }
 }
 
 const queueItem = (item: QueueItem) => ({
@@ -219,36 +193,26 @@ export async function writeProgress(
   now: string,
 ): Promise<boolean> {
   const key = { PK: queuePk(project, queueId), SK: `PROG#${keyPart(itemId)}#${keyPart(annotator)}` }
-  try {
-    if (from === undefined) {
-      const row: ProgressRow = {
-        item_id: itemId,
-        annotator_user_id: annotator,
-        annotation_state: to,
-        created_at: now,
-        updated_at: now,
-      }
-      await db().send(
-        new PutCommand({
-          TableName: table(),
-          Item: { ...key, ...row },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      )
-    } else {
-      await db().send(
-        new UpdateCommand({
-          TableName: table(),
-          Key: key,
-          UpdateExpression: 'SET annotation_state = :to, updated_at = :now',
-          ConditionExpression: 'annotation_state = :from',
-          ExpressionAttributeValues: { ':to': to, ':from': from, ':now': now },
-        }),
-      )
+  if (from === undefined) {
+    const row: ProgressRow = {
+      item_id: itemId,
+      annotator_user_id: annotator,
+      annotation_state: to,
+      created_at: now,
+      updated_at: now,
     }
-    return true
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false
-    throw error
+    return (await putIfAbsent({ ...key, ...row })) === 'written'
   }
+  const updated = await ifConditionHolds(
+    db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: key,
+        UpdateExpression: 'SET annotation_state = :to, updated_at = :now',
+        ConditionExpression: 'annotation_state = :from',
+        ExpressionAttributeValues: { ':to': to, ':from': from, ':now': now },
+      }),
+    ),
+  )
+  return updated !== undefined
 }
