@@ -1,4 +1,6 @@
 import { BadRequestError } from '#shared/errors/http-error'
+import { BUILTIN_CLASS_MODELS, UNMODELLED_BUILTIN_CLASSES } from '#shared/schemas/builtin-object-class'
+import { formatValidationError, validateModel } from '#shared/schemas/pydantic-model'
 
 type Json = Record<string, unknown>
 
@@ -8,20 +10,6 @@ const isPlainObject = (v: unknown): v is Json =>
   v !== null &&
   !Array.isArray(v) &&
   [Object.prototype, null].includes(Object.getPrototypeOf(v))
-
-// Weave's built-in object classes (subclasses of BaseObject, registry in weave's builtin_object_registry).
-const BUILTIN_CLASSES = new Set([
-  'ActionSpec',
-  'AnnotationSpec',
-  'Leaderboard',
-  'LLMStructuredCompletionModel',
-  'Provider',
-  'ProviderModel',
-  'SavedView',
-  'TestOnlyExample',
-  'TestOnlyNestedBaseObject',
-  'TestOnlyInheritedBaseObject',
-])
 
 /** Weave's `get_type(val)`. */
 export function weaveType(val: unknown): string {
@@ -72,8 +60,9 @@ function checkFileKeys(val: unknown): void {
 }
 
 /**
- * Weave's `process_incoming_object_val`: checks a requested built-in class against the value and stamps class info
- * on a value that has none. Throws 400 with Weave's messages.
+ * Weave's `process_incoming_object_val` (docs/tracing.md §8.2): checks a requested built-in class against the value's
+ * own class info; a value without class info is validated by the class model and stored as its dump (defaults filled,
+ * class annotations added), so the digest is that of the normalised value. Throws 400 with Weave's messages.
  */
 export function processIncomingVal(val: unknown, builtinClass: string | null): unknown {
   checkFileKeys(val)
@@ -86,6 +75,13 @@ export function processIncomingVal(val: unknown, builtinClass: string | null): u
     }
     return val
   }
-  if (!BUILTIN_CLASSES.has(builtinClass)) throw new BadRequestError(`Unknown object class: ${builtinClass}`)
+  const model = BUILTIN_CLASS_MODELS.get(builtinClass)
+  if (model !== undefined) {
+    const result = validateModel(model, val)
+    // pydantic's ValidationError is a ValueError: the server answers it with 400 and its text.
+    if ('errors' in result) throw new BadRequestError(formatValidationError(model.name, result.errors))
+    return result.val
+  }
+  if (!UNMODELLED_BUILTIN_CLASSES.has(builtinClass)) throw new BadRequestError(`Unknown object class: ${builtinClass}`)
   return { ...val, _type: builtinClass, _class_name: builtinClass, _bases: ['BaseObject', 'BaseModel'] }
 }

@@ -193,9 +193,14 @@ describe('POST /obj/create', () => {
     expect(unknown).toEqual({ status: 400, body: { reason: 'Unknown object class: Nope' } })
     expect(stamped.status).toBe(200)
     expect(read.body.obj).toMatchObject({ base_object_class: 'AnnotationSpec', leaf_object_class: 'AnnotationSpec' })
+    // The class model fills its defaults (docs/tracing.md §8.2).
     expect(read.body.obj.val).toEqual({
-      name: 'spec',
       _type: 'AnnotationSpec',
+      name: 'spec',
+      description: null,
+      field_schema: {},
+      unique_among_creators: false,
+      op_scope: null,
       _class_name: 'AnnotationSpec',
       _bases: ['BaseObject', 'BaseModel'],
     })
