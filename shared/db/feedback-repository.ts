@@ -1,6 +1,6 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb'
+import { DeleteCommand, GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { putIfAbsent, putIfAbsentOrRead } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
 import { assertItemFits } from '#shared/db/item-size'
 import { keyPart } from '#shared/db/key-part'
@@ -68,40 +68,16 @@ export function assertFeedbackFits(row: FeedbackRow): void {
 export async function putFeedback(row: FeedbackRow): Promise<{ row: FeedbackRow; created: boolean }> {
   const key = keyOf(row.project_id, row.id)
   const stored = await storeJson(payloadOwner(key.PK), JSON.stringify(row.payload), INLINE_BYTES)
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: feedbackItem(row, stored),
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-    return { row, created: true }
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-    const existing = await getFeedback(row.project_id, row.id)
-    if (existing === undefined) throw error
-    return { row: existing, created: false }
-  }
+  const put = await putIfAbsentOrRead(feedbackItem(row, stored), () => getFeedback(row.project_id, row.id))
+  return put.written ? { row, created: true } : { row: put.existing, created: false }
 }
 
 /** Records which id a retried create (same retry key) uses; returns the id chosen by the first attempt. */
 export async function claimRetryKey(project: string, retryKey: string, id: string): Promise<string> {
   const key = { PK: `FBRETRY#${keyPart(project)}#${keyPart(retryKey)}`, SK: 'FBRETRY' }
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: table(),
-        Item: { ...key, feedback_id: id },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    )
-    return id
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error
-    const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))
-    return String(Item?.feedback_id ?? id)
-  }
+  if ((await putIfAbsent({ ...key, feedback_id: id })) === 'written') return id
+  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))
+  return String(Item?.feedback_id ?? id)
 }
 
 /** Reads one feedback row. */
