@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { ifConditionHolds } from '#shared/db/conditional-write'
 import { queryAll } from '#shared/db/query'
 
 /**
@@ -40,8 +40,8 @@ async function addGuarded(key: Record<string, string>, tokens: string[], delta: 
     values[`:t${i}`] = t
     return `NOT contains(pending, :t${i})`
   })
-  try {
-    await db().send(
+  const added = await ifConditionHolds(
+    db().send(
       new UpdateCommand({
         TableName: table(),
         Key: key,
@@ -50,12 +50,9 @@ async function addGuarded(key: Record<string, string>, tokens: string[], delta: 
         ExpressionAttributeNames: { '#n': 'n' },
         ExpressionAttributeValues: values,
       }),
-    )
-    return true
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false
-    throw error
-  }
+    ),
+  )
+  return added !== undefined
 }
 
 /** What `countCalls` did: the tokens it counted (and holds pending), how to take some back, and the release. */
