@@ -1,4 +1,6 @@
 import { BadRequestError } from '#shared/errors/http-error'
+import { InvalidFieldError } from '#shared/errors/tracing-errors'
+import { type CallRelations, parseRelatedField, relatedField } from '#shared/tracing/call-related-fields'
 import { callLatencyMs, callStatus, callTraceName, type LoadedCall } from '#shared/tracing/call-view'
 import { type Val, walkJson } from '#shared/tracing/query-eval'
 import { storedToMicros } from '#shared/tracing/time'
@@ -19,9 +21,44 @@ const STRING_COLUMNS = new Set([
 const NUMBER_COLUMNS = new Set(['wb_run_step', 'wb_run_step_end'])
 const DATE_COLUMNS = new Set(['started_at', 'ended_at', 'deleted_at'])
 const JSON_COLUMNS = new Set(['inputs', 'output', 'attributes', 'summary'])
+// Array columns: `$contains` on them is membership, as on feedback's `scorer_tags`.
+const ARRAY_COLUMNS = new Set(['input_refs', 'output_refs'])
+// Columns the reference knows but refuses in a query (`DISALLOWED_FILTERING_FIELDS`) and in a sort.
+const STORAGE_COLUMNS = new Set(['storage_size_bytes', 'total_storage_size_bytes'])
 
-/** Resolves a query or sort path on a call: a column, a derived `summary.weave.*` field or a JSON path. */
-export function callField(call: LoadedCall, path: string): Val {
+const notAllowed = (path: string) => new InvalidFieldError(`Field ${path} is not allowed`)
+
+function isCallPath(path: string): boolean {
+  if (STRING_COLUMNS.has(path) || NUMBER_COLUMNS.has(path) || DATE_COLUMNS.has(path) || ARRAY_COLUMNS.has(path)) {
+    return true
+  }
+  return path.startsWith('summary.weave.') || JSON_COLUMNS.has(path.split('.', 1)[0] ?? '')
+}
+
+/**
+ * Checks a query path (`$getField`) before anything is read, as the reference compiles its SQL first: a feedback or
+ * queue path must be well-formed, anything else must name a call column or a path into a JSON column; otherwise
+ * `InvalidFieldError` (422 `Field <path> is not allowed`).
+ */
+export function assertQueryField(path: string): void {
+  if (parseRelatedField(path) !== undefined) return
+  if (STORAGE_COLUMNS.has(path) || !isCallPath(path)) throw notAllowed(path)
+}
+
+/** Checks a `sort_by` field like a query path; the storage sizes are 400 `Field <f> is not allowed in ORDER BY`. */
+export function assertSortField(path: string): void {
+  if (STORAGE_COLUMNS.has(path)) throw new BadRequestError(`Field ${path} is not allowed in ORDER BY`)
+  assertQueryField(path)
+}
+
+/**
+ * Resolves a query or sort path on a call: a column, a derived `summary.weave.*` field, a JSON path, or (with the
+ * request's `relations`) one of the call's feedback or queue fields.
+ */
+export function callField(call: LoadedCall, path: string, relations?: CallRelations): Val {
+  const related = parseRelatedField(path)
+  if (related !== undefined) return relatedField(call.id, related, relations)
+  if (ARRAY_COLUMNS.has(path)) return { t: 'plain', v: (call as Record<string, unknown>)[path] ?? [] }
   if (STRING_COLUMNS.has(path) || NUMBER_COLUMNS.has(path)) {
     return { t: 'plain', v: (call as Record<string, unknown>)[path] ?? null }
   }
@@ -44,7 +81,7 @@ export function callField(call: LoadedCall, path: string): Val {
     const root = (call as Record<string, unknown>)[head]
     return { t: 'json', ...walkJson(root, rest) }
   }
-  throw new BadRequestError(`Invalid field: ${path}`)
+  throw notAllowed(path)
 }
 
 /** A comparable sort key: presence, kind (number before string), value. */

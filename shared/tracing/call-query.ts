@@ -4,7 +4,16 @@ import type { CallsFilter, SortBy } from '#shared/schemas/call'
 import type { CallParts } from '#shared/schemas/call-item'
 import type { Query } from '#shared/schemas/query'
 import { expandRefs, objectRefReader, type RefReader, readsThroughExpansion } from '#shared/tracing/call-expand'
-import { callField, compareKeys, type SortKey, sortKey } from '#shared/tracing/call-fields'
+import {
+  assertQueryField,
+  assertSortField,
+  callField,
+  compareKeys,
+  type SortKey,
+  sortKey,
+} from '#shared/tracing/call-fields'
+import { type CallRelations, parseRelatedField, passesRelations } from '#shared/tracing/call-related-fields'
+import { planCallRelations } from '#shared/tracing/call-relations'
 import { type LoadedCall, loadCall } from '#shared/tracing/call-view'
 import { matches, queryFields } from '#shared/tracing/query-eval'
 import { microsToStored, parseDatetimeMicros } from '#shared/tracing/time'
@@ -39,6 +48,11 @@ export type CallSelection = {
   expandColumns?: readonly string[] | null | undefined
   /** Reads refs for `expandColumns` (defaults to the project's objects). */
   refs?: RefReader
+  /**
+   * The caller reads only start-part fields of the selected calls (counts, trace sizes): calls fetched by id skip
+   * their end parts unless the filter, query or sort reads one.
+   */
+  startFieldsOnly?: boolean
 }
 
 type Source =
@@ -146,10 +160,18 @@ function passesFilter(call: LoadedCall, f: CallsFilter): boolean {
     if (call.wb_run_id === null || !wanted.includes(call.wb_run_id)) return false
   }
   const inRefs = nonEmpty(f.input_refs)
-  if (inRefs && !inRefs.some((r) => call.input_refs.includes(r))) return false
+  if (inRefs && !inRefs.some((r) => hasRef(call.input_refs, r))) return false
   const outRefs = nonEmpty(f.output_refs)
-  if (outRefs && !outRefs.some((r) => call.output_refs.includes(r))) return false
+  if (outRefs && !outRefs.some((r) => hasRef(call.output_refs, r))) return false
   return true
+}
+
+// A ref ending in `:*` matches every version of the object (any stored ref that starts with it minus the `*`), as
+// `op_names` does; others match exactly.
+function hasRef(refs: readonly string[], wanted: string): boolean {
+  if (!wanted.endsWith(':*')) return refs.includes(wanted)
+  const prefix = wanted.slice(0, -1)
+  return refs.some((r) => r.startsWith(prefix))
 }
 
 async function loadPage(project: string, items: Record<string, unknown>[], lean: boolean): Promise<LoadedCall[]> {
@@ -169,11 +191,16 @@ async function* candidates(
   bounds: IndexWalkOptions,
   lean: boolean,
   pageSize?: number,
+  ends = true,
 ) {
   if (source.kind === 'ids') {
-    const parts = await getCallParts(project, source.ids, ['S', 'E'], new Map(), lean)
-    const calls = await Promise.all([...parts.values()].map(loadCall))
-    yield calls.filter((c): c is LoadedCall => c !== undefined)
+    // In pages of ids, so a long id list (calls found through their feedback) streams and a limited walk stops.
+    for (let i = 0; i < source.ids.length; i += IDS_PAGE) {
+      const ids = source.ids.slice(i, i + IDS_PAGE)
+      const parts = await getCallParts(project, ids, ends ? ['S', 'E'] : ['S'], new Map(), lean)
+      const calls = await Promise.all([...parts.values()].map(loadCall))
+      yield calls.filter((c): c is LoadedCall => c !== undefined)
+    }
     return
   }
   if (source.kind === 'trace') {
@@ -196,24 +223,34 @@ async function* candidates(
   for await (const page of walkMerged(source.index, source.pks, options)) yield await loadPage(project, page, lean)
 }
 
+const IDS_PAGE = 1000
+
 const STORED_DATES = new Set(['started_at', 'ended_at', 'deleted_at'])
 
 // Stored datetimes are fixed-width UTC strings, so they sort as strings without being parsed; ids sort as strings.
-function keyOf(call: LoadedCall, field: string): SortKey {
+function keyOf(call: LoadedCall, field: string, relations: CallRelations | undefined): SortKey {
   if (field === 'id') return [0, 1, call.id]
   if (STORED_DATES.has(field)) {
     const stored = (call as Record<string, unknown>)[field] as string | null
     return stored === null ? [1, 0, ''] : [0, 1, stored]
   }
-  return sortKey(callField(call, field))
+  return sortKey(callField(call, field, relations))
 }
 
 // Sort keys are computed once per call, not once per comparison (a 10,000-call trace is sorted on every roll-up).
-function sortCalls(calls: LoadedCall[], views: LoadedCall[], sortBy: SortBy[] | null | undefined): LoadedCall[] {
+function sortCalls(
+  calls: LoadedCall[],
+  views: LoadedCall[],
+  sortBy: SortBy[] | null | undefined,
+  relations?: CallRelations,
+): LoadedCall[] {
   if (sortBy !== null && sortBy !== undefined && sortBy.length === 0) return calls
   const keys: SortBy[] = sortBy ?? [{ field: 'started_at', direction: 'asc' }]
   const all = keys.some((k) => k.field === 'id') ? keys : [...keys, { field: 'id', direction: 'asc' as const }]
-  const keyed = calls.map((call, i) => ({ call, keys: all.map((k) => keyOf(views[i] as LoadedCall, k.field)) }))
+  const keyed = calls.map((call, i) => ({
+    call,
+    keys: all.map((k) => keyOf(views[i] as LoadedCall, k.field, relations)),
+  }))
   keyed.sort((a, b) => {
     for (let i = 0; i < all.length; i++) {
       const c = compareKeys(a.keys[i] as SortKey, b.keys[i] as SortKey, all[i]?.direction === 'desc')
@@ -243,6 +280,35 @@ function walkOrder(source: Source, sortBy: SortBy[] | null | undefined): 'asc' |
 }
 
 const LARGE_COLUMNS = ['inputs', 'output', 'attributes']
+// What only a call's end part holds (the derived `summary.weave.*` fields read it too).
+const END_FIELDS = new Set(['ended_at', 'exception', 'output', 'summary', 'output_refs', 'wb_run_step_end'])
+
+// Reading calls by id beats an index walk unless the walk can stop early (a limit, in an order the walk yields) and
+// the ids are many (each costs two keys of a BatchGetItem).
+const IDS_SOURCE_MAX = 10_000
+
+function restrictSource(
+  base: Source,
+  callIds: readonly string[] | undefined,
+  f: CallsFilter,
+  sortBy: SortBy[] | null | undefined,
+  wanted: number | undefined,
+): Source {
+  if (callIds === undefined) return base
+  if (base.kind === 'ids') {
+    const allowed = new Set(callIds)
+    return { kind: 'ids', ids: base.ids.filter((id) => allowed.has(id)) }
+  }
+  const walkStops = wanted !== undefined && walkOrder(base, sortBy) !== undefined
+  if (walkStops && callIds.length > IDS_SOURCE_MAX) return base
+  const calls = nonEmpty(f.call_ids)
+  return { kind: 'ids', ids: calls ? callIds.filter((id) => calls.includes(id)) : callIds }
+}
+
+function readsEnds(sel: CallSelection): boolean {
+  if (nonEmpty(sel.filter?.output_refs)) return true
+  return selectionPaths(sel).some((p) => parseRelatedField(p) === undefined && END_FIELDS.has(p.split('.', 1)[0] ?? ''))
+}
 
 const selectionPaths = (sel: CallSelection) => [
   ...(sel.query ? queryFields(sel.query.expr) : []),
@@ -274,12 +340,18 @@ function viewer(sel: CallSelection): (page: LoadedCall[]) => Promise<LoadedCall[
  * nothing.
  */
 export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCall[]> {
+  // Paths are checked before anything is read, whatever the data (the reference compiles its SQL first).
+  if (sel.query) for (const path of queryFields(sel.query.expr)) assertQueryField(path)
+  for (const s of sel.sortBy ?? []) assertSortField(s.field)
   const f = sel.filter ?? {}
   if (f.thread_ids !== null && f.thread_ids !== undefined && f.thread_ids.length === 0) return
   const offset = Math.max(0, sel.offset ?? 0)
   const wanted = sel.limit === null || sel.limit === undefined ? undefined : offset + Math.max(0, sel.limit)
   if (wanted === 0) return
-  const source = chooseSource(sel.project, f)
+  // Feedback and queue fields: their rows are read first; when they bound the calls that can match, those calls
+  // are read by id instead of walking an index (docs/data-model.md, "Calls through feedback and queues").
+  const { relations, callIds } = await planCallRelations(sel.project, sel.query, sel.sortBy)
+  const source = restrictSource(chooseSource(sel.project, f), callIds, f, sel.sortBy, wanted)
   const order = walkOrder(source, sel.sortBy)
   const inOrder = order === 'asc' || order === 'id'
   // Newest first with a limit (the console's default view): the index walked backwards, stopping early.
@@ -293,7 +365,9 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
   const lean = (sel.lean === true || rendersNoLargeColumn(sel.columns)) && !needsLargeColumns(sel)
   const view = viewer(sel)
   const keep = (call: LoadedCall) =>
-    passesFilter(call, f) && (!sel.query || matches(sel.query, (path) => callField(call, path)))
+    passesFilter(call, f) &&
+    passesRelations(call.id, relations) &&
+    (!sel.query || matches(sel.query, (path) => callField(call, path, relations)))
   // The kept calls of a page, each with the view the query saw (the sort reads the same view).
   const kept = async (page: LoadedCall[]) => {
     const views = await view(page)
@@ -310,7 +384,8 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
   }
   const from = source.kind === 'trace' ? idFrom(sel.query) : undefined
   const bounds = source.kind === 'trace' ? (from === undefined ? {} : { from }) : timeBounds(sel.query)
-  const pages = candidates(sel.project, source, { ...bounds, descending: newestFirst }, lean, pageSize)
+  const ends = sel.startFieldsOnly !== true || readsEnds(sel)
+  const pages = candidates(sel.project, source, { ...bounds, descending: newestFirst }, lean, pageSize, ends)
   if (newestFirst) {
     // Calls come newest first; ties on started_at come in descending id order, while the sort orders them by id
     // ascending. So the walk stops only once `wanted` calls matched and the started_at of the last of them is behind
@@ -328,7 +403,7 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
         if (boundary === undefined && out.length >= (wanted as number)) boundary = call.started_at
       }
     }
-    const sorted = sortCalls(out, outViews, sel.sortBy).slice(offset, wanted)
+    const sorted = sortCalls(out, outViews, sel.sortBy, relations).slice(offset, wanted)
     for (let i = 0; i < sorted.length; i += 500) yield sorted.slice(i, i + 500)
     return
   }
@@ -340,7 +415,7 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
       out.push(...k.calls)
       outViews.push(...k.views)
     }
-    const sorted = sortCalls(out, outViews, sel.sortBy).slice(offset, wanted)
+    const sorted = sortCalls(out, outViews, sel.sortBy, relations).slice(offset, wanted)
     for (let i = 0; i < sorted.length; i += 500) yield sorted.slice(i, i + 500)
     return
   }
@@ -369,7 +444,7 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
     if (wanted !== undefined && seen >= wanted) return
   }
   if (rest === undefined) return
-  const chunk = take(sortCalls(rest.calls, rest.views, sel.sortBy))
+  const chunk = take(sortCalls(rest.calls, rest.views, sel.sortBy, relations))
   for (let i = 0; i < chunk.length; i += 500) yield chunk.slice(i, i + 500)
 }
 

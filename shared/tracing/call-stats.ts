@@ -85,6 +85,7 @@ export async function callsQueryStats(req: CallsQueryStatsReq): Promise<CallsQue
     sortBy: [],
     limit: limit === undefined ? undefined : limit + 1,
     lean: true,
+    startFieldsOnly: true,
     expandColumns: req.expand_columns,
   })
   const kept = limit === undefined ? calls : calls.slice(0, limit)
