@@ -57,7 +57,9 @@ export const UNIT_FILES = [
 ]
 
 // Property runs (fast-check) are seeded: a fixed seed by default, so every run draws the same inputs; LOOM_FC_SEED
-// replays a given seed, or `random` explores a new one. The seed is printed once per run.
+// replays a given seed, or `random` explores a new one. The seed is printed once per run. The same seed is the
+// reference engine's LOOM_ENGINE_SEED (vLLM's --seed), so what the built-in model samples for requests without a
+// `seed` repeats from run to run too.
 const FC_DEFAULT_SEED = 1_511_202_615
 
 function fcSeed(raw: string | undefined): number {
@@ -69,7 +71,9 @@ function fcSeed(raw: string | undefined): number {
 }
 
 const seed = fcSeed(process.env.LOOM_FC_SEED)
-process.stdout.write(`fast-check seed ${seed} (LOOM_FC_SEED=${seed} repeats this run's property inputs)\n`)
+process.stdout.write(
+  `fast-check and engine seed ${seed} (LOOM_FC_SEED=${seed} repeats this run's property inputs and sampled text)\n`,
+)
 
 /** The console's browser tests: they need a Chromium (test/support/chromium.ts); without one they are left out, loudly. */
 export const BROWSER_FILES = ['test/console/browser.test.ts']
@@ -79,7 +83,7 @@ if (skipped.length > 0) process.stdout.write(`${CHROMIUM_MISSING}\n`)
 // Options both projects share. Projects list them rather than `extends: true`, so a globalSetup that a lane adds to
 // this config (vitest.dynamodb-local.config.ts) runs once for the run, not once per project.
 const common = {
-  env: { POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_REGION: 'us-east-1' },
+  env: { POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_REGION: 'us-east-1', LOOM_ENGINE_SEED: String(seed) },
   pool: 'forks',
   // Generous: CDK synths and JVM starts take 10–45 s when the suite shares 2 cores with other work; a hang still fails.
   testTimeout: 60_000,

@@ -119,6 +119,12 @@ export type InferenceConfig = {
   usageFlushMs: number
   /** Whether gateway completions are recorded as calls in the caller's project. */
   tracing: boolean
+  /**
+   * Seed of the reference engine's process-wide generator (`LOOM_ENGINE_SEED`, vLLM's `--seed`): requests without a
+   * `seed` draw theirs from it, so a process serving the same requests in the same order samples the same text.
+   * Unset: every unseeded request is seeded at random.
+   */
+  engineSeed: number | undefined
 }
 
 /** The DynamoDB engines the local stack can launch itself. */
@@ -179,6 +185,7 @@ export const config: Config = {
     // Lambda may freeze or drop an idle environment, so there usage is flushed after each completion.
     usageFlushMs: readInt('LOOM_USAGE_FLUSH_MS', read('AWS_LAMBDA_FUNCTION_NAME') === undefined ? 1_000 : 0),
     tracing: read('LOOM_INFERENCE_TRACING') !== 'off',
+    engineSeed: read('LOOM_ENGINE_SEED') === undefined ? undefined : readInt('LOOM_ENGINE_SEED', 0),
   },
   metrics: {
     // EMF records are stdout lines that only CloudWatch Logs turns into metrics: elsewhere they would be noise.

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { config } from '#shared/config'
 import { beamSearch } from '#shared/engine/beam-search'
 import { NgramModel } from '#shared/engine/ngram'
 import { type EngineParams, engineParams } from '#shared/engine/params'
@@ -119,9 +120,18 @@ export function promptLogprobs(prepared: Prepared): PromptLogprobs {
   return out
 }
 
-function seedFor(prepared: Prepared, index: number): Rng {
-  const seed = prepared.params.seed
-  return new Rng(seed === undefined ? randomUUID() : `${seed}:${index}`)
+/** Unseeded requests served so far, numbering their draws from `LOOM_ENGINE_SEED` when it is set. */
+let unseeded = 0
+
+/** The generator of each choice: from the request's `seed`, else the engine seed's next draw, else at random. */
+function generatorsFor(prepared: Prepared): Rng[] {
+  const { seed, n } = prepared.params
+  const engineSeed = config.inference.engineSeed
+  const draw = engineSeed === undefined ? undefined : `engine:${engineSeed}:${++unseeded}`
+  return Array.from({ length: n }, (_, i) => {
+    if (seed !== undefined) return new Rng(`${seed}:${i}`)
+    return new Rng(draw === undefined ? randomUUID() : `${draw}:${i}`)
+  })
 }
 
 /**
@@ -139,7 +149,7 @@ export async function* generate(prepared: Prepared, signal: CancelSignal): Async
       yield { kind: 'beam', index, sequence: beam.sequence, logprobs: beam.logprobs }
     return
   }
-  const sequences = Array.from({ length: params.n }, (_, i) => new Sequence(job, seedFor(prepared, i)))
+  const sequences = generatorsFor(prepared).map((rng) => new Sequence(job, rng))
   for (let round = 1; !signal.aborted && sequences.some((s) => !s.finished); round++) {
     for (const [index, sequence] of sequences.entries()) {
       if (!sequence.finished) yield { kind: 'step', index, step: sequence.step(), sequence }

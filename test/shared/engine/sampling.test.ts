@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { applyBiasAndPenalties, finalDistribution, type SamplingOptions } from '#shared/engine/sampler'
 import { decode, EOS_TOKEN_ID, encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
 import { ask, complete, logprobsOf, model, streamAll, text } from './support.js'
@@ -75,6 +75,28 @@ describe('reference engine sampling', () => {
       }),
       { numRuns: 15 },
     )
+  })
+
+  it('draws unseeded requests from LOOM_ENGINE_SEED: the same sequence in a fresh process, different requests apart', async () => {
+    // Prepare: two fresh engine module graphs, as two processes started with the same LOOM_ENGINE_SEED would be
+    const request = ask('Tell me a short story.', { temperature: 1, max_completion_tokens: 30, n: 2 })
+    const serve = async () => {
+      vi.resetModules()
+      const fresh = await import('./support.js')
+      const answers: string[][] = []
+      for (let i = 0; i < 3; i++)
+        answers.push((await fresh.complete(request)).choices.map((c) => c.message.content ?? ''))
+      return answers
+    }
+
+    // Act
+    const first = await serve()
+    const second = await serve()
+
+    // Assess
+    expect(process.env.LOOM_ENGINE_SEED).toMatch(/^\d+$/)
+    expect(second).toEqual(first)
+    expect(new Set(first.flat()).size).toBeGreaterThan(1)
   })
 
   it('reports raw logprobs: greedy takes the top entry of the model distribution', async () => {
