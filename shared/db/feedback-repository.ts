@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb'
+import { getAll } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
 import { putIfAbsent, putIfAbsentOrRead } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
@@ -240,11 +241,13 @@ const MAX_IN_VALUES = 100
  * Streams a project's feedback rows page by page (oldest first), only those of `feedbackTypes` when given (all when
  * undefined), for call queries that filter or sort by feedback. Reads the project listing (GSI1, which holds whole
  * rows) with the types as a filter: the type listing (GSI2) does not project `weave_ref`, and a deployed index's
- * projection cannot change in place (docs/data-model.md, Known limits).
+ * projection cannot change in place (docs/data-model.md, Known limits). `weave_ref` and the id are read from the
+ * row's keys; the row's other columns (`row_dump`) only with `runnableRefs` or when a key holds a digest.
  */
 export async function* readProjectFeedback(
   project: string,
   feedbackTypes?: readonly string[],
+  options: { runnableRefs?: boolean } = {},
 ): AsyncGenerator<CallFeedbackRow[]> {
   const types = feedbackTypes === undefined ? undefined : [...new Set(feedbackTypes)]
   if (types !== undefined && types.length === 0) return
@@ -257,6 +260,14 @@ export async function* readProjectFeedback(
     filter = `feedback_type IN (${types.map((_, i) => `:t${i}`).join(', ')})`
   }
   const wanted = types === undefined ? undefined : new Set(types)
+  const dump = options.runnableRefs === true
+  const refPrefix = `FBREF#${keyPart(project)}#`
+  const idPrefix = `FB#${keyPart(project)}#`
+  // A key part that is a digest (`~…`, values over 200 bytes) does not give the value back.
+  const fromKey = (key: unknown, prefix: string) => {
+    const k = String(key)
+    return k.startsWith(prefix) && !k.startsWith('~', prefix.length) ? k.slice(prefix.length) : undefined
+  }
   let startKey: Record<string, unknown> | undefined
   do {
     const page: QueryCommandOutput = await db().send(
@@ -265,25 +276,32 @@ export async function* readProjectFeedback(
         IndexName: 'GSI1',
         KeyConditionExpression: 'GSI1PK = :pk',
         ExpressionAttributeValues: values,
-        ProjectionExpression: 'PK, created_at, feedback_type, payload, row_dump',
+        ProjectionExpression: `PK, SK, GSI3PK, created_at, feedback_type, payload, trigger_ref${dump ? ', row_dump' : ''}`,
         ExclusiveStartKey: startKey,
         ...(filter === undefined ? {} : { FilterExpression: filter }),
       }),
     )
+    const items = (page.Items ?? []).filter((i) => wanted === undefined || wanted.has(String(i.feedback_type)))
+    const digested = items.filter((i) => !dump && fromKey(i.GSI3PK, refPrefix) === undefined)
+    const dumps = new Map<string, unknown>()
+    if (digested.length > 0) {
+      const got = await getAll(digested.map((i) => ({ PK: i.PK, SK: i.SK })))
+      for (const g of got) dumps.set(String(g.PK), g.row_dump)
+    }
     const out: CallFeedbackRow[] = []
-    for (const item of page.Items ?? []) {
-      const type = String(item.feedback_type)
-      if (wanted !== undefined && !wanted.has(type)) continue
-      const columns = JSON.parse(String(item.row_dump)) as Record<string, unknown>
+    for (const item of items) {
+      const rowDump = dump ? item.row_dump : dumps.get(String(item.PK))
+      const columns = rowDump === undefined ? {} : (JSON.parse(String(rowDump)) as Record<string, unknown>)
       const stored = item.payload as StoredJson
       out.push({
-        id: String(columns.id),
-        weave_ref: String(columns.weave_ref),
-        feedback_type: type,
+        // A digested id still orders ties between rows of the same instant.
+        id: String(columns.id ?? String(item.PK).slice(idPrefix.length)),
+        weave_ref: String(columns.weave_ref ?? fromKey(item.GSI3PK, refPrefix)),
+        feedback_type: String(item.feedback_type),
         created_at: String(item.created_at),
         payload: 'json' in stored ? stored.json : await payloadText(item),
         runnable_ref: typeof columns.runnable_ref === 'string' ? columns.runnable_ref : null,
-        trigger_ref: typeof columns.trigger_ref === 'string' ? columns.trigger_ref : null,
+        trigger_ref: typeof item.trigger_ref === 'string' ? item.trigger_ref : null,
       })
     }
     yield out

@@ -51,9 +51,13 @@ function callIdOf(project: string, weaveRef: string): string | undefined {
   return id === '' || id.includes('/') ? undefined : id
 }
 
-async function readCallFeedback(project: string, types: string[] | undefined): Promise<Map<string, CallFeedback[]>> {
+async function readCallFeedback(
+  project: string,
+  types: string[] | undefined,
+  runnableRefs: boolean,
+): Promise<Map<string, CallFeedback[]>> {
   const byCall = new Map<string, CallFeedback[]>()
-  for await (const page of readProjectFeedback(project, types)) {
+  for await (const page of readProjectFeedback(project, types, { runnableRefs })) {
     for (const row of page) {
       const id = callIdOf(project, row.weave_ref)
       if (id === undefined) continue
@@ -108,7 +112,11 @@ export async function planCallRelations(
   const [feedback, members] = await Promise.all([
     feedbackTypes.size === 0
       ? new Map<string, CallFeedback[]>()
-      : readCallFeedback(project, feedbackTypes.has('*') ? undefined : [...feedbackTypes]),
+      : readCallFeedback(
+          project,
+          feedbackTypes.has('*') ? undefined : [...feedbackTypes],
+          all.some(({ field }) => field.kind === 'feedback' && field.column === 'runnable_ref'),
+        ),
     typeof queueId === 'string' ? listQueueCallIds(project, queueId) : new Set<string>(),
   ])
   const relations: CallRelations = { feedback, queueId, members }

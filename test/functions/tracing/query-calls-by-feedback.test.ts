@@ -249,6 +249,39 @@ describe('calls/stream_query by feedback', () => {
   })
 })
 
+describe('calls/stream_query by feedback in a project with a long name', () => {
+  it('finds calls whose feedback refs enter the index keys as digests', async () => {
+    // Prepare
+    const owner = await newProjectCaller()
+    const caller = { ...owner, project: `${owner.entity}/${'p'.repeat(220)}` }
+    const [scored, other] = [randomUUID(), randomUUID()]
+    await writeCalls(
+      caller,
+      [scored, other].map((id) => ({ start: startPart(caller.project, { id }), end: endPart(caller.project, id) })),
+    )
+    await seedFeedback(
+      caller.project,
+      '2025-02-01T00:00:00Z',
+      { output: { score: 0.8 } },
+      {
+        weave_ref: `weave:///${caller.project}/call/${scored}`,
+        feedback_type: 'wandb.runnable.relevance',
+      },
+    )
+
+    // Act
+    const res = await send(
+      statsApp,
+      '/calls/query_stats',
+      { project_id: caller.project, query: { $expr: { $gt: [get(SCORE), lit(0.5)] } } },
+      caller,
+    )
+
+    // Assess
+    expect(res).toEqual({ status: 200, body: { count: 1, has_more: false, total_storage_size_bytes: null } })
+  })
+})
+
 describe('calls/stream_query by annotation queue', () => {
   it.each([
     [
