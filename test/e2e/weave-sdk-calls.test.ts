@@ -54,11 +54,25 @@ const here = () => weave.requireCurrentCallStackEntry()
   await describe(dataset)
   await client.waitForBatchProcessing()
   await client.updateCall(ids.inner, 'doubler')
+  // The SDK has no query helpers for feedback or queues: the raw queries go through its own trace-server client, and
+  // the queue (no SDK helper either) is created with that client's generic request.
+  const api = client.traceServerApi
+  const lines = async (resp) => (await resp.text()).split('\\n').filter((l) => l !== '').map((l) => JSON.parse(l).id)
+  const scoreQuery = { $expr: { $eq: [{ $getField: 'feedback.[wandb.runnable.exact].payload.output.correct' }, { $literal: true }] } }
+  const byScore = (await api.calls.callsQueryStatsCallsQueryStatsPost({ project_id: process.env.PROJECT, query: scoreQuery })).data
+  const byScoreIds = await lines(await api.calls.callsQueryStreamCallsStreamQueryPost({ project_id: process.env.PROJECT, query: scoreQuery }))
+  const json = (path, body) => api.request({ path, method: 'POST', body, type: 'application/json', format: 'json' })
+  const queue = (await json('/annotation_queues', { project_id: process.env.PROJECT, name: 'review', scorer_refs: [] })).data.id
+  await json('/annotation_queues/' + queue + '/items', { project_id: process.env.PROJECT, call_ids: [ids.outer, ids.fails], display_fields: [] })
+  const queueQuery = { $expr: { $eq: [{ $getField: 'annotation_queue_items.queue_id' }, { $literal: queue }] } }
+  const byQueue = (await api.calls.callsQueryStatsCallsQueryStatsPost({ project_id: process.env.PROJECT, query: queueQuery })).data
+  const byQueueIds = await lines(await api.calls.callsQueryStreamCallsStreamQueryPost({ project_id: process.env.PROJECT, query: queueQuery }))
   const sdkCalls = (await client.getCalls({ trace_ids: [ids.trace] })).map((c) => ({ id: c.id, op: c.op_name, parent: c.parent_id }))
   const sdkFailed = await client.getCall(ids.fails)
   process.stdout.write(JSON.stringify({ ids, result, thrown, score, scorerRef: scorerRef.uri(), feedbackId,
     objRef: objRef.uri(), objDigest: objRef.digest, datasetRef: datasetRef.uri(), datasetDigest: datasetRef.digest,
-    sdkCalls, sdkFailed: { id: sdkFailed.id, exception: sdkFailed.exception } }) + '\\n')
+    sdkCalls, sdkFailed: { id: sdkFailed.id, exception: sdkFailed.exception },
+    byScore, byScoreIds, byQueue, byQueueIds }) + '\\n')
   process.exit(0)
 })().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1) })
 `
@@ -76,6 +90,10 @@ type SdkRun = {
   datasetDigest: string
   sdkCalls: { id: string; op: string; parent: string | null }[]
   sdkFailed: { id: string; exception: string }
+  byScore: { count: number }
+  byScoreIds: string[]
+  byQueue: { count: number }
+  byQueueIds: string[]
 }
 
 let app: Hono
@@ -184,6 +202,14 @@ describe('weave npm SDK tracing calls against the call, object and feedback func
     expect(await all.json()).toMatchObject({ count: 6 })
     expect(await roots.json()).toMatchObject({ count: 4 })
     expect(await failed.json()).toMatchObject({ count: 1 })
+  })
+
+  it("filters calls by the SDK's score and by annotation queue membership through the SDK's trace-server client", () => {
+    // Assess (the queries ran in the SDK's process, see SCRIPT)
+    expect(run.byScore).toMatchObject({ count: 1 })
+    expect(run.byScoreIds).toEqual([run.ids.outer])
+    expect(run.byQueue).toMatchObject({ count: 2 })
+    expect(run.byQueueIds).toEqual([run.ids.outer, run.ids.fails])
   })
 
   it('stores the published object and the dataset under the digests the SDK computed', async () => {
