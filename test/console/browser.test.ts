@@ -9,7 +9,7 @@ import { settleAfterResponse } from '#shared/http/after-response'
 import { clearCatalogCache } from '#shared/inference/catalog'
 import { flushUsage } from '#shared/inference/usage-meter'
 import { type Call, type CallFilters, callsPageRequest, callsStatsRequest } from '../../console/src/lib/calls.js'
-import { formatCost, formatCount, formatNumber, formatTokens } from '../../console/src/lib/format.js'
+import { formatCost, formatCount, formatNumber, formatTokens, formatTotal } from '../../console/src/lib/format.js'
 import { createLocalApp } from '../../scripts/local/app.js'
 import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
 import { findChromium } from '../support/chromium.js'
@@ -242,7 +242,7 @@ describe('Loom Console in Chromium', () => {
 
     // Act
     await open('traces', 'page-traces')
-    await waitForText(page, 'traces-total', `${formatCount(stats.count)} traces`)
+    await waitForText(page, 'traces-total', `${formatTotal(stats)} traces`)
     await waitForCount(page, 'traces-row', newest.length)
 
     // Assess
@@ -291,6 +291,107 @@ describe('Loom Console in Chromium', () => {
     ).toContain(XSS[1])
     expect(page.url()).toContain(`call=${run.ids.agent}`)
     await checkPage('trace')
+  })
+
+  it('draws a 600-call trace from its first page, then every page, children that came first under their parent', async () => {
+    // Prepare: a 4-ary tree of 600 calls with random ids, so the pages (in id order) bring children before parents
+    const traceId = crypto.randomUUID()
+    const base = Date.parse('2025-03-01T00:00:00Z')
+    const calls = Array.from({ length: 600 }, (_, i) => ({ id: crypto.randomUUID(), at: base + i * 10, i }))
+    const parentOf = (i: number) => (i === 0 ? undefined : calls[Math.floor((i - 1) / 4)])
+    for (let i = 0; i < calls.length; i += 200) {
+      const batch = calls.slice(i, i + 200).flatMap((c) => [
+        {
+          mode: 'start',
+          req: {
+            start: {
+              project_id: project,
+              id: c.id,
+              trace_id: traceId,
+              ...(parentOf(c.i) === undefined ? {} : { parent_id: parentOf(c.i)?.id }),
+              op_name: `step_${c.i % 5}`,
+              started_at: new Date(c.at).toISOString(),
+              attributes: {},
+              inputs: { i: c.i },
+            },
+          },
+        },
+        {
+          mode: 'end',
+          req: { end: { project_id: project, id: c.id, ended_at: new Date(c.at + 5).toISOString(), summary: {} } },
+        },
+      ])
+      const res = await fetch(`${server.url}/call/upsert_batch`, jsonInit({ batch }, caller.basic))
+      if (res.status !== 200) throw new Error(`upsert_batch: ${res.status} ${await res.text()}`)
+    }
+    // Depth-first, siblings by start time: the rows the tree shows once everything is in.
+    const children = new Map<string, typeof calls>()
+    for (const c of calls.slice(1)) {
+      const parent = parentOf(c.i)?.id as string
+      children.set(parent, [...(children.get(parent) ?? []), c])
+    }
+    const expected: string[] = []
+    const walk = (c: (typeof calls)[number], depth: number) => {
+      expected.push(`${c.id} ${depth + 1}`)
+      for (const child of children.get(c.id) ?? []) walk(child, depth + 1)
+    }
+    walk(calls[0] as (typeof calls)[number], 0)
+    // Pages after the first wait until the first page has been checked.
+    const pages: { limit: number; after: boolean }[] = []
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await page.route('**/calls/stream_query', async (route) => {
+      const body = JSON.parse(route.request().postData() ?? '{}')
+      if (body.filter?.trace_ids?.[0] === traceId) {
+        pages.push({ limit: body.limit, after: body.query !== undefined })
+        if (body.query !== undefined) await held
+      }
+      await route.continue()
+    })
+
+    try {
+      // Act: the first page alone
+      await page.evaluate(`location.hash = ${JSON.stringify(`#/trace/${traceId}`)}`)
+      await page.locator('[data-testid=trace-tree][data-row-count="100"]').waitFor()
+
+      // Assess: its 100 calls are drawn and usable while the rest is held back
+      expect(await page.getByTestId('trace-meta').textContent()).toContain('100 calls (loading…)')
+      expect(await page.getByTestId('trace-tree-row').count()).toBeGreaterThan(10)
+      expect(pages).toEqual([
+        { limit: 100, after: false },
+        { limit: 500, after: true },
+      ])
+
+      // Act: the other pages
+      release()
+      await page.locator('[data-testid=trace-tree][data-row-count="600"]').waitFor()
+      await page.getByTestId('trace-meta').filter({ hasNotText: 'loading' }).waitFor()
+
+      // Assess: every call once, in depth-first order at its depth, none left waiting for a parent
+      const shown: string[] = []
+      for (let top = 0; top < 600 * 28; top += 280) {
+        await page.getByTestId('trace-tree').evaluate((el, y) => {
+          ;(el as unknown as { scrollTop: number }).scrollTop = y
+        }, top)
+        await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))')
+        const rows: string[] = await page
+          .getByTestId('trace-tree-row')
+          .evaluateAll((els) =>
+            els.map((r) => `${r.getAttribute('data-call-id')} ${/level (\d+)/.exec(r.textContent ?? '')?.[1]}`),
+          )
+        for (const row of rows) if (!shown.includes(row)) shown.push(row)
+      }
+      expect(shown).toEqual(expected)
+      expect(await page.getByTestId('page-trace').textContent()).not.toContain('parent not loaded')
+      expect(pages.map((p) => p.limit)).toEqual([100, 500, 500])
+      await waitForTextContaining(page, 'trace-usage', 'No LLM usage recorded in this trace.')
+      expect(watched.errors).toEqual([])
+    } finally {
+      release()
+      await page.unroute('**/calls/stream_query')
+    }
   })
 
   it("rolls up a completion's tokens and cost as trace/usage does", async () => {

@@ -10,7 +10,9 @@ import {
   callsQuery,
   callsStatsRequest,
   callTokens,
+  TOTAL_CAP,
   toIso,
+  tracePageRequest,
 } from '../../console/src/lib/calls.js'
 
 const NONE: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: false }
@@ -85,11 +87,49 @@ describe('callsPageRequest', () => {
     expect(by('tokens', 'asc')).toEqual([{ field: 'started_at', direction: 'desc' }])
   })
 
-  it('asks query_stats for the same selection', () => {
+  it('asks query_stats for the same selection, counted up to the cap unless unfiltered', () => {
     expect(callsStatsRequest('e/p', { ...NONE, status: 'running' })).toEqual({
       project_id: 'e/p',
       query: { $expr: { $eq: [{ $getField: 'summary.weave.status' }, { $literal: 'running' }] } },
+      limit: TOTAL_CAP,
     })
+    expect(callsStatsRequest('e/p', { ...NONE, rootsOnly: true })).toEqual({
+      project_id: 'e/p',
+      filter: { trace_roots_only: true },
+      limit: 10_000,
+    })
+    // The unfiltered total comes from the call counter: exact whatever its size.
+    expect(callsStatsRequest('e/p', NONE)).toEqual({ project_id: 'e/p' })
+  })
+})
+
+describe('tracePageRequest', () => {
+  it('asks for a page of the trace in id order, lean, after the last id seen', () => {
+    // Act
+    const first = tracePageRequest('e/p', 't1', undefined, 200)
+    const next = tracePageRequest('e/p', 't1', 'c-199', 1000)
+
+    // Assess
+    expect(first).toEqual({
+      project_id: 'e/p',
+      filter: { trace_ids: ['t1'] },
+      sort_by: [{ field: 'id', direction: 'asc' }],
+      limit: 200,
+      columns: [
+        'id',
+        'op_name',
+        'display_name',
+        'trace_id',
+        'parent_id',
+        'started_at',
+        'ended_at',
+        'exception',
+        'summary',
+      ],
+    })
+    expect(next).toMatchObject({ limit: 1000, query: { $expr: { $gt: [{ $getField: 'id' }, { $literal: 'c-199' }] } } })
+    // No large JSON column: the server reads the trace lean; a selected call's inputs come from call/read.
+    expect((first.columns as string[]).some((c) => ['inputs', 'output', 'attributes'].includes(c))).toBe(false)
   })
 })
 

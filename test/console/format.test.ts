@@ -8,6 +8,7 @@ import {
   formatNumber,
   formatPercent,
   formatTokens,
+  formatTotal,
 } from '../../console/src/lib/format.js'
 
 describe('formatDuration', () => {
@@ -32,6 +33,14 @@ describe('formatDuration', () => {
     expect(formatDuration(null)).toBe('—')
     expect(formatDuration(undefined)).toBe('—')
     expect(formatDuration(Number.NaN)).toBe('—')
+  })
+})
+
+describe('formatTotal', () => {
+  it('shows a total capped at the limit of calls/query_stats with a plus', () => {
+    expect(formatTotal({ count: 10_000, has_more: true })).toBe('10,000+')
+    expect(formatTotal({ count: 10_000, has_more: false })).toBe('10,000')
+    expect(formatTotal({ count: 1234 })).toBe('1,234')
   })
 })
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   barOf,
   buildCallTree,
+  CallForest,
   subtreeSize,
   type TreeCall,
   type TreeNode,
@@ -87,6 +88,87 @@ describe('buildCallTree', () => {
     expect(rows).toHaveLength(10_000)
     expect(rows.at(-1)?.depth).toBe(9_999)
     expect(subtreeSize(roots[0] as TreeNode)).toBe(10_000)
+  })
+})
+
+// A seeded shuffle (mulberry32), so a failure replays.
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  let a = seed
+  const random = () => {
+    a = (a + 0x6d2b79f5) | 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const out = [...items]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[out[i], out[j]] = [out[j] as T, out[i] as T]
+  }
+  return out
+}
+
+const shape = (roots: readonly TreeNode[]) =>
+  visibleRows(roots, new Set()).map((r) => `${r.depth}:${r.node.call.id}${r.node.orphan ? '?' : ''}`)
+
+describe('CallForest', () => {
+  it('moves calls that came before their parent under it when the parent arrives', () => {
+    // Prepare
+    const forest = new CallForest()
+
+    // Act + Assess: the grandchild first, then the child, then the root
+    forest.add([call('g', 'c', 3)])
+    expect(shape(forest.roots)).toEqual(['0:g?'])
+    forest.add([call('c', 'r', 2), call('c2', 'r', 1)])
+    expect(shape(forest.roots)).toEqual(['0:c2?', '0:c?', '1:g'])
+    forest.add([call('r', null, 0, 10)])
+    expect(shape(forest.roots)).toEqual(['0:r', '1:c2', '1:c', '2:g'])
+    expect(forest.size).toBe(4)
+    expect(forest.version).toBe(3)
+  })
+
+  it('builds the same tree from pages in any order as from all calls at once', () => {
+    // Prepare: a 4-ary tree of 600 calls, a few of them with a parent outside the trace
+    const calls = Array.from({ length: 600 }, (_, i) =>
+      call(
+        `n${String(i).padStart(3, '0')}`,
+        i === 0 ? null : i % 97 === 0 ? 'elsewhere' : `n${String(Math.floor((i - 1) / 4)).padStart(3, '0')}`,
+        i % 50,
+      ),
+    )
+    const whole = shape(buildCallTree(calls))
+
+    for (const seed of [1, 2, 3]) {
+      // Act: shuffled, in pages of 100, checked after every page
+      const order = shuffled(calls, seed)
+      const forest = new CallForest()
+      for (let i = 0; i < order.length; i += 100) {
+        forest.add(order.slice(i, i + 100))
+        const rows = visibleRows(forest.roots, new Set())
+        const arrived = new Set(order.slice(0, i + 100).map((c) => c.id))
+
+        // Assess: every call that arrived shows once; exactly those whose parent has not arrived are orphans
+        expect(rows).toHaveLength(arrived.size)
+        expect(new Set(rows.map((r) => r.node.call.id)).size).toBe(arrived.size)
+        for (const r of rows) {
+          const parent = r.node.call.parent_id
+          expect(r.node.orphan).toBe(Boolean(parent) && !arrived.has(parent as string))
+        }
+      }
+      expect(shape(forest.roots)).toEqual(whole)
+    }
+  })
+
+  it('keeps a parent cycle split across pages reachable', () => {
+    // Prepare
+    const forest = new CallForest()
+
+    // Act
+    forest.add([call('x', 'y', 0)])
+    forest.add([call('y', 'x', 1), call('z', 'z', 2)])
+
+    // Assess
+    expect(shape(forest.roots)).toEqual(['0:x?', '1:y', '0:z'])
   })
 })
 

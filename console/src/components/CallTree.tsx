@@ -1,3 +1,4 @@
+import { Component } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Call } from '../lib/calls'
 import { callLatency, callName, callStatus } from '../lib/calls'
@@ -16,15 +17,115 @@ type Props = {
   onToggle: (id: string) => void
 }
 
+/** What a row calls back; one object for the tree's lifetime, so rows compare equal across renders. */
+type RowActions = {
+  select: (id: string) => void
+  toggle: (id: string) => void
+  keyDown: (e: KeyboardEvent) => void
+}
+
+type RowProps = {
+  row: TreeRow<Call>
+  bounds: { start: number; end: number }
+  now: number
+  isSelected: boolean
+  actions: RowActions
+}
+
+/**
+ * One row of the tree. While scrolling, most rows of the window stay in it from one frame to the next: those keep
+ * their props and are not rendered again, so a frame renders only the rows that came into view.
+ */
+class TreeRowView extends Component<RowProps> {
+  override shouldComponentUpdate(next: RowProps): boolean {
+    const p = this.props
+    return (
+      p.row !== next.row ||
+      p.bounds !== next.bounds ||
+      p.now !== next.now ||
+      p.isSelected !== next.isSelected ||
+      p.actions !== next.actions
+    )
+  }
+
+  override render({ row, bounds, now, isSelected, actions }: RowProps) {
+    const call = row.node.call
+    const bar = barOf(call, bounds, now)
+    const status = callStatus(call)
+    return (
+      <div class={`tree-row${isSelected ? ' selected' : ''}`} data-testid="trace-tree-row" data-call-id={call.id}>
+        <span class="tree-label" style={{ paddingLeft: `${Math.min(row.depth, 40) * 14}px` }}>
+          {row.node.children.length > 0 ? (
+            <button
+              type="button"
+              class="twisty"
+              aria-label={`${row.expanded ? 'Collapse' : 'Expand'} ${callName(call)}`}
+              aria-expanded={row.expanded}
+              onClick={() => actions.toggle(call.id)}
+              data-testid="trace-tree-toggle"
+            >
+              {row.expanded ? '▾' : '▸'}
+            </button>
+          ) : (
+            <span class="twisty" aria-hidden="true" />
+          )}
+          <button
+            type="button"
+            class="tree-name"
+            aria-current={isSelected ? 'true' : undefined}
+            onClick={() => actions.select(call.id)}
+            onKeyDown={actions.keyDown}
+            title={call.op_name}
+          >
+            <span class={`dot status-${status}`} aria-hidden="true" />
+            <span class="sr-only">
+              level {row.depth + 1}, {status}:{' '}
+            </span>
+            {callName(call)}
+            {row.node.orphan && <span class="muted small"> (parent not loaded)</span>}
+          </button>
+        </span>
+        <span class="tree-bar-track" aria-hidden="true">
+          <span
+            class={`tree-bar status-${status}`}
+            style={{ left: `${bar.offset * 100}%`, width: `${bar.width * 100}%` }}
+          />
+        </span>
+        <span class="tree-latency num">{formatDuration(callLatency(call))}</span>
+      </div>
+    )
+  }
+}
+
+/** The rows `[first, last)` of the window rendered for a scroll position and viewport height. */
+function windowAt(scrollTop: number, height: number, count: number): { first: number; last: number } {
+  return {
+    first: Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN),
+    last: Math.min(count, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN),
+  }
+}
+
 /**
  * The call tree with a waterfall bar per call, virtualised: only the rows in view (plus a margin) are in the DOM, so
- * a 10,000-call trace scrolls as smoothly as a 10-call one. Every call is a button; on one, Up/Down/Home/End move the
- * selection and Right/Left expand and collapse.
+ * a 10,000-call trace scrolls as smoothly as a 10-call one. A scroll renders only when the window of rows changes, and
+ * then only the rows new to it. Every call is a button; on one, Up/Down/Home/End move the selection and Right/Left
+ * expand and collapse.
  */
 export function CallTree({ rows, bounds, now, selected, onSelect, onToggle }: Props) {
   const scroller = useRef<HTMLElement>(null)
   const [scrollTop, setScrollTop] = useState(0)
   const [height, setHeight] = useState(480)
+  // The latest props, read by the row callbacks, which stay the same object for the tree's lifetime.
+  const latest = useRef({ rows, selected, onSelect, onToggle })
+  latest.current = { rows, selected, onSelect, onToggle }
+  const actions = useRef<RowActions | null>(null)
+  if (actions.current === null) {
+    actions.current = {
+      select: (id) => latest.current.onSelect(id),
+      toggle: (id) => latest.current.onToggle(id),
+      keyDown: (e) => onKeyDown(e, latest.current, scroller.current),
+    }
+  }
   useEffect(() => {
     const el = scroller.current
     if (el === null) return
@@ -32,115 +133,84 @@ export function CallTree({ rows, bounds, now, selected, onSelect, onToggle }: Pr
     resize.observe(el)
     return () => resize.disconnect()
   }, [])
-  // Keep the selected row in view when it changes (keyboard navigation, opening a call from the table).
+  // Keep the selected row in view when the selection changes (keyboard navigation, opening a call from the table),
+  // once its row exists; pages that arrive later do not pull the view back to it.
+  const shownFor = useRef<string | undefined>(undefined)
   useEffect(() => {
     const el = scroller.current
+    if (el === null || selected === undefined || shownFor.current === selected) return
     const index = rows.findIndex((r) => r.node.call.id === selected)
-    if (el === null || index < 0) return
+    if (index < 0) return
+    shownFor.current = selected
     const top = index * ROW_HEIGHT
     if (top < el.scrollTop) el.scrollTop = top
     else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_HEIGHT - el.clientHeight
   }, [selected, rows])
 
-  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN)
-  const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW_HEIGHT) + OVERSCAN)
+  const { first, last } = windowAt(scrollTop, height, rows.length)
   const slice = rows.slice(first, last)
-
-  function onKeyDown(e: KeyboardEvent) {
-    const index = rows.findIndex((r) => r.node.call.id === selected)
-    const move = (to: number) => {
-      const row = rows[Math.max(0, Math.min(rows.length - 1, to))]
-      e.preventDefault()
-      if (row === undefined) return
-      onSelect(row.node.call.id)
-      // The row may only exist after the next render (it scrolls into the rendered window first).
-      requestAnimationFrame(() =>
-        requestAnimationFrame(() =>
-          scroller.current
-            ?.querySelector<HTMLButtonElement>(`[data-call-id="${CSS.escape(row.node.call.id)}"] .tree-name`)
-            ?.focus(),
-        ),
-      )
-    }
-    if (e.key === 'ArrowDown') move(index + 1)
-    else if (e.key === 'ArrowUp') move(index - 1)
-    else if (e.key === 'Home') move(0)
-    else if (e.key === 'End') move(rows.length - 1)
-    else if ((e.key === 'ArrowRight' || e.key === 'ArrowLeft') && index >= 0) {
-      const row = rows[index]
-      if (row !== undefined && row.node.children.length > 0 && row.expanded === (e.key === 'ArrowLeft')) {
-        onToggle(row.node.call.id)
-      }
-      e.preventDefault()
-    }
-  }
 
   return (
     <section
       class="tree"
       ref={scroller}
-      onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+      onScroll={(e) => {
+        const top = e.currentTarget.scrollTop
+        const next = windowAt(top, height, rows.length)
+        // Within the same window of rows there is nothing to render: the browser scrolls the rows already there.
+        if (next.first !== first || next.last !== last) setScrollTop(top)
+      }}
       aria-label="Call tree and timeline"
       data-testid="trace-tree"
       data-row-count={rows.length}
     >
       <div class="tree-spacer" style={{ height: `${rows.length * ROW_HEIGHT}px` }}>
         <div class="tree-window" style={{ transform: `translateY(${first * ROW_HEIGHT}px)` }}>
-          {slice.map((row) => {
-            const call = row.node.call
-            const bar = barOf(call, bounds, now)
-            const status = callStatus(call)
-            const isSelected = call.id === selected
-            return (
-              <div
-                key={call.id}
-                class={`tree-row${isSelected ? ' selected' : ''}`}
-                data-testid="trace-tree-row"
-                data-call-id={call.id}
-              >
-                <span class="tree-label" style={{ paddingLeft: `${Math.min(row.depth, 40) * 14}px` }}>
-                  {row.node.children.length > 0 ? (
-                    <button
-                      type="button"
-                      class="twisty"
-                      aria-label={`${row.expanded ? 'Collapse' : 'Expand'} ${callName(call)}`}
-                      aria-expanded={row.expanded}
-                      onClick={() => onToggle(call.id)}
-                      data-testid="trace-tree-toggle"
-                    >
-                      {row.expanded ? '▾' : '▸'}
-                    </button>
-                  ) : (
-                    <span class="twisty" aria-hidden="true" />
-                  )}
-                  <button
-                    type="button"
-                    class="tree-name"
-                    aria-current={isSelected ? 'true' : undefined}
-                    onClick={() => onSelect(call.id)}
-                    onKeyDown={onKeyDown}
-                    title={call.op_name}
-                  >
-                    <span class={`dot status-${status}`} aria-hidden="true" />
-                    <span class="sr-only">
-                      level {row.depth + 1}, {status}:{' '}
-                    </span>
-                    {callName(call)}
-                    {row.node.orphan && <span class="muted small"> (parent not loaded)</span>}
-                  </button>
-                </span>
-                <span class="tree-bar-track" aria-hidden="true">
-                  <span
-                    class={`tree-bar status-${status}`}
-                    style={{ left: `${bar.offset * 100}%`, width: `${bar.width * 100}%` }}
-                  />
-                </span>
-                <span class="tree-latency num">{formatDuration(callLatency(call))}</span>
-              </div>
-            )
-          })}
+          {slice.map((row) => (
+            <TreeRowView
+              key={row.node.call.id}
+              row={row}
+              bounds={bounds}
+              now={now}
+              isSelected={row.node.call.id === selected}
+              actions={actions.current as RowActions}
+            />
+          ))}
         </div>
       </div>
     </section>
   )
+}
+
+function onKeyDown(
+  e: KeyboardEvent,
+  { rows, selected, onSelect, onToggle }: Omit<Props, 'bounds' | 'now'>,
+  scroller: HTMLElement | null,
+) {
+  const index = rows.findIndex((r) => r.node.call.id === selected)
+  const move = (to: number) => {
+    const row = rows[Math.max(0, Math.min(rows.length - 1, to))]
+    e.preventDefault()
+    if (row === undefined) return
+    onSelect(row.node.call.id)
+    // The row may only exist after the next render (it scrolls into the rendered window first).
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() =>
+        scroller
+          ?.querySelector<HTMLButtonElement>(`[data-call-id="${CSS.escape(row.node.call.id)}"] .tree-name`)
+          ?.focus(),
+      ),
+    )
+  }
+  if (e.key === 'ArrowDown') move(index + 1)
+  else if (e.key === 'ArrowUp') move(index - 1)
+  else if (e.key === 'Home') move(0)
+  else if (e.key === 'End') move(rows.length - 1)
+  else if ((e.key === 'ArrowRight' || e.key === 'ArrowLeft') && index >= 0) {
+    const row = rows[index]
+    if (row !== undefined && row.node.children.length > 0 && row.expanded === (e.key === 'ArrowLeft')) {
+      onToggle(row.node.call.id)
+    }
+    e.preventDefault()
+  }
 }

@@ -107,13 +107,55 @@ export function callsPageRequest(
   }
 }
 
-/** The body of `calls/query_stats` for the same filters (the total behind the pager). */
+/** The columns the trace view's tree and waterfall read (a selected call's inputs and output come from `call/read`). */
+export const TREE_COLUMNS = [
+  'id',
+  'op_name',
+  'display_name',
+  'trace_id',
+  'parent_id',
+  'started_at',
+  'ended_at',
+  'exception',
+  'summary',
+]
+
+/**
+ * The body of `calls/stream_query` for one page of a trace: its calls after `after` in id order, the trace index's
+ * own order, so the server reads about one page of the index per request however large the trace.
+ */
+export function tracePageRequest(
+  project: string,
+  traceId: string,
+  after: string | undefined,
+  limit: number,
+): Record<string, unknown> {
+  return {
+    project_id: project,
+    filter: { trace_ids: [traceId] },
+    ...(after === undefined ? {} : { query: { $expr: { $gt: [get('id'), lit(after)] } } }),
+    sort_by: [{ field: 'id', direction: 'asc' }],
+    limit,
+    columns: TREE_COLUMNS,
+  }
+}
+
+/**
+ * The most calls a filtered total counts: the unfiltered total comes from the project's call counter, but any filter
+ * (root calls only, the default, included) or query is counted by reading the matching calls, so a larger selection is
+ * shown as "10,000+" instead of keeping the server busy for a minute.
+ */
+export const TOTAL_CAP = 10_000
+
+/** The body of `calls/query_stats` for the same filters (the total behind the pager), capped unless unfiltered. */
 export function callsStatsRequest(project: string, filters: CallFilters): Record<string, unknown> {
   const query = callsQuery(filters)
+  const counted = filters.rootsOnly || query !== undefined
   return {
     project_id: project,
     ...(filters.rootsOnly ? { filter: { trace_roots_only: true } } : {}),
     ...(query === undefined ? {} : { query }),
+    ...(counted ? { limit: TOTAL_CAP } : {}),
   }
 }
 

@@ -26,6 +26,11 @@ export function formatCount(n: number | null | undefined): string {
   return `${sign}${grouped}${frac === undefined ? '' : `.${frac}`}`
 }
 
+/** A total of `calls/query_stats` as shown: the count, with "+" when more match than were counted (`has_more`). */
+export function formatTotal(stats: { count: number; has_more?: boolean }): string {
+  return `${formatCount(stats.count)}${stats.has_more === true ? '+' : ''}`
+}
+
 /** Token counts are counts. */
 export const formatTokens = formatCount
 

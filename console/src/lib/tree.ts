@@ -32,54 +32,111 @@ const byStart = (a: TreeNode, b: TreeNode) =>
           ? 1
           : 0
 
+// The position where `node` belongs in a sibling list ordered by `byStart`; calls mostly arrive in start order, so the
+// end is tried first.
+function insertAt<C extends TreeCall>(list: TreeNode<C>[], node: TreeNode<C>): number {
+  const last = list.at(-1)
+  if (last === undefined || byStart(last, node) <= 0) return list.length
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (byStart(list[mid] as TreeNode<C>, node) <= 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+// The position of `node` in a sibling list ordered by `byStart` (ids are unique, so the order places it exactly).
+function indexOf<C extends TreeCall>(list: TreeNode<C>[], node: TreeNode<C>): number {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (byStart(list[mid] as TreeNode<C>, node) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 /**
- * Builds the call tree of flat calls: children under their parent, calls whose parent is missing become roots marked
- * `orphan`, siblings ordered by `started_at` then `id`. A cycle (a corrupt parent chain) cannot hide calls: every
- * call unreachable from a root becomes a root itself. Duplicate ids keep the first call.
+ * A call tree that grows as pages of calls arrive, in any order: children under their parent, siblings ordered by
+ * `started_at` then `id`. A call whose parent has not arrived is a root marked `orphan` until the parent comes, and
+ * then moves under it; one whose parent never comes stays so (not loaded, deleted or in another trace). A corrupt
+ * parent chain cannot hide calls: a call that would close a cycle stays a root. Duplicate ids keep the first call.
+ * `add` changes the nodes in place; `version` counts the changes.
+ */
+export class CallForest<C extends TreeCall = TreeCall> {
+  readonly roots: TreeNode<C>[] = []
+  version = 0
+  private readonly nodes = new Map<string, TreeNode<C>>()
+  private readonly parents = new Map<TreeNode<C>, TreeNode<C>>()
+  // Calls that came before their parent, by the parent's id (they are orphan roots meanwhile).
+  private readonly waiting = new Map<string, TreeNode<C>[]>()
+
+  /** Number of distinct calls added. */
+  get size(): number {
+    return this.nodes.size
+  }
+
+  /** Every call added, in the order they came. */
+  calls(): C[] {
+    return Array.from(this.nodes.values(), (n) => n.call)
+  }
+
+  /** Adds a page of calls. */
+  add(calls: readonly C[]): void {
+    for (const call of calls) {
+      if (this.nodes.has(call.id)) continue
+      const node: TreeNode<C> = { call, children: [], orphan: false }
+      this.nodes.set(call.id, node)
+      const parentId = call.parent_id
+      const parent = parentId ? this.nodes.get(parentId) : undefined
+      if (parent !== undefined && parent !== node) this.attach(node, parent)
+      else {
+        if (parentId && parent === undefined) {
+          node.orphan = true
+          const early = this.waiting.get(parentId)
+          if (early === undefined) this.waiting.set(parentId, [node])
+          else early.push(node)
+        }
+        this.roots.splice(insertAt(this.roots, node), 0, node)
+      }
+      const early = this.waiting.get(call.id)
+      if (early === undefined) continue
+      this.waiting.delete(call.id)
+      for (const child of early) {
+        if (this.closesCycle(child, node)) continue
+        this.roots.splice(indexOf(this.roots, child), 1)
+        child.orphan = false
+        this.attach(child, node)
+      }
+    }
+    this.version++
+  }
+
+  private attach(node: TreeNode<C>, parent: TreeNode<C>): void {
+    parent.children.splice(insertAt(parent.children, node), 0, node)
+    this.parents.set(node, parent)
+  }
+
+  // Whether `child` is `node` or one of its ancestors (then putting `child` under `node` would make a cycle).
+  private closesCycle(child: TreeNode<C>, node: TreeNode<C>): boolean {
+    for (let at: TreeNode<C> | undefined = node; at !== undefined; at = this.parents.get(at)) {
+      if (at === child) return true
+    }
+    return false
+  }
+}
+
+/**
+ * Builds the call tree of flat calls (see `CallForest`): children under their parent, calls whose parent is missing
+ * become roots marked `orphan`, siblings ordered by `started_at` then `id`.
  */
 export function buildCallTree<C extends TreeCall>(calls: readonly C[]): TreeNode<C>[] {
-  const nodes = new Map<string, TreeNode<C>>()
-  for (const call of calls) if (!nodes.has(call.id)) nodes.set(call.id, { call, children: [], orphan: false })
-  const roots: TreeNode<C>[] = []
-  for (const node of nodes.values()) {
-    const parentId = node.call.parent_id
-    const parent = parentId ? nodes.get(parentId) : undefined
-    if (parent === undefined || parent === node) {
-      node.orphan = Boolean(parentId) && parent !== node
-      roots.push(node)
-    } else parent.children.push(node)
-  }
-  const reached = new Set<string>()
-  const mark = (start: TreeNode<C>[]) => {
-    const stack = [...start]
-    while (stack.length > 0) {
-      const node = stack.pop() as TreeNode<C>
-      if (reached.has(node.call.id)) continue
-      reached.add(node.call.id)
-      stack.push(...node.children)
-    }
-  }
-  mark(roots)
-  if (reached.size < nodes.size) {
-    for (const node of nodes.values()) {
-      if (reached.has(node.call.id)) continue
-      const parent = node.call.parent_id ? nodes.get(node.call.parent_id) : undefined
-      if (parent !== undefined) parent.children = parent.children.filter((c) => c !== node)
-      node.orphan = true
-      roots.push(node)
-      mark([node])
-    }
-  }
-  const sort = (list: TreeNode<C>[]) => {
-    const stack = [list]
-    while (stack.length > 0) {
-      const level = stack.pop() as TreeNode<C>[]
-      level.sort(byStart)
-      for (const n of level) if (n.children.length > 0) stack.push(n.children)
-    }
-  }
-  sort(roots)
-  return roots
+  const forest = new CallForest<C>()
+  forest.add(calls)
+  return forest.roots
 }
 
 /**

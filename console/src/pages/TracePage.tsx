@@ -3,10 +3,10 @@ import { CallTree } from '../components/CallTree'
 import { ErrorBox, PageHeader } from '../components/common'
 import { JsonViewer } from '../components/JsonViewer'
 import type { Api } from '../lib/api'
-import { type Call, callName, callStatus } from '../lib/calls'
+import { type Call, callName, callStatus, tracePageRequest } from '../lib/calls'
 import { durationBetween, formatCost, formatCount, formatDate, formatDuration, formatTokens } from '../lib/format'
 import { routeHash } from '../lib/route'
-import { buildCallTree, subtreeSize, timelineBounds, visibleRows } from '../lib/tree'
+import { CallForest, subtreeSize, timelineBounds, visibleRows } from '../lib/tree'
 
 type Usage = {
   requests: number
@@ -18,17 +18,9 @@ type Usage = {
 }
 type Feedback = { id: string; feedback_type: string; payload: unknown; created_at: string; wb_user_id: string }
 
-const TREE_COLUMNS = [
-  'id',
-  'op_name',
-  'display_name',
-  'trace_id',
-  'parent_id',
-  'started_at',
-  'ended_at',
-  'exception',
-  'summary',
-]
+// The first page is small so the tree shows at once; later pages are larger, fewer requests for a large trace.
+const FIRST_PAGE = 100
+const NEXT_PAGE = 500
 
 function UsageTable({ usage }: { usage: Record<string, Usage> | undefined }) {
   const models = Object.entries(usage ?? {})
@@ -176,66 +168,68 @@ export function TracePage({
   traceId: string
   selected: string | undefined
 }) {
-  const [calls, setCalls] = useState<Call[]>([])
+  const [forest, setForest] = useState(() => new CallForest<Call>())
+  const [version, setVersion] = useState(0)
   const [done, setDone] = useState(false)
   const [usage, setUsage] = useState<Record<string, Record<string, Usage>> | undefined>()
   const [error, setError] = useState<unknown>()
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set())
   const [now, setNow] = useState(Date.now())
 
+  // The trace in pages, in the trace index's (id) order: each page is drawn as it arrives while the next is read, so
+  // the first rows show after one small request however large the trace; calls that come before their parent move
+  // under it when it arrives (CallForest). The usage roll-up reads the whole trace, so it is asked for once the first
+  // page is in, not beside it.
   useEffect(() => {
     const abort = new AbortController()
-    const rows: Call[] = []
-    let frame = 0
-    setCalls([])
+    const tree = new CallForest<Call>()
+    setForest(tree)
+    setVersion(0)
     setDone(false)
+    setUsage(undefined)
     setError(undefined)
-    api
-      .stream<Call>(
-        'calls/stream_query',
-        {
-          project_id: project,
-          filter: { trace_ids: [traceId] },
-          sort_by: [{ field: 'started_at', direction: 'asc' }],
-          columns: TREE_COLUMNS,
-        },
-        (batch) => {
-          rows.push(...batch)
-          // One render per frame however many batches arrive.
-          if (frame === 0) {
-            frame = requestAnimationFrame(() => {
-              frame = 0
-              setCalls([...rows])
-            })
-          }
-        },
-        abort.signal,
-      )
-      .then(() => {
-        cancelAnimationFrame(frame)
-        setCalls([...rows])
-        setNow(Date.now())
-        setDone(true)
-      })
-      .catch((err) => abort.signal.aborted || setError(err))
-    api
-      .post<{ call_usage: Record<string, Record<string, Usage>> }>(
-        'trace/usage',
-        { project_id: project, filter: { trace_ids: [traceId] }, include_costs: true },
-        abort.signal,
-      )
-      .then((r) => setUsage(r.call_usage))
-      .catch((err) => abort.signal.aborted || setError(err))
-    return () => {
-      abort.abort()
-      cancelAnimationFrame(frame)
+    const fail = (err: unknown) => abort.signal.aborted || setError(err)
+    const usageRollUp = () =>
+      api
+        .post<{ call_usage: Record<string, Record<string, Usage>> }>(
+          'trace/usage',
+          { project_id: project, filter: { trace_ids: [traceId] }, include_costs: true },
+          abort.signal,
+        )
+        .then((r) => setUsage(r.call_usage))
+        .catch(fail)
+    const load = async () => {
+      let after: string | undefined
+      for (let limit = FIRST_PAGE; ; limit = NEXT_PAGE) {
+        const page: Call[] = []
+        await api.stream<Call>(
+          'calls/stream_query',
+          tracePageRequest(project, traceId, after, limit),
+          (rows) => page.push(...rows),
+          abort.signal,
+        )
+        if (abort.signal.aborted) return
+        tree.add(page)
+        setVersion(tree.version)
+        if (limit === FIRST_PAGE) void usageRollUp()
+        if (page.length < limit) break
+        after = page.at(-1)?.id
+      }
+      setNow(Date.now())
+      setDone(true)
     }
+    load().catch(fail)
+    return () => abort.abort()
   }, [api, project, traceId])
 
-  const roots = useMemo(() => buildCallTree(calls), [calls])
-  const rows = useMemo(() => visibleRows(roots, collapsed), [roots, collapsed])
-  const bounds = useMemo(() => timelineBounds(calls, now), [calls, now])
-  const current = selected ?? roots[0]?.call.id
+  const roots = forest.roots
+  // The forest changes in place; `version` counts its changes.
+  const rows = useMemo(() => visibleRows(roots, collapsed), [roots, collapsed, version])
+  const bounds = useMemo(() => timelineBounds(forest.calls(), now), [forest, version, now])
+  // While pages arrive, a root may be a call whose parent is still to come: the trace's own root is the default.
+  const root = roots.find((r) => !r.orphan) ?? (done ? roots[0] : undefined)
+  const current = selected ?? root?.call.id
+  const usageRoots = done ? roots : roots.filter((r) => !r.orphan)
   const select = (id: string) => {
     location.replace(routeHash('trace', [traceId], { call: id }))
   }
@@ -246,7 +240,6 @@ export function TracePage({
       else next.add(id)
       return next
     })
-  const root = roots[0]
 
   return (
     <div data-testid="page-trace">
@@ -254,7 +247,7 @@ export function TracePage({
         <a href={routeHash('traces')}>Back to traces</a>
       </PageHeader>
       <p class="muted small" data-testid="trace-meta">
-        {formatCount(calls.length)} calls{done ? '' : ' (loading…)'} · {formatDuration(bounds.end - bounds.start)} ·
+        {formatCount(forest.size)} calls{done ? '' : ' (loading…)'} · {formatDuration(bounds.end - bounds.start)} ·
         trace {traceId}
       </p>
       <ErrorBox error={error} testId="trace-error" />
@@ -263,9 +256,9 @@ export function TracePage({
         {usage === undefined ? (
           <p class="muted">Loading usage…</p>
         ) : (
-          roots.map((r) => (
+          usageRoots.map((r) => (
             <div key={r.call.id}>
-              {roots.length > 1 && <h3>{callName(r.call)}</h3>}
+              {usageRoots.length > 1 && <h3>{callName(r.call)}</h3>}
               <UsageTable usage={usage[r.call.id]} />
             </div>
           ))

@@ -14,7 +14,7 @@ import {
   callsStatsRequest,
   callTokens,
 } from '../lib/calls'
-import { formatCost, formatCount, formatDate, formatDuration, formatTokens } from '../lib/format'
+import { formatCost, formatCount, formatDate, formatDuration, formatTokens, formatTotal } from '../lib/format'
 import { routeHash } from '../lib/route'
 
 const PAGE_SIZE = 50
@@ -38,7 +38,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
   const [sort, setSort] = useState<Sort>({ column: 'started', direction: 'desc' })
   const [offset, setOffset] = useState(0)
   const [calls, setCalls] = useState<Call[]>([])
-  const [total, setTotal] = useState<number | undefined>()
+  const [total, setTotal] = useState<{ count: number; has_more?: boolean } | undefined>()
   const [loading, setLoading] = useState(true)
   const [error, setError] = useState<unknown>()
 
@@ -64,8 +64,14 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
     // The total is asked for once the page is in: counting a filtered selection reads every match, and on a large
     // project it would otherwise compete with the page's own request for the server.
     const stats = page
-      .then(() => api.post<{ count: number }>('calls/query_stats', callsStatsRequest(project, filters), abort.signal))
-      .then((s) => setTotal(s.count))
+      .then(() =>
+        api.post<{ count: number; has_more?: boolean }>(
+          'calls/query_stats',
+          callsStatsRequest(project, filters),
+          abort.signal,
+        ),
+      )
+      .then((s) => setTotal(s))
     Promise.all([page, stats]).catch((err) => {
       if (!abort.signal.aborted) setError(err)
     })
@@ -94,7 +100,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
     <div data-testid="page-traces">
       <PageHeader title="Traces">
         <span class="muted" data-testid="traces-total">
-          {total === undefined ? '' : `${formatCount(total)} ${filters.rootsOnly ? 'traces' : 'calls'}`}
+          {total === undefined ? '' : `${formatTotal(total)} ${filters.rootsOnly ? 'traces' : 'calls'}`}
         </span>
       </PageHeader>
       <form class="filters" onSubmit={apply} data-testid="traces-filters" aria-label="Filter calls">
@@ -245,11 +251,13 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
         </button>
         <span class="muted" data-testid="page-range">
           {calls.length === 0 ? '' : `${formatCount(offset + 1)}–${formatCount(offset + calls.length)}`}
-          {total === undefined ? '' : ` of ${formatCount(total)}`}
+          {total === undefined ? '' : ` of ${formatTotal(total)}`}
         </span>
         <button
           type="button"
-          disabled={calls.length < PAGE_SIZE || (total !== undefined && offset + PAGE_SIZE >= total)}
+          disabled={
+            calls.length < PAGE_SIZE || (total !== undefined && !total.has_more && offset + PAGE_SIZE >= total.count)
+          }
           onClick={() => setOffset(offset + PAGE_SIZE)}
           data-testid="page-next"
         >
