@@ -82,8 +82,15 @@ if (skipped.length > 0) process.stdout.write(`${CHROMIUM_MISSING}\n`)
 
 // Options both projects share. Projects list them rather than `extends: true`, so a globalSetup that a lane adds to
 // this config (vitest.dynamodb-local.config.ts) runs once for the run, not once per project.
+// CDK_VALIDATION=false: the CDK's built-in CloudFormation validation costs about 10 s of CPU per synth, and the infra
+// tests synthesise dozens of apps; test/infra/compliance.test.ts runs it once on the real stacks.
 const common = {
-  env: { POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_REGION: 'us-east-1', LOOM_ENGINE_SEED: String(seed) },
+  env: {
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    AWS_REGION: 'us-east-1',
+    LOOM_ENGINE_SEED: String(seed),
+    CDK_VALIDATION: 'false',
+  },
   pool: 'forks',
   // Generous: CDK synths and JVM starts take 10–45 s when the suite shares 2 cores with other work; a hang still fails.
   testTimeout: 60_000,

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { App, Stack, Validations } from 'aws-cdk-lib'
+import { App, CfnResource, Stack, Validations } from 'aws-cdk-lib'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import nag from 'cdk-nag'
@@ -79,5 +79,61 @@ describe('AwsSolutions checks (cdk-nag 3)', { timeout: 120_000 }, () => {
     expect(errors).toEqual([
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/AdministratorAccess] at Bad/Admin/Resource',
     ])
+  })
+})
+
+/**
+ * Synthesises with the CDK's built-in CloudFormation validation (the resource schemas and rules `cdk synth` and `cdk
+ * deploy` check) and returns what it found. The suite turns that validation off (`CDK_VALIDATION=false` in
+ * vitest.config.ts: it costs about 10 s of CPU per synth), so these cases are where it runs.
+ */
+function cfnFindings(build: (app: App) => void): string[] {
+  const outdir = mkdtempSync(join(tmpdir(), 'loom-cfn-'))
+  outdirs.push(outdir)
+  const app = new App({
+    outdir,
+    context: {
+      'aws:cdk:bundling-stacks': [],
+      '@aws-cdk/core:failSynthOnValidationErrors': false,
+      // Errors stay errors instead of being reported as warnings.
+      '@aws-cdk/core:validateAgainstDefaultRules': true,
+    },
+  })
+  build(app)
+  const previous = process.env.CDK_VALIDATION
+  process.env.CDK_VALIDATION = 'true'
+  try {
+    const assembly = app.synth()
+    const report = JSON.parse(readFileSync(join(assembly.directory, 'validation-report.json'), 'utf8')) as Report
+    return report.pluginReports
+      .filter((plugin) => plugin.pluginName === 'CloudFormation Validate')
+      .flatMap((plugin) => plugin.violations)
+      .map((v) => `${v.severity} ${v.ruleName}`)
+  } finally {
+    process.env.CDK_VALIDATION = previous
+  }
+}
+
+describe("the CDK's built-in CloudFormation validation", { timeout: 120_000 }, () => {
+  it('finds nothing in the data and API stacks', () => {
+    // Act
+    const findings = cfnFindings((app) => {
+      const data = new DataStack(app, 'Data', { production: true })
+      new ApiStack(app, 'Api', { table: data.table as unknown as ITable })
+    })
+
+    // Assess
+    expect(findings).toEqual([])
+  })
+
+  it('reports a template CloudFormation would refuse, so the check above can fail', () => {
+    // Act
+    const findings = cfnFindings((app) => {
+      const stack = new Stack(app, 'Bad')
+      new CfnResource(stack, 'Queue', { type: 'AWS::SQS::Queue', properties: { VisibilityTimeout: 'soon' } })
+    })
+
+    // Assess
+    expect(findings.length).toBeGreaterThan(0)
   })
 })
