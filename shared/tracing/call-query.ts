@@ -349,7 +349,7 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
   const wanted = sel.limit === null || sel.limit === undefined ? undefined : offset + Math.max(0, sel.limit)
   if (wanted === 0) return
   // Feedback and queue fields: their rows are read first; when they bound the calls that can match, those calls
-  // are read by id instead of walking an index (docs/data-model.md, "Calls through feedback and queues").
+  // are read by id instead of walking an index (docs/data-model.md, "Tracing: calls").
   const { relations, callIds } = await planCallRelations(sel.project, sel.query, sel.sortBy)
   const source = restrictSource(chooseSource(sel.project, f), callIds, f, sel.sortBy, wanted)
   const order = walkOrder(source, sel.sortBy)

@@ -12,8 +12,8 @@ import {
 import { evaluate, queryFields } from '#shared/tracing/query-eval'
 
 /**
- * Reads what a call query's feedback and queue fields need, before any call is read (docs/data-model.md, "Call
- * queries through feedback and queues"): the project's feedback of the referenced types, grouped by call, and the
+ * Reads what a call query's feedback and queue fields need, before any call is read (docs/data-model.md,
+ * "Tracing: calls", access patterns): the project's feedback of the referenced types, grouped by call, and the
  * live items of the queue the query names. From them it derives the only calls that can match, when the query
  * requires feedback or queue membership, so the calls are then fetched by id instead of walking the project.
  */

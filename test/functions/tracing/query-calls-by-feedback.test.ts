@@ -10,8 +10,8 @@ import { seedFeedback } from '../../support/feedback.js'
 import { addCalls, newQueue } from '../../support/queues.js'
 import { newProjectCaller, type ProjectCaller, send } from '../../support/tracing.js'
 
-// Calls filtered and sorted through their feedback and annotation queues (docs/tracing.md §6.2, "Feedback and queue
-// fields"), and the ref filters with a version wildcard (§5).
+// Calls filtered and sorted through their feedback and annotation queues (docs/tracing.md §6.2), and the ref
+// filters with a version wildcard (docs/tracing.md §5).
 
 const get = (path: string) => ({ $getField: path })
 const lit = (v: unknown) => ({ $literal: v })
