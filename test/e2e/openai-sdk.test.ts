@@ -6,6 +6,7 @@ import { flushUsage } from '#shared/inference/usage-meter'
 import { createLocalApp } from '../../scripts/local/app.js'
 import { newCaller, type TestCaller } from '../support/auth.js'
 import { addUpstreamModel } from '../support/models.js'
+import { until } from '../support/until.js'
 import { startVllmUpstream, type VllmUpstream } from '../support/vllm-upstream.js'
 
 let upstream: VllmUpstream
@@ -127,7 +128,10 @@ describe('official openai SDK against the local stack', () => {
     } catch {
       // The SDK rejects the iteration with an abort error, as it should.
     }
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    await until(
+      () => upstream.seen[before]?.closedEarly,
+      (closed) => closed === true,
+    )
     await flushUsage()
     upstream.behave({})
 

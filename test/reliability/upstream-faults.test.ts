@@ -13,6 +13,7 @@ import { jsonInit } from '../support/auth.js'
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
 import { addUpstreamModel, upstreamModelFixture } from '../support/models.js'
 import { sseChunks, sseEvents } from '../support/sse.js'
+import { until } from '../support/until.js'
 import { promptTokensOf } from '../support/vllm-upstream.js'
 
 const { upstream, caller, model } = await upstreamModelFixture()
@@ -218,8 +219,7 @@ describe('upstream faults mid-stream are metered for what was delivered', () => 
 
     // Act
     await reader.cancel()
-    await new Promise((resolve) => setTimeout(resolve, 80))
-    const totals = await project.totals()
+    const totals = await until(project.totals, (t) => t.requests === 1)
 
     // Assess
     expect(totals.requests).toBe(1)

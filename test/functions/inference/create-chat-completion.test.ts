@@ -8,6 +8,7 @@ import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { addUpstreamModel, upstreamModelFixture } from '../../support/models.js'
 import { sseChunks, sseEvents } from '../../support/sse.js'
+import { until } from '../../support/until.js'
 import { startVllmUpstream } from '../../support/vllm-upstream.js'
 
 const { upstream, caller, model } = await upstreamModelFixture((baseUrl) => ({
@@ -377,17 +378,16 @@ describe('POST /v1/chat/completions (streaming)', () => {
 
     // Act
     await reader.cancel()
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    await flushUsage()
+    const counters = await until(
+      async () => {
+        await flushUsage()
+        return listUsage(caller.entity, hourOf(new Date(Date.now() - 3_600_000)), hourOf(new Date()), project)
+      },
+      (found) => found.some((c) => c.requests > 0) && upstream.seen[before]?.closedEarly === true,
+    )
 
     // Assess
     expect(upstream.seen[before]?.closedEarly).toBe(true)
-    const counters = await listUsage(
-      caller.entity,
-      hourOf(new Date(Date.now() - 3_600_000)),
-      hourOf(new Date()),
-      project,
-    )
     expect(counters.reduce((n, c) => n + c.abortedRequests, 0)).toBe(1)
     expect(counters.reduce((n, c) => n + c.requests, 0)).toBe(1)
   })
