@@ -385,7 +385,7 @@ describe('Loom Console in Chromium', () => {
       }
       expect(shown).toEqual(expected)
       expect(await page.getByTestId('page-trace').textContent()).not.toContain('parent not loaded')
-      expect(pages.map((p) => p.limit)).toEqual([100, 500, 500])
+      expect(pages.map((p) => p.limit)).toEqual([100, 500, 1000])
       await waitForTextContaining(page, 'trace-usage', 'No LLM usage recorded in this trace.')
       expect(watched.errors).toEqual([])
     } finally {

@@ -18,9 +18,11 @@ type Usage = {
 }
 type Feedback = { id: string; feedback_type: string; payload: unknown; created_at: string; wb_user_id: string }
 
-// The first page is small so the tree shows at once; later pages are larger, fewer requests for a large trace.
+// The first page is small so the tree shows at once; later pages grow (500, 1,000, then 2,000 calls), so a large trace
+// takes few requests.
 const FIRST_PAGE = 100
-const NEXT_PAGE = 500
+const LAST_PAGE = 2000
+const nextPage = (limit: number) => (limit === FIRST_PAGE ? 500 : Math.min(LAST_PAGE, limit * 2))
 
 function UsageTable({ usage }: { usage: Record<string, Usage> | undefined }) {
   const models = Object.entries(usage ?? {})
@@ -200,7 +202,7 @@ export function TracePage({
         .catch(fail)
     const load = async () => {
       let after: string | undefined
-      for (let limit = FIRST_PAGE; ; limit = NEXT_PAGE) {
+      for (let limit = FIRST_PAGE; ; limit = nextPage(limit)) {
         const page: Call[] = []
         await api.stream<Call>(
           'calls/stream_query',
