@@ -1,437 +1,140 @@
+import { route as createChatCompletion } from '#functions/inference/create-chat-completion/route'
+import { route as getUsage } from '#functions/inference/get-usage/route'
+import { route as listModels } from '#functions/inference/list-models/route'
+import { route as getConsole } from '#functions/meta/get-console/route'
+import { route as getHealth } from '#functions/meta/get-health/route'
+import { route as getOpenapi } from '#functions/meta/get-openapi/route'
+import { route as getServerInfo } from '#functions/meta/get-server-info/route'
+import { route as addAnnotationQueueItems } from '#functions/tracing/add-annotation-queue-items/route'
+import { route as addObjTags } from '#functions/tracing/add-obj-tags/route'
+import { route as callsUsage } from '#functions/tracing/calls-usage/route'
+import { route as createAnnotationQueue } from '#functions/tracing/create-annotation-queue/route'
+import { route as createCost } from '#functions/tracing/create-cost/route'
+import { route as createFeedback } from '#functions/tracing/create-feedback/route'
+import { route as createFeedbackBatch } from '#functions/tracing/create-feedback-batch/route'
+import { route as createFile } from '#functions/tracing/create-file/route'
+import { route as createObj } from '#functions/tracing/create-obj/route'
+import { route as createTable } from '#functions/tracing/create-table/route'
+import { route as deleteAnnotationQueue } from '#functions/tracing/delete-annotation-queue/route'
+import { route as deleteCalls } from '#functions/tracing/delete-calls/route'
+import { route as deleteObj } from '#functions/tracing/delete-obj/route'
+import { route as endCall } from '#functions/tracing/end-call/route'
+import { route as exportOtelTraces } from '#functions/tracing/export-otel-traces/route'
+import { route as getAnnotationQueuesStats } from '#functions/tracing/get-annotation-queues-stats/route'
+import { route as getFeedbackPayloadSchema } from '#functions/tracing/get-feedback-payload-schema/route'
+import { route as getFeedbackStats } from '#functions/tracing/get-feedback-stats/route'
+import { route as listAliases } from '#functions/tracing/list-aliases/route'
+import { route as listProjects } from '#functions/tracing/list-projects/route'
+import { route as listTags } from '#functions/tracing/list-tags/route'
+import { route as purgeCost } from '#functions/tracing/purge-cost/route'
+import { route as purgeFeedback } from '#functions/tracing/purge-feedback/route'
+import { route as queryAnnotationQueueItems } from '#functions/tracing/query-annotation-queue-items/route'
+import { route as queryAnnotationQueues } from '#functions/tracing/query-annotation-queues/route'
+import { route as queryCallStats } from '#functions/tracing/query-call-stats/route'
+import { route as queryCost } from '#functions/tracing/query-cost/route'
+import { route as queryFeedback } from '#functions/tracing/query-feedback/route'
+import { route as queryObjs } from '#functions/tracing/query-objs/route'
+import { route as queryTable } from '#functions/tracing/query-table/route'
+import { route as readAnnotationQueue } from '#functions/tracing/read-annotation-queue/route'
+import { route as readCall } from '#functions/tracing/read-call/route'
+import { route as readFileContent } from '#functions/tracing/read-file-content/route'
+import { route as readObj } from '#functions/tracing/read-obj/route'
+import { route as removeObjAliases } from '#functions/tracing/remove-obj-aliases/route'
+import { route as removeObjTags } from '#functions/tracing/remove-obj-tags/route'
+import { route as replaceFeedback } from '#functions/tracing/replace-feedback/route'
+import { route as setObjAliases } from '#functions/tracing/set-obj-aliases/route'
+import { route as startCall } from '#functions/tracing/start-call/route'
+import { route as streamQueryCalls } from '#functions/tracing/stream-query-calls/route'
+import { route as traceUsage } from '#functions/tracing/trace-usage/route'
+import { route as updateAnnotationQueue } from '#functions/tracing/update-annotation-queue/route'
+import { route as updateAnnotationQueueItemProgress } from '#functions/tracing/update-annotation-queue-item-progress/route'
+import { route as updateCall } from '#functions/tracing/update-call/route'
+import { route as upsertCallBatch } from '#functions/tracing/upsert-call-batch/route'
+import { route as createPreviewModel } from '#functions/training/create-preview-model/route'
+import { route as deletePreviewModel } from '#functions/training/delete-preview-model/route'
+import { route as getModelMetrics } from '#functions/training/get-model-metrics/route'
+import { route as listPreviewModels } from '#functions/training/list-preview-models/route'
+import { route as logTrajectories } from '#functions/training/log-trajectories/route'
+import type { FunctionDeclaration, FunctionFacts, RouteDeclaration } from '#shared/routes/declare'
+
 /**
- * Every deployable function: its folder under `functions/`, the routes it serves, what it may do to the table and
- * how it is invoked. Plain data with no imports, read by the local server (to mount each function's `app`) and by the
- * CDK app (one Lambda per entry). `test/functions/manifest.test.ts` checks each entry against its handler.
+ * Every deployable function, as declared once in its `functions/<family>/<verb-noun>/route.ts`: its id, family, table
+ * access, invocation, credentials and routes (path, method, request and response schemas, summary). Read by the local
+ * server (to mount each function's `app`), the CDK app (one Lambda per entry), the OpenAPI document and the route
+ * tests. Imports only the declarations and the zod schemas they name, never handler code.
+ * `test/functions/manifest.test.ts` checks each entry against its handler.
  */
 
-/** One route served by a function. */
-export type RouteEntry = { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string }
+/** One route served by a function, as far as deploying and mounting it goes. */
+export type RouteEntry = Pick<RouteDeclaration, 'method' | 'path'>
 
-/** One Lambda function. */
-export type FunctionEntry = {
-  /** `<family>/<verb-noun>`: the folder holding `handler.ts`. */
-  id: string
-  family: 'meta' | 'inference' | 'training' | 'tracing'
-  routes: RouteEntry[]
-  /** Table access the function is granted. */
-  access: 'none' | 'read' | 'write'
-  /** Whether API Gateway must stream the response (served by `streamHandle`). */
-  stream?: boolean
-  /** Whether the route sits behind the authorizer (false only for public routes). */
-  auth: boolean
-}
+/** One Lambda function, as far as deploying and mounting it goes (a `FunctionDeclaration` is one). */
+export type FunctionEntry = FunctionFacts & { routes: readonly RouteEntry[] }
 
 /** The functions Loom deploys, grouped by family. */
-export const FUNCTIONS: readonly FunctionEntry[] = [
-  { id: 'meta/get-health', family: 'meta', routes: [{ method: 'GET', path: '/health' }], access: 'none', auth: false },
-  {
-    id: 'meta/get-openapi',
-    family: 'meta',
-    routes: [{ method: 'GET', path: '/openapi.json' }],
-    access: 'none',
-    auth: false,
-  },
-  {
-    id: 'training/create-preview-model',
-    family: 'training',
-    routes: [{ method: 'POST', path: '/v1/preview/models' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'training/list-preview-models',
-    family: 'training',
-    routes: [{ method: 'GET', path: '/v1/preview/models' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'training/delete-preview-model',
-    family: 'training',
-    routes: [{ method: 'DELETE', path: '/v1/preview/models/:model_id' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'training/log-trajectories',
-    family: 'training',
-    routes: [{ method: 'POST', path: '/v1/preview/models/:model_id/log' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'training/get-model-metrics',
-    family: 'training',
-    routes: [{ method: 'GET', path: '/v1/preview/models/:model_id/metrics' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'inference/create-chat-completion',
-    family: 'inference',
-    // The app also serves `/v1/chat/completions/`; API Gateway maps both spellings to this one resource.
-    routes: [{ method: 'POST', path: '/v1/chat/completions' }],
-    access: 'write',
-    stream: true,
-    auth: true,
-  },
-  {
-    id: 'inference/list-models',
-    family: 'inference',
-    routes: [{ method: 'GET', path: '/v1/models' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'inference/get-usage',
-    family: 'inference',
-    routes: [{ method: 'GET', path: '/v1/usage' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/start-call',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/call/start' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/end-call',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/call/end' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/upsert-call-batch',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/call/upsert_batch' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/export-otel-traces',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/otel/v1/traces' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/read-call',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/call/read' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/update-call',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/call/update' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/delete-calls',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/calls/delete' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/stream-query-calls',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/calls/stream_query' }],
-    access: 'read',
-    stream: true,
-    auth: true,
-  },
-  {
-    id: 'tracing/query-call-stats',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/calls/query_stats' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/trace-usage',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/trace/usage' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/calls-usage',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/calls/usage' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/create-cost',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/cost/create' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/query-cost',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/cost/query' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/purge-cost',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/cost/purge' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'meta/get-server-info',
-    family: 'meta',
-    routes: [{ method: 'GET', path: '/server_info' }],
-    access: 'none',
-    auth: false,
-  },
+export const FUNCTIONS = [
+  getHealth,
+  getOpenapi,
+  createPreviewModel,
+  listPreviewModels,
+  deletePreviewModel,
+  logTrajectories,
+  getModelMetrics,
+  createChatCompletion,
+  listModels,
+  getUsage,
+  startCall,
+  endCall,
+  upsertCallBatch,
+  exportOtelTraces,
+  readCall,
+  updateCall,
+  deleteCalls,
+  streamQueryCalls,
+  queryCallStats,
+  traceUsage,
+  callsUsage,
+  createCost,
+  queryCost,
+  purgeCost,
+  getServerInfo,
   // Tracing: objects, tags and aliases.
-  {
-    id: 'tracing/create-obj',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/obj/create' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/read-obj',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/obj/read' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/query-objs',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/objs/query' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/delete-obj',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/obj/delete' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/add-obj-tags',
-    family: 'tracing',
-    routes: [{ method: 'PUT', path: '/objs/:object_id/versions/:digest/tags' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/remove-obj-tags',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/objs/:object_id/versions/:digest/tags/remove' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/set-obj-aliases',
-    family: 'tracing',
-    routes: [{ method: 'PUT', path: '/objs/:object_id/aliases' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/remove-obj-aliases',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/objs/:object_id/aliases/remove' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/list-tags',
-    family: 'tracing',
-    routes: [{ method: 'GET', path: '/tags' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/list-aliases',
-    family: 'tracing',
-    routes: [{ method: 'GET', path: '/aliases' }],
-    access: 'read',
-    auth: true,
-  },
+  createObj,
+  readObj,
+  queryObjs,
+  deleteObj,
+  addObjTags,
+  removeObjTags,
+  setObjAliases,
+  removeObjAliases,
+  listTags,
+  listAliases,
   // Tracing: feedback.
-  {
-    id: 'tracing/create-feedback',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/feedback/create' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/create-feedback-batch',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/feedback/batch/create' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/query-feedback',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/feedback/query' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/purge-feedback',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/feedback/purge' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/replace-feedback',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/feedback/replace' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/get-feedback-stats',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/feedback/stats' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/get-feedback-payload-schema',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/feedback/payload_schema' }],
-    access: 'read',
-    auth: true,
-  },
+  createFeedback,
+  createFeedbackBatch,
+  queryFeedback,
+  purgeFeedback,
+  replaceFeedback,
+  getFeedbackStats,
+  getFeedbackPayloadSchema,
   // Tracing: annotation queues.
-  {
-    id: 'tracing/create-annotation-queue',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/annotation_queues' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/query-annotation-queues',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/annotation_queues/query' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/read-annotation-queue',
-    family: 'tracing',
-    routes: [{ method: 'GET', path: '/annotation_queues/:queue_id' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/update-annotation-queue',
-    family: 'tracing',
-    routes: [{ method: 'PUT', path: '/annotation_queues/:queue_id' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/delete-annotation-queue',
-    family: 'tracing',
-    routes: [{ method: 'DELETE', path: '/annotation_queues/:queue_id' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/add-annotation-queue-items',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/annotation_queues/:queue_id/items' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/query-annotation-queue-items',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/annotation_queues/:queue_id/items/query' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/get-annotation-queues-stats',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/annotation_queues/stats' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/update-annotation-queue-item-progress',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/annotation_queues/:queue_id/items/:item_id/progress' }],
-    access: 'write',
-    auth: true,
-  },
+  createAnnotationQueue,
+  queryAnnotationQueues,
+  readAnnotationQueue,
+  updateAnnotationQueue,
+  deleteAnnotationQueue,
+  addAnnotationQueueItems,
+  queryAnnotationQueueItems,
+  getAnnotationQueuesStats,
+  updateAnnotationQueueItemProgress,
   // Tracing: tables and files.
-  {
-    id: 'tracing/create-table',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/table/create' }],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/query-table',
-    family: 'tracing',
-    routes: [{ method: 'POST', path: '/table/query' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/create-file',
-    family: 'tracing',
-    routes: [
-      { method: 'POST', path: '/file/create' },
-      { method: 'POST', path: '/files/create' },
-    ],
-    access: 'write',
-    auth: true,
-  },
-  {
-    id: 'tracing/read-file-content',
-    family: 'tracing',
-    routes: [
-      { method: 'POST', path: '/file/content' },
-      { method: 'POST', path: '/files/content' },
-    ],
-    access: 'read',
-    auth: true,
-  },
-  {
-    id: 'tracing/list-projects',
-    family: 'tracing',
-    routes: [{ method: 'GET', path: '/projects' }],
-    access: 'read',
-    auth: true,
-  },
-  {
-    // The Loom Console: public page and assets; its API calls carry the user's key. `GET /` redirects to it.
-    id: 'meta/get-console',
-    family: 'meta',
-    routes: [
-      { method: 'GET', path: '/' },
-      { method: 'GET', path: '/console' },
-      { method: 'GET', path: '/console/:file' },
-    ],
-    access: 'none',
-    auth: false,
-  },
-]
+  createTable,
+  queryTable,
+  createFile,
+  readFileContent,
+  listProjects,
+  getConsole,
+] as const satisfies readonly FunctionDeclaration[]
+
+/** The id of a deployed function (`tracing/read-obj`). */
+export type FunctionId = (typeof FUNCTIONS)[number]['id']

@@ -1,20 +1,5 @@
 import * as z from 'zod/mini'
-
-/** What the OpenAPI document says about one route, beyond its method and path. */
-export type RouteDoc = {
-  summary: string
-  /** JSON request body schema. */
-  body?: z.core.$ZodType
-  /** Query-string schema (an object schema). */
-  query?: z.core.$ZodType
-  /** JSON response schema; omitted where the response is free-form or streamed. */
-  response?: z.core.$ZodType
-  /** Media type of a non-JSON response (`text/event-stream`, `application/jsonl`, `application/octet-stream`). */
-  responseMediaType?: string
-}
-
-/** A route as the manifest lists it, with its family and whether it needs credentials. */
-export type DocumentedRoute = { method: string; path: string; family: string; auth: boolean; doc: RouteDoc | undefined }
+import type { FunctionDeclaration } from '#shared/routes/declare'
 
 const SECURITY: Record<string, Record<string, string[]>[]> = {
   inference: [{ bearer: [] }],
@@ -104,37 +89,41 @@ function queryParameters(schema: z.core.$ZodType): unknown[] {
   }))
 }
 
-/** Builds an OpenAPI 3.1 document from the routes and the zod schemas that validate them. */
-export function buildOpenApiDocument(routes: readonly DocumentedRoute[], version: string): Record<string, unknown> {
+/** Builds an OpenAPI 3.1 document from the route declarations (`functions/manifest.ts`) and their zod schemas. */
+export function buildOpenApiDocument(
+  functions: readonly FunctionDeclaration[],
+  version: string,
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
-  for (const route of routes) {
-    const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}')
-    const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
-      name: m[1],
-      in: 'path',
-      required: true,
-      schema: { type: 'string' },
-    }))
-    const doc = route.doc
-    const operation: Record<string, unknown> = {
-      summary: doc?.summary ?? `${route.method} ${route.path}`,
-      tags: [route.family],
-      parameters: [...pathParams, ...(doc?.query ? queryParameters(doc.query) : [])],
-      responses: {
-        '200': {
-          description: 'Success',
-          content: doc?.responseMediaType
-            ? { [doc.responseMediaType]: {} }
-            : { 'application/json': { schema: doc?.response ? jsonSchema(doc.response) : {} } },
+  for (const fn of functions) {
+    for (const route of fn.routes) {
+      const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}')
+      const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
+        name: m[1],
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      }))
+      const operation: Record<string, unknown> = {
+        summary: route.summary,
+        tags: [fn.family],
+        parameters: [...pathParams, ...(route.query ? queryParameters(route.query) : [])],
+        responses: {
+          '200': {
+            description: 'Success',
+            content: route.responseMediaType
+              ? { [route.responseMediaType]: {} }
+              : { 'application/json': { schema: route.response ? jsonSchema(route.response) : {} } },
+          },
+          ...errorResponses(fn.family, fn.auth),
         },
-        ...errorResponses(route.family, route.auth),
-      },
+      }
+      if (route.body) {
+        operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body) } } }
+      }
+      if (fn.auth) operation.security = SECURITY[fn.family] ?? []
+      paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation }
     }
-    if (doc?.body) {
-      operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(doc.body) } } }
-    }
-    if (route.auth) operation.security = SECURITY[route.family] ?? []
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation }
   }
   return {
     openapi: '3.1.0',

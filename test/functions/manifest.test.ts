@@ -1,21 +1,32 @@
 import { existsSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { toJSONSchema } from 'zod/mini'
 import { FUNCTIONS } from '#functions/manifest'
-import { ROUTE_DOCS } from '#shared/routes/docs'
 import { loadFunction } from '../../scripts/local/app.js'
 import { newCaller } from '../support/auth.js'
 
 describe('functions/manifest', () => {
-  it('lists unique function ids, each with a handler.ts folder', () => {
+  it('lists unique function ids, each declared in the route.ts beside its handler.ts', async () => {
     const ids = FUNCTIONS.map((f) => f.id)
     expect(new Set(ids).size).toBe(ids.length)
-    for (const id of ids) expect(existsSync(`functions/${id}/handler.ts`), id).toBe(true)
+    for (const entry of FUNCTIONS) {
+      expect(existsSync(`functions/${entry.id}/handler.ts`), entry.id).toBe(true)
+      const { route } = (await import(/* @vite-ignore */ `#functions/${entry.id}/route`)) as { route: unknown }
+      expect(route, entry.id).toBe(entry)
+    }
   })
 
-  it('declares each route once across all functions, with an OpenAPI description', () => {
-    const routes = FUNCTIONS.flatMap((f) => f.routes.map((r) => `${r.method} ${r.path}`))
-    expect(new Set(routes).size).toBe(routes.length)
-    for (const route of routes) expect(ROUTE_DOCS[route], route).toBeDefined()
+  it('declares each route once across all functions, with a summary and JSON Schema-convertible schemas', () => {
+    const routes = FUNCTIONS.flatMap((f) => f.routes)
+    const keys = routes.map((r) => `${r.method} ${r.path}`)
+    expect(new Set(keys).size).toBe(keys.length)
+    for (const route of routes) {
+      expect(route.summary, `${route.method} ${route.path}`).not.toBe('')
+      for (const schema of [route.body, route.query, route.response]) {
+        if (schema !== undefined)
+          expect(typeof toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })).toBe('object')
+      }
+    }
   })
 
   it('matches every declared route in its function app', async () => {

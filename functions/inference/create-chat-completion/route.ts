@@ -1,0 +1,16 @@
+import { declareRoute } from '#shared/routes/declare'
+import { ChatCompletionRequestSchema } from '#shared/schemas/chat-completion'
+
+/** `POST /v1/chat/completions`: the route inference/create-chat-completion serves. */
+export const route = declareRoute({
+  // The app also serves `/v1/chat/completions/`; API Gateway maps both spellings to this one resource.
+  id: 'inference/create-chat-completion',
+  family: 'inference',
+  access: 'write',
+  stream: true,
+  auth: true,
+  method: 'POST',
+  path: '/v1/chat/completions',
+  summary: 'Create a chat completion (vLLM/OpenAI-compatible); SSE when `stream` is true',
+  body: ChatCompletionRequestSchema,
+})

@@ -1,0 +1,14 @@
+import { declareRoute } from '#shared/routes/declare'
+import { ServerInfoResSchema } from '#shared/schemas/meta'
+
+/** `GET /server_info`: the route meta/get-server-info serves. */
+export const route = declareRoute({
+  id: 'meta/get-server-info',
+  family: 'meta',
+  access: 'none',
+  auth: false,
+  method: 'GET',
+  path: '/server_info',
+  summary: 'Supported Weave client versions',
+  response: ServerInfoResSchema,
+})

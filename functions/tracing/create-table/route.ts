@@ -1,0 +1,16 @@
+import { declareRoute } from '#shared/routes/declare'
+import { TableCreateResSchema } from '#shared/schemas/obj-response'
+import { TableCreateReqSchema } from '#shared/schemas/table'
+
+/** `POST /table/create`: the route tracing/create-table serves. */
+export const route = declareRoute({
+  id: 'tracing/create-table',
+  family: 'tracing',
+  access: 'write',
+  auth: true,
+  method: 'POST',
+  path: '/table/create',
+  summary: 'Store a table of rows',
+  body: TableCreateReqSchema,
+  response: TableCreateResSchema,
+})

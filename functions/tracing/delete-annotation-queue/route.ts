@@ -1,0 +1,16 @@
+import { declareRoute } from '#shared/routes/declare'
+import { QueueProjectQuerySchema } from '#shared/schemas/annotation-queue'
+import { QueueResSchema } from '#shared/schemas/annotation-queue-response'
+
+/** `DELETE /annotation_queues/:queue_id`: the route tracing/delete-annotation-queue serves. */
+export const route = declareRoute({
+  id: 'tracing/delete-annotation-queue',
+  family: 'tracing',
+  access: 'write',
+  auth: true,
+  method: 'DELETE',
+  path: '/annotation_queues/:queue_id',
+  summary: 'Delete an annotation queue',
+  query: QueueProjectQuerySchema,
+  response: QueueResSchema,
+})

@@ -1,0 +1,16 @@
+import { declareRoute } from '#shared/routes/declare'
+import { CallEndReqSchema } from '#shared/schemas/call'
+import { EmptyResSchema } from '#shared/schemas/empty'
+
+/** `POST /call/end`: the route tracing/end-call serves. */
+export const route = declareRoute({
+  id: 'tracing/end-call',
+  family: 'tracing',
+  access: 'write',
+  auth: true,
+  method: 'POST',
+  path: '/call/end',
+  summary: 'End a call',
+  body: CallEndReqSchema,
+  response: EmptyResSchema,
+})

@@ -1,0 +1,16 @@
+import { declareRoute } from '#shared/routes/declare'
+import { ProjectQuerySchema } from '#shared/schemas/obj'
+import { TagsResSchema } from '#shared/schemas/obj-response'
+
+/** `GET /tags`: the route tracing/list-tags serves. */
+export const route = declareRoute({
+  id: 'tracing/list-tags',
+  family: 'tracing',
+  access: 'read',
+  auth: true,
+  method: 'GET',
+  path: '/tags',
+  summary: 'Tags used in a project',
+  query: ProjectQuerySchema,
+  response: TagsResSchema,
+})

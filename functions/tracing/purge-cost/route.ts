@@ -1,0 +1,16 @@
+import { declareRoute } from '#shared/routes/declare'
+import { CostPurgeReqSchema } from '#shared/schemas/cost'
+import { EmptyResSchema } from '#shared/schemas/empty'
+
+/** `POST /cost/purge`: the route tracing/purge-cost serves. */
+export const route = declareRoute({
+  id: 'tracing/purge-cost',
+  family: 'tracing',
+  access: 'write',
+  auth: true,
+  method: 'POST',
+  path: '/cost/purge',
+  summary: 'Delete project LLM prices by id',
+  body: CostPurgeReqSchema,
+  response: EmptyResSchema,
+})

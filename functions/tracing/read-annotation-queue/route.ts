@@ -1,0 +1,16 @@
+import { declareRoute } from '#shared/routes/declare'
+import { QueueProjectQuerySchema } from '#shared/schemas/annotation-queue'
+import { QueueResSchema } from '#shared/schemas/annotation-queue-response'
+
+/** `GET /annotation_queues/:queue_id`: the route tracing/read-annotation-queue serves. */
+export const route = declareRoute({
+  id: 'tracing/read-annotation-queue',
+  family: 'tracing',
+  access: 'read',
+  auth: true,
+  method: 'GET',
+  path: '/annotation_queues/:queue_id',
+  summary: 'Read an annotation queue',
+  query: QueueProjectQuerySchema,
+  response: QueueResSchema,
+})

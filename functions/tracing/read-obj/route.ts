@@ -1,0 +1,16 @@
+import { declareRoute } from '#shared/routes/declare'
+import { ObjReadReqSchema } from '#shared/schemas/obj'
+import { ObjReadResSchema } from '#shared/schemas/obj-response'
+
+/** `POST /obj/read`: the route tracing/read-obj serves. */
+export const route = declareRoute({
+  id: 'tracing/read-obj',
+  family: 'tracing',
+  access: 'read',
+  auth: true,
+  method: 'POST',
+  path: '/obj/read',
+  summary: 'Read an object version',
+  body: ObjReadReqSchema,
+  response: ObjReadResSchema,
+})

@@ -1,0 +1,16 @@
+import { declareRoute } from '#shared/routes/declare'
+import { EmptyResSchema } from '#shared/schemas/empty'
+import { ObjTagsBodySchema } from '#shared/schemas/obj'
+
+/** `POST /objs/:object_id/versions/:digest/tags/remove`: the route tracing/remove-obj-tags serves. */
+export const route = declareRoute({
+  id: 'tracing/remove-obj-tags',
+  family: 'tracing',
+  access: 'write',
+  auth: true,
+  method: 'POST',
+  path: '/objs/:object_id/versions/:digest/tags/remove',
+  summary: 'Remove tags from an object version',
+  body: ObjTagsBodySchema,
+  response: EmptyResSchema,
+})

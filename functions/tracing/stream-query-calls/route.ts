@@ -1,0 +1,16 @@
+import { declareRoute } from '#shared/routes/declare'
+import { CallsQueryReqSchema } from '#shared/schemas/call'
+
+/** `POST /calls/stream_query`: the route tracing/stream-query-calls serves. */
+export const route = declareRoute({
+  id: 'tracing/stream-query-calls',
+  family: 'tracing',
+  access: 'read',
+  stream: true,
+  auth: true,
+  method: 'POST',
+  path: '/calls/stream_query',
+  summary: 'Query calls (JSON Lines)',
+  body: CallsQueryReqSchema,
+  responseMediaType: 'application/jsonl',
+})

@@ -1,0 +1,16 @@
+import { declareRoute } from '#shared/routes/declare'
+import { ProgressBodySchema } from '#shared/schemas/annotation-queue'
+import { ProgressResSchema } from '#shared/schemas/annotation-queue-response'
+
+/** `POST /annotation_queues/:queue_id/items/:item_id/progress`: the route tracing/update-annotation-queue-item-progress serves. */
+export const route = declareRoute({
+  id: 'tracing/update-annotation-queue-item-progress',
+  family: 'tracing',
+  access: 'write',
+  auth: true,
+  method: 'POST',
+  path: '/annotation_queues/:queue_id/items/:item_id/progress',
+  summary: "Set the caller's annotation state of a queue item",
+  body: ProgressBodySchema,
+  response: ProgressResSchema,
+})

@@ -1,0 +1,15 @@
+import { declareRoute } from '#shared/routes/declare'
+import { MetricsHistorySchema, MetricsQuerySchema } from '#shared/schemas/training-log'
+
+/** `GET /v1/preview/models/:model_id/metrics`: the route training/get-model-metrics serves. */
+export const route = declareRoute({
+  id: 'training/get-model-metrics',
+  family: 'training',
+  access: 'read',
+  auth: true,
+  method: 'GET',
+  path: '/v1/preview/models/:model_id/metrics',
+  summary: "A model's logged metrics as plot-ready series",
+  query: MetricsQuerySchema,
+  response: MetricsHistorySchema,
+})

@@ -1,0 +1,81 @@
+import type * as z from 'zod/mini'
+
+/** An HTTP method a route may use. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
+
+/** A route family: its app factory, error shape and credentials (`shared/http/create-app.ts`). */
+export type Family = 'meta' | 'inference' | 'training' | 'tracing'
+
+type Schema = z.core.$ZodType
+
+/** One route: how a client calls it and what it answers, as the handler, OpenAPI and the tests read it. */
+export type RouteDeclaration = {
+  method: HttpMethod
+  /** The full public path, Hono style (`/objs/:object_id/aliases`); path parameters are strings. */
+  path: string
+  /** The OpenAPI summary. */
+  summary: string
+  /** JSON request body schema (the one the handler validates with, where it validates one). */
+  body?: Schema
+  /** Query-string schema (an object schema). */
+  query?: Schema
+  /** JSON response schema of a 200; omitted where the response is free-form or not JSON. */
+  response?: Schema
+  /** Media type of a non-JSON response (`text/event-stream`, `application/jsonl`, `application/octet-stream`). */
+  responseMediaType?: string
+}
+
+/** What deploying one Lambda needs to know: its folder, family, table access, invocation and credentials. */
+export type FunctionFacts = {
+  /** `<family>/<verb-noun>`: the folder under `functions/` holding `handler.ts` and `route.ts`. */
+  id: string
+  family: Family
+  /** Table access the function is granted. */
+  access: 'none' | 'read' | 'write'
+  /** Whether API Gateway must stream the response (served by `streamHandle`). */
+  stream?: boolean
+  /** Whether the routes sit behind the authorizer (false only for public routes). */
+  auth: boolean
+}
+
+/** One Lambda function and the routes it serves: one entry of `functions/manifest.ts`. */
+export type FunctionDeclaration<R extends readonly RouteDeclaration[] = readonly RouteDeclaration[]> = FunctionFacts & {
+  routes: R
+}
+
+function routeOf(route: RouteDeclaration): RouteDeclaration {
+  const { method, path, summary, body, query, response, responseMediaType } = route
+  return {
+    method,
+    path,
+    summary,
+    ...(body === undefined ? {} : { body }),
+    ...(query === undefined ? {} : { query }),
+    ...(response === undefined ? {} : { response }),
+    ...(responseMediaType === undefined ? {} : { responseMediaType }),
+  }
+}
+
+/**
+ * Declares a function that serves one route; the result is both the manifest entry (`routes`) and the route itself,
+ * with its schemas' own types, so the handler registers `route.path` and validates with `route.body`.
+ *
+ * @example
+ * export const route = declareRoute({
+ *   id: 'tracing/read-obj', family: 'tracing', access: 'read', auth: true,
+ *   method: 'POST', path: '/obj/read', summary: 'Read an object version', body: ObjReadReqSchema, response: ObjReadResSchema,
+ * })
+ * // handler.ts: createTracingApp().on(route.method, route.path, validate('json', route.body), …)
+ */
+export function declareRoute<const R extends FunctionFacts & RouteDeclaration>(
+  declaration: R,
+): R & FunctionDeclaration<readonly [RouteDeclaration]> {
+  return { ...declaration, routes: [routeOf(declaration)] }
+}
+
+/** Declares a function that serves several routes (aliases, a page and its assets); `routes` keep their own types. */
+export function declareFunction<const R extends readonly RouteDeclaration[]>(
+  declaration: FunctionFacts & { routes: R },
+): FunctionDeclaration<R> {
+  return declaration
+}
