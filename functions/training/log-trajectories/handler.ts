@@ -4,12 +4,13 @@ import { readJsonBody } from '#shared/http/read-json'
 import { parseLogInput } from '#shared/training/log-input'
 import { traceTrainingLog } from '#shared/training/log-trace'
 import { logTrajectories } from '#shared/training/log-trajectories'
+import { route } from './route.js'
 
 /**
  * `POST /v1/preview/models/{model_id}/log`: validates trajectory groups, stores them whole, answers the metrics.
  * The body is validated here rather than through `validate()` because the stored groups must be the JSON as sent.
  */
-export const app = createTrainingApp().post('/v1/preview/models/:model_id/log', async (c) => {
+export const app = createTrainingApp().on(route.method, route.path, async (c) => {
   const startedAt = new Date()
   const body = await readJsonBody(c)
   const input = parseLogInput(c.req.param('model_id'), body, await c.req.text(), c.req.header('idempotency-key'))
