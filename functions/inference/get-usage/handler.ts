@@ -2,10 +2,10 @@ import { handle } from 'hono/aws-lambda'
 import { createInferenceApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
 import { usageReport } from '#shared/inference/usage-report'
-import { UsageQuerySchema } from '#shared/schemas/usage'
+import { route } from './route.js'
 
 /** `GET /v1/usage?project=&start=&end=`: metered gateway usage per hour, project and model, with costs. */
-export const app = createInferenceApp().get('/v1/usage', validate('query', UsageQuerySchema), async (c) => {
+export const app = createInferenceApp().on(route.method, route.path, validate('query', route.query), async (c) => {
   const report = await usageReport(c.req.valid('query'), c.get('auth'), c.get('project'))
   return c.json(report, 200)
 })

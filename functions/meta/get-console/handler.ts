@@ -4,6 +4,9 @@ import { consoleAssets, INDEX } from '#shared/console/files'
 import { CONSOLE_HEADERS, consoleFileResponse } from '#shared/console/respond'
 import type { AppEnv } from '#shared/http/app-env'
 import { createPublicApp } from '#shared/http/create-app'
+import { route } from './route.js'
+
+const [root, page, asset] = route.routes
 
 // Deployed, API Gateway's stage is part of the URL (`/prod/console/`) but not of the path the function sees.
 function consoleUrl(c: Context<AppEnv>): string {
@@ -29,9 +32,9 @@ async function serveFile(c: Context<AppEnv>, name: string): Promise<Response> {
  * public, its API calls carry the key.
  */
 export const app = createPublicApp()
-  .get('/', redirect)
-  .get('/console', redirect)
-  .get('/console/', (c) => serveFile(c, INDEX))
-  .get('/console/:file', (c) => serveFile(c, c.req.param('file')))
+  .on(root.method, root.path, redirect)
+  .on(page.method, page.path, redirect)
+  .on(page.method, `${page.path}/`, (c) => serveFile(c, INDEX))
+  .on(asset.method, asset.path, (c) => serveFile(c, c.req.param('file')))
 
 export const handler = handle(app)

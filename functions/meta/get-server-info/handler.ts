@@ -1,8 +1,9 @@
 import { handle } from 'hono/aws-lambda'
 import { createPublicApp } from '#shared/http/create-app'
+import { route } from './route.js'
 
 /** `GET /server_info`: the Weave client versions this server supports; public, no I/O. */
-export const app = createPublicApp().get('/server_info', (c) =>
+export const app = createPublicApp().on(route.method, route.path, (c) =>
   c.json({ min_required_weave_python_version: '0.0.0', trace_server_version: null }, 200),
 )
 
