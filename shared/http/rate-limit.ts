@@ -9,6 +9,21 @@ export function releaseAfterResponse(c: Context<AppEnv>, release: Release): void
   else releases.push(release)
 }
 
+/**
+ * Hands what the request holds to a handler that writes its streamed answer itself (shared/http/node-stream.ts) and
+ * frees it when that answer ends: the returned function frees it (once, however often it is called), and the
+ * middleware then leaves it alone.
+ */
+export function takeReleases(c: Context<AppEnv>): () => Promise<void> {
+  const releases = c.get('releases') ?? []
+  c.set('releases', undefined)
+  let released: Promise<void> | undefined
+  return () => {
+    released ??= Promise.all(releases.map((release) => release())).then(() => undefined)
+    return released
+  }
+}
+
 // Passes the body through unchanged and runs `release` when it is fully read, fails, or the client cancels it (the
 // cancel still reaches the inner stream, so an aborted completion stops its backend and is metered).
 function releasing(body: ReadableStream<Uint8Array>, release: () => Promise<void>): ReadableStream<Uint8Array> {

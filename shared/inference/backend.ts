@@ -1,4 +1,5 @@
 import type { CancelSignal } from '#shared/inference/cancellation'
+import type { ChunkJson } from '#shared/inference/chunk-json'
 import type {
   ChatCompletionChunk,
   ChatCompletionRequest,
@@ -26,6 +27,18 @@ export type ChatBackendCall = {
 }
 
 /**
+ * The chunks one upstream read delivered, handed to the gateway together: it frames them into one write. `json[i]`,
+ * when set, is chunk i's JSON as the upstream wrote it with the gateway's `id` and `model` in place, which framing
+ * sends instead of serialising the chunk again (it must parse to a value equal to the chunk). `complete`: the upstream
+ * has sent its `[DONE]`, so the stream is about to end.
+ */
+export type ChunkBatch = {
+  chunks: ChatCompletionChunk[]
+  json: (ChunkJson | undefined)[]
+  complete: boolean
+}
+
+/**
  * A way of serving chat completions (an upstream OpenAI-compatible server, the built-in reference engine).
  *
  * Errors are thrown as `HttpError` subclasses from `#shared/errors/http-error`: before the first chunk they become a
@@ -43,4 +56,9 @@ export type ChatBackend = {
   complete(call: ChatBackendCall): Promise<ChatCompletionResponse>
   /** Runs a streaming completion; the gateway stops iterating (and aborts `signal`) when the client goes away. */
   stream(call: ChatBackendCall): AsyncIterable<ChatCompletionChunk>
+  /**
+   * The same stream as `stream`, a batch per upstream read: a backend that reads chunks in bulk offers it, and the
+   * gateway then uses it instead of `stream` (one hand-over per read rather than per chunk).
+   */
+  streamBatches?(call: ChatBackendCall): AsyncIterable<ChunkBatch>
 }

@@ -4,6 +4,7 @@ import { afterResponse } from '#shared/http/after-response'
 import type { AppEnv } from '#shared/http/app-env'
 import { addRequestMetric } from '#shared/http/metrics'
 import { nodeBindings, requestHeader, setResponseHeader } from '#shared/http/node-bindings'
+import { streamOnNode } from '#shared/http/node-stream'
 import { readJsonBody } from '#shared/http/read-json'
 import type { ChatBackend, ChatBackendCall } from '#shared/inference/backend'
 import { backendFor } from '#shared/inference/backend-registry'
@@ -11,7 +12,7 @@ import { Cancellation } from '#shared/inference/cancellation'
 import { resolveModel } from '#shared/inference/catalog'
 import { admitCompletion, type TokenCharge } from '#shared/inference/completion-limits'
 import { checkServingRules } from '#shared/inference/serving-rules'
-import { firstWithin, sseStream } from '#shared/inference/sse-stream'
+import { firstWithin, type StreamItem, sseReadable, sseSource } from '#shared/inference/sse-stream'
 import type { StreamOutcome } from '#shared/inference/stream-tally'
 import { traceCompletion, traceOptedOut } from '#shared/inference/trace-completion'
 import { afterCompletion, recordUsage } from '#shared/inference/usage-meter'
@@ -31,10 +32,9 @@ type Ending = { usage: StreamOutcome['usage']; aborted: boolean; output: unknown
 /** Meters a completion and traces it; resolves when what must precede the end of the response is done. */
 type Finish = (ending: Ending) => Promise<void>
 
-function finisher(c: Context<AppEnv>, call: ChatBackendCall, charge: TokenCharge | undefined): Finish {
+function finisher(c: Context<AppEnv>, call: ChatBackendCall, charge: TokenCharge | undefined, traced: boolean): Finish {
   const project = c.get('project')
   const principal = c.get('auth')
-  const traced = config.inference.tracing && !traceOptedOut(requestHeader(c, 'loom-trace'))
   const startedAt = new Date()
   return (ending) => {
     const { usage, aborted } = ending
@@ -118,22 +118,27 @@ async function stream(
   abort: () => void,
   started: number,
   finish: Finish,
+  traced: boolean,
 ) {
-  const iterator = backend.stream(call)[Symbol.asyncIterator]()
+  // A backend that reads chunks in bulk hands over each read's chunks at once.
+  const items: AsyncIterable<StreamItem> = backend.streamBatches?.(call) ?? backend.stream(call)
+  const iterator = items[Symbol.asyncIterator]()
   const backendStarted = performance.now()
   const { first, settled } = await firstWithin(iterator)
   // Before the first byte an error is still an ordinary JSON answer with its status (docs/inference.md §4.5).
   if (settled) await first
   const firstAt = performance.now()
-  const body = sseStream(iterator, {
+  const source = sseSource(iterator, {
     request: call.request,
     first,
     waiting: !settled,
-    collect: true,
+    // The text is assembled only for the completion's trace.
+    collect: traced,
     abort,
     onEnd: (outcome) => {
       const exception = exceptionOf(outcome)
-      const ending: Ending = { usage: outcome.usage, aborted: outcome.aborted, output: assembled(call, outcome) }
+      const output = traced ? assembled(call, outcome) : null
+      const ending: Ending = { usage: outcome.usage, aborted: outcome.aborted, output }
       return finish(exception === undefined ? ending : { ...ending, exception })
     },
   })
@@ -144,7 +149,8 @@ async function stream(
   setResponseHeader(c, OVERHEAD_HEADER, ms(overhead))
   setResponseHeader(c, 'cache-control', 'no-cache')
   setResponseHeader(c, 'x-accel-buffering', 'no')
-  return c.body(body, 200, SSE_CONTENT_TYPE)
+  // On the Node server the events are written to its response directly; elsewhere they are a ReadableStream body.
+  return streamOnNode(c, SSE_CONTENT_TYPE, source) ?? c.body(sseReadable(source), 200, SSE_CONTENT_TYPE)
 }
 
 // On the Node server the response's `close` tells a disconnect without materialising a full `Request` (its `signal`
@@ -184,10 +190,11 @@ export async function chatCompletions(c: Context<AppEnv>): Promise<Response> {
     created: Math.floor(Date.now() / 1000),
     signal: cancellation,
   }
-  const finish = finisher(c, call, charge)
+  const traced = config.inference.tracing && !traceOptedOut(requestHeader(c, 'loom-trace'))
+  const finish = finisher(c, call, charge, traced)
   const loaded = backendFor(model.backend.kind)
   const backend = loaded instanceof Promise ? await loaded : loaded
   return request.stream === true
-    ? stream(c, backend, call, abort, started, finish)
+    ? stream(c, backend, call, abort, started, finish, traced)
     : complete(c, backend, call, started, finish)
 }

@@ -1,5 +1,6 @@
 import { config } from '#shared/config'
-import type { ChatBackend, ChatBackendCall } from '#shared/inference/backend'
+import type { ChatBackend, ChatBackendCall, ChunkBatch } from '#shared/inference/backend'
+import { rewriteChunkJson } from '#shared/inference/chunk-json'
 import { resolveCredential } from '#shared/inference/credentials'
 import {
   postUpstream,
@@ -98,6 +99,8 @@ async function open(call: ChatBackendCall, stream: boolean): Promise<UpstreamRes
 }
 
 function parseEvent(event: string): string | undefined {
+  // The usual event: one `data: ` line.
+  if (event.startsWith('data: ') && !event.includes('\n')) return event.slice(6)
   let data: string | undefined
   for (const line of event.split('\n')) {
     if (!line.startsWith('data:')) continue
@@ -107,7 +110,41 @@ function parseEvent(event: string): string | undefined {
   return data
 }
 
-function toChunk(data: string, call: ChatBackendCall): ChatCompletionChunk {
+/** What every chunk of one stream gets in place of the upstream's `id` and `model`, also as JSON texts. */
+type ChunkNames = { id: string; model: string; idJson: string; modelJson: string }
+
+function namesOf(call: ChatBackendCall): ChunkNames {
+  const id = `chatcmpl-${call.requestId}`
+  return { id, model: call.model.id, idJson: JSON.stringify(id), modelJson: JSON.stringify(call.model.id) }
+}
+
+// Hosted upstreams leave out vLLM's per-choice keys: `logprobs` on every choice, `stop_reason` on the finish chunk
+// (docs/inference.md §6.2). A few property checks per choice, and a chunk carries one choice. True when a key was added.
+function fillChoiceNulls(parsed: Record<string, unknown>): boolean {
+  const choices = parsed.choices
+  if (!Array.isArray(choices)) return false
+  let filled = false
+  for (const choice of choices as Record<string, unknown>[]) {
+    if (choice.logprobs === undefined) {
+      choice.logprobs = null
+      filled = true
+    }
+    if (choice.finish_reason === undefined) {
+      choice.finish_reason = null
+      filled = true
+    } else if (choice.finish_reason !== null && choice.stop_reason === undefined) {
+      choice.stop_reason = null
+      filled = true
+    }
+  }
+  return filled
+}
+
+/**
+ * One upstream event as the contract's chunk, pushed onto `batch` with its JSON text when that can be sent as is
+ * (chunk-json.ts); an upstream error event throws.
+ */
+function addChunk(batch: ChunkBatch, data: string, names: ChunkNames): void {
   let parsed: Record<string, unknown>
   try {
     parsed = JSON.parse(data) as Record<string, unknown>
@@ -119,44 +156,50 @@ function toChunk(data: string, call: ChatBackendCall): ChatCompletionChunk {
     throw upstreamError(typeof code === 'number' ? code : 500, data)
   }
   // The contract's id is the gateway's request id and `model` its served name, whatever the upstream calls them.
-  parsed.id = `chatcmpl-${call.requestId}`
-  parsed.model = call.model.id
-  // Hosted upstreams leave out vLLM's per-choice keys: `logprobs` on every choice, `stop_reason` on the finish chunk
-  // (docs/inference.md §6.2). A few property checks per choice, and a chunk carries one choice.
-  const choices = parsed.choices
-  if (Array.isArray(choices)) {
-    for (const choice of choices as Record<string, unknown>[]) {
-      if (choice.logprobs === undefined) choice.logprobs = null
-      if (choice.finish_reason === undefined) choice.finish_reason = null
-      else if (choice.finish_reason !== null && choice.stop_reason === undefined) choice.stop_reason = null
-    }
-  }
-  return parsed as unknown as ChatCompletionChunk
+  parsed.id = names.id
+  parsed.model = names.model
+  const filled = fillChoiceNulls(parsed)
+  batch.chunks.push(parsed as unknown as ChatCompletionChunk)
+  batch.json.push(filled ? undefined : rewriteChunkJson(data, names.idJson, names.modelJson))
 }
 
-async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompletionChunk> {
+/**
+ * The upstream's SSE events, a batch per read of its body: every complete event the read finished is parsed and
+ * handed over at once. An error event ends the stream after the chunks before it.
+ */
+async function* streamBatches(call: ChatBackendCall): AsyncGenerator<ChunkBatch> {
   const res = await open(call, true)
   const stopWatching = call.signal.onAbort(() => res.destroy())
+  const names = namesOf(call)
   let pending = ''
   let complete = false
   try {
     for await (const piece of res) {
       if (complete) continue
       pending += piece.includes('\r') ? piece.replaceAll('\r\n', '\n') : piece
-      let end = pending.indexOf('\n\n')
-      while (end >= 0) {
-        const data = parseEvent(pending.slice(0, end))
-        pending = pending.slice(end + 2)
-        end = pending.indexOf('\n\n')
+      const batch: ChunkBatch = { chunks: [], json: [], complete: false }
+      let failure: unknown
+      let start = 0
+      for (let end = pending.indexOf('\n\n'); end >= 0; end = pending.indexOf('\n\n', start)) {
+        const data = parseEvent(pending.slice(start, end))
+        start = end + 2
         if (data === undefined) continue
         if (data === '[DONE]') {
           // Leaving a `for await` over a response destroys it; read on to its end so the connection is reused.
           complete = true
-          continue
+          break
         }
-        if (complete) continue
-        yield toChunk(data, call)
+        try {
+          addChunk(batch, data, names)
+        } catch (error) {
+          failure = error
+          break
+        }
       }
+      pending = complete ? '' : pending.slice(start)
+      batch.complete = complete
+      if (batch.chunks.length > 0) yield batch
+      if (failure !== undefined) throw failure
     }
   } catch (error) {
     if (error instanceof UpstreamError) throw error
@@ -168,6 +211,10 @@ async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompleti
   }
   if (complete) return
   throw new UpstreamError(500, INTERNAL_ERROR, { cause: new Error('upstream stream ended without [DONE]') })
+}
+
+async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompletionChunk> {
+  for await (const batch of streamBatches(call)) yield* batch.chunks
 }
 
 const TOP_LEVEL_NULLS = [
@@ -242,4 +289,5 @@ export const openAiCompatibleBackend: ChatBackend = {
     return normalizeResponse(body)
   },
   stream: streamChunks,
+  streamBatches,
 }

@@ -1,4 +1,5 @@
 import { inferenceErrorResponse } from '#shared/errors/inference-errors'
+import type { ChunkJson } from '#shared/inference/chunk-json'
 import type { ChatCompletionChunk } from '#shared/schemas/chat-completion'
 
 // The SSE framing of a chat-completion stream (docs/inference.md §6): each event is `data: <json>\n\n`, heartbeats are
@@ -6,9 +7,13 @@ import type { ChatCompletionChunk } from '#shared/schemas/chat-completion'
 
 const encoder = new TextEncoder()
 /** The stream's last event. */
-export const DONE = encoder.encode('data: [DONE]\n\n')
+export const DONE_EVENT = 'data: [DONE]\n\n'
 /** A comment event that keeps proxies from closing an idle connection before the first chunk. */
-export const HEARTBEAT = encoder.encode(': keep-alive\n\n')
+export const HEARTBEAT_EVENT = ': keep-alive\n\n'
+/** `DONE_EVENT` as bytes. */
+export const DONE = encoder.encode(DONE_EVENT)
+/** `HEARTBEAT_EVENT` as bytes. */
+export const HEARTBEAT = encoder.encode(HEARTBEAT_EVENT)
 
 /** UTF-8 bytes of framed events. */
 export const encodeEvents = (text: string): Uint8Array => encoder.encode(text)
@@ -31,16 +36,24 @@ function withoutNulls<T extends object>(value: T): T {
  * One backend chunk as the event the client gets, or undefined when it gets none: the upstream's usage chunk only
  * with `include_usage` (its nulls dropped); a content chunk keeps its usage only with continuous stats, and a role
  * chunk always carries `prompt_token_ids` (null without `return_token_ids`, docs/inference.md §6.2). Edits the chunk in
- * place.
+ * place. With `json` (the chunk's own JSON text, chunk-json.ts) the event is that text with the same edits made to it,
+ * instead of the chunk serialised again.
  */
-export function frameChunk(chunk: ChatCompletionChunk, framing: UsageFraming): string | undefined {
+export function frameChunk(chunk: ChatCompletionChunk, framing: UsageFraming, json?: ChunkJson): string | undefined {
   if (chunk.choices.length === 0 && chunk.usage) {
     if (!framing.includeUsage) return undefined
     return `data: ${JSON.stringify(withoutNulls({ ...chunk, usage: withoutNulls(chunk.usage) }))}\n\n`
   }
-  if (chunk.choices[0]?.delta.role !== undefined && chunk.prompt_token_ids === undefined) chunk.prompt_token_ids = null
-  if (chunk.usage !== undefined && !framing.continuous) delete chunk.usage
-  return `data: ${JSON.stringify(chunk)}\n\n`
+  const addIds = chunk.choices[0]?.delta.role !== undefined && chunk.prompt_token_ids === undefined
+  if (addIds) chunk.prompt_token_ids = null
+  const dropUsage = chunk.usage !== undefined && !framing.continuous
+  if (dropUsage) delete chunk.usage
+  if (json === undefined || (dropUsage && json.usageStart < 0)) return `data: ${JSON.stringify(chunk)}\n\n`
+  let text = json.text
+  if (dropUsage) text = text.slice(0, json.usageStart) + text.slice(json.usageEnd)
+  // Where serialising would put the key set above: last.
+  if (addIds) text = `${text.slice(0, -1)},"prompt_token_ids":null}`
+  return `data: ${text}\n\n`
 }
 
 /**

@@ -118,7 +118,8 @@ export class UpstreamResponse implements AsyncIterable<string> {
 
   async *[Symbol.asyncIterator](): AsyncGenerator<string> {
     for (;;) {
-      const piece = this.#pieces.shift()
+      // Every piece already read, as one: the reader handles what arrived in one go.
+      const piece = this.#pieces.length > 1 ? this.#pieces.splice(0).join('') : this.#pieces.shift()
       if (piece !== undefined) {
         if (this.#paused && this.#pieces.length < HIGH_WATER / 2) {
           this.#paused = false

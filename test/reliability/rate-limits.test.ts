@@ -16,6 +16,7 @@ import type { CatalogModel } from '#shared/schemas/model'
 import type { RateLimits } from '#shared/schemas/rate-limit'
 import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
 import { addUpstreamModel } from '../support/models.js'
+import { until } from '../support/until.js'
 import { startVllmUpstream, type VllmUpstream } from '../support/vllm-upstream.js'
 
 let upstream: VllmUpstream
@@ -471,5 +472,36 @@ describe('official openai SDK', () => {
     expect(error).toBeInstanceOf(OpenAI.RateLimitError)
     expect((error as Error).message).toContain('Concurrency limit reached for requests')
     expect(text).toBe('a b c d e f g h')
+  })
+
+  it("holds a stream's slot on the Node server until its body ended, and frees it when its client goes away", async () => {
+    // Prepare
+    upstream.behave(SLOW)
+    const s = await setup({ concurrency: 1 })
+    const stream = () =>
+      fetch(`${baseURL}/chat/completions`, jsonInit({ messages, model: s.model, stream: true }, s.caller.bearer))
+
+    // Act
+    const first = await stream()
+    const whileStreaming = await chat(s)
+    const firstBody = await first.text()
+    const afterEnd = await chat(s)
+    const second = await stream()
+    const reader = (second.body as ReadableStream<Uint8Array>).getReader()
+    await reader.read()
+    await reader.cancel()
+    upstream.behave({})
+    const afterLeaving = await until(
+      () => chat(s),
+      (res) => res.status === 200,
+    )
+
+    // Assess
+    expect(first.status).toBe(200)
+    expect(whileStreaming.status).toBe(429)
+    expect(firstBody.endsWith('data: [DONE]\n\n')).toBe(true)
+    expect(afterEnd.status).toBe(200)
+    expect(second.status).toBe(200)
+    expect(afterLeaving.status).toBe(200)
   })
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { BadRequestError } from '#shared/errors/http-error'
-import { DONE, errorEvent, frameChunk, HEARTBEAT, usageEvent } from '#shared/inference/sse-framing'
+import { rewriteChunkJson } from '#shared/inference/chunk-json'
+import { DONE, errorEvent, frameChunk, HEARTBEAT, type UsageFraming, usageEvent } from '#shared/inference/sse-framing'
 import type { ChatCompletionChunk } from '#shared/schemas/chat-completion'
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes)
@@ -86,5 +87,48 @@ describe('SSE framing of chat-completion chunks', () => {
     expect(error).toMatchObject({ error: { message: 'bad things', code: 400 } })
     expect(decode(HEARTBEAT)).toBe(': keep-alive\n\n')
     expect(decode(DONE)).toBe('data: [DONE]\n\n')
+  })
+
+  it('frames a chunk from its own JSON text with the same edits as when it serialises the chunk', () => {
+    // Prepare: upstream texts as vLLM writes them (continuous usage on every chunk), with the gateway's id and model.
+    const up = '"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m"'
+    const u = (completion: number) =>
+      `"usage":{"prompt_tokens":3,"total_tokens":${3 + completion},"completion_tokens":${completion}}`
+    const texts = [
+      `{${up},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],${u(0)}}`,
+      `{${up},"choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"prompt_token_ids":[1,2],${u(0)}}`,
+      `{${up},"choices":[{"index":0,"delta":{"content":"h\u00e9 👋"},"logprobs":null,"finish_reason":null}],${u(1)}}`,
+      `{${up},"choices":[{"index":0,"delta":{"content":""},"logprobs":null,"finish_reason":"stop","stop_reason":null}],${u(1)}}`,
+      `{${up},"choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}]}`,
+      `{${up},"choices":[],"usage":{"prompt_tokens":3,"total_tokens":4,"completion_tokens":1,"prompt_tokens_details":null}}`,
+    ]
+    const framings: UsageFraming[] = [
+      { includeUsage: false, continuous: false },
+      { includeUsage: true, continuous: false },
+      { includeUsage: true, continuous: true },
+    ]
+
+    // Act
+    const pairs = framings.flatMap((framing) =>
+      texts.map((text) => {
+        const json = rewriteChunkJson(text, '"chatcmpl-1"', '"m"')
+        const fromText = frameChunk(JSON.parse(text) as ChatCompletionChunk, framing, json)
+        const serialised = frameChunk(JSON.parse(text) as ChatCompletionChunk, framing)
+        return { json, fromText, serialised }
+      }),
+    )
+
+    // Assess
+    expect(pairs.every((p) => p.json !== undefined)).toBe(true)
+    for (const { fromText, serialised } of pairs) {
+      expect(fromText === undefined).toBe(serialised === undefined)
+      if (fromText !== undefined) expect(parse(fromText)).toEqual(parse(serialised))
+    }
+    // Content chunks go out byte for byte as the upstream wrote them, less what framing drops.
+    expect(pairs[2]?.fromText).toBe(
+      `data: {${up},"choices":[{"index":0,"delta":{"content":"h\u00e9 👋"},"logprobs":null,"finish_reason":null}]}\n\n`,
+    )
+    expect(pairs[14]?.fromText).toBe(`data: ${texts[2]}\n\n`)
+    expect(parse(pairs[0]?.fromText).prompt_token_ids).toBeNull()
   })
 })

@@ -1,0 +1,172 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtemp, readdir, readFile } from 'node:fs/promises'
+import os from 'node:os'
+import { join } from 'node:path'
+import { bundleAsDeployed } from './support/bundle.js'
+import { RawHttpClient, rawPost } from './support/raw-http.js'
+
+// Where Loom's CPU goes per chat completion: the bench's Loom server (bench/support/loom-server.ts, bundled with the
+// deployed settings but not minified, so the profile keeps names and each bundled module's `// path` comment) under
+// `node --cpu-prof`, the fast upstream and a dynalite beside it, 64 requests in flight for a few seconds. Prints the
+// self time by source file and by function and the inclusive time of the request path's stages.
+//   npx tsx bench/gateway-profile.ts [stream|buffered] [seconds]
+const MODE = process.argv[2] === 'buffered' ? 'buffered' : 'stream'
+const SECONDS = Number(process.argv[3] ?? 8)
+const CONCURRENCY = 64
+const root = process.cwd()
+const children: ChildProcess[] = []
+
+function start(args: string[]): Promise<{ line: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_ENV: 'production', LOOM_INFERENCE_TRACING: 'off' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  children.push(child)
+  let out = ''
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (piece: Buffer) => {
+      out += String(piece)
+      const line = out.split('\n').find((l) => l.startsWith('{'))
+      if (line !== undefined) resolve({ line, child })
+    })
+    child.stderr?.on('data', (piece: Buffer) => {
+      out += String(piece)
+    })
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`)))
+  })
+}
+
+type ProfileNode = {
+  id: number
+  callFrame: { functionName: string; url: string; lineNumber: number }
+  children?: number[]
+}
+type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+
+// Source file of each line of the unminified bundle, from esbuild's `// path/to/file.ts` module comments.
+function moduleOfLine(bundle: string): (line: number) => string {
+  const starts: { line: number; file: string }[] = []
+  bundle.split('\n').forEach((text, line) => {
+    const match = /^\/\/ ((?:node_modules\/|shared\/|functions\/|bench\/)\S+)$/.exec(text)
+    if (match?.[1] !== undefined) starts.push({ line, file: match[1] })
+  })
+  return (line) => {
+    let file = '(bundle)'
+    for (const s of starts) {
+      if (s.line > line) break
+      file = s.file
+    }
+    return file.replace(/^node_modules\/((?:@[^/]+\/)?[^/]+)\/.*/, '$1')
+  }
+}
+
+function summarise(profile: Profile, fileOf: (line: number) => string) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const parent = new Map<number, number>()
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
+  const where = (n: ProfileNode) => {
+    const { url, functionName, lineNumber } = n.callFrame
+    if (url === '') return { file: functionName, fn: functionName }
+    const file = url.endsWith('.mjs') ? fileOf(lineNumber) : url.replace(/^node:/, 'node:')
+    return { file, fn: `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}` }
+  }
+  const self = new Map<string, number>()
+  const selfFile = new Map<string, number>()
+  const inclusive = new Map<string, number>()
+  let total = 0
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0
+    const node = byId.get(id)
+    if (node === undefined) return
+    if (node.callFrame.functionName === '(idle)') return
+    total += dt
+    const w = where(node)
+    self.set(w.fn, (self.get(w.fn) ?? 0) + dt)
+    selfFile.set(w.file, (selfFile.get(w.file) ?? 0) + dt)
+    const seen = new Set<string>()
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const n = byId.get(at)
+      if (n === undefined) break
+      const { fn } = where(n)
+      if (seen.has(fn)) continue
+      seen.add(fn)
+      inclusive.set(fn, (inclusive.get(fn) ?? 0) + dt)
+    }
+  })
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `${((v * 100) / total).toFixed(1).padStart(5)}%  ${k}`)
+      .join('\n')
+  return { total, self: top(self, 40), selfFile: top(selfFile, 30), inclusive: top(inclusive, 70) }
+}
+
+async function main() {
+  const up = JSON.parse((await start(['--import', 'tsx', 'bench/support/fast-upstream.ts'])).line) as {
+    port: number
+  }
+  const store = JSON.parse((await start(['--import', 'tsx', 'bench/support/dynalite-server.ts'])).line) as {
+    port: number
+  }
+  const bundle = await bundleAsDeployed(
+    'bench/support/loom-server.ts',
+    join(root, 'node_modules/.cache/loom-bench/loom-profile.mjs'),
+    { external: ['dynalite'], sourcemap: false, minify: false },
+  )
+  const dir = await mkdtemp(join(os.tmpdir(), 'loom-prof-'))
+  const loomStart = await start([
+    '--max-semi-space-size=64',
+    '--cpu-prof',
+    `--cpu-prof-dir=${dir}`,
+    '--cpu-prof-interval=100',
+    bundle,
+    `http://127.0.0.1:${up.port}/v1`,
+    `http://127.0.0.1:${store.port}`,
+  ])
+  const loom = JSON.parse(loomStart.line) as { port: number; key: string }
+  const body = JSON.stringify({
+    model: 'bench/fast',
+    messages: [{ role: 'user', content: 'Say hello in a few words.' }],
+    max_tokens: 16,
+    ...(MODE === 'stream' ? { stream: true } : {}),
+  })
+  const bytes = rawPost(
+    loom.port,
+    '/v1/chat/completions',
+    { 'content-type': 'application/json', authorization: `Bearer ${loom.key}` },
+    body,
+  )
+  const client = new RawHttpClient(loom.port)
+  let done = 0
+  const end = performance.now() + SECONDS * 1000
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < end) {
+        const t = await client.request(bytes)
+        if (t.status !== 200) throw new Error(`HTTP ${t.status}`)
+        done++
+      }
+    }),
+  )
+  client.close()
+  const exited = new Promise((resolve) => loomStart.child.once('exit', resolve))
+  loomStart.child.kill('SIGTERM')
+  await exited
+  const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))
+  if (file === undefined) throw new Error(`no profile in ${dir}`)
+  const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as Profile
+  const { total, self, selfFile, inclusive } = summarise(profile, moduleOfLine(await readFile(bundle, 'utf8')))
+  process.stdout.write(
+    `${MODE}: ${done} requests in ${SECONDS} s (incl. warm-up); non-idle samples ${(total / 1000).toFixed(0)} ms, ` +
+      `${(total / 1000 / done).toFixed(3)} ms per request; profile ${join(dir, file)}\n\n` +
+      `## self time by file\n${selfFile}\n\n## self time by function\n${self}\n\n## inclusive time\n${inclusive}\n`,
+  )
+}
+
+try {
+  await main()
+} finally {
+  for (const child of children) child.kill('SIGTERM')
+}
