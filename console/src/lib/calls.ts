@@ -92,18 +92,8 @@ export function callsPageRequest(
     offset: page.offset,
     limit: page.limit,
     include_costs: true,
-    columns: [
-      'id',
-      'op_name',
-      'display_name',
-      'trace_id',
-      'parent_id',
-      'started_at',
-      'ended_at',
-      'exception',
-      'summary',
-      'wb_user_id',
-    ],
+    // The table's columns: the tree's, plus the user.
+    columns: [...TREE_COLUMNS, 'wb_user_id'],
   }
 }
 
