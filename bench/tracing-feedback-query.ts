@@ -140,7 +140,7 @@ async function rawFeedbackRead(project: string): Promise<number> {
 // (GSI1, the type as a filter, the attributes Loom projects) and a BatchGetItem of the start parts of the calls whose
 // score passes (`ids`, from the check run), 100 keys per request, 16 in flight, the lean projection.
 async function rawFloor(project: string, ids: readonly string[]): Promise<void> {
-  const { callPk, LEAN_PROJECTION } = await import('#shared/db/call-repository')
+  const { callPk, LEAN_PROJECTION } = await import('#shared/db/call-keys')
   const { getBatch, inParallel } = await import('#shared/db/batch-write')
   let startKey: Record<string, unknown> | undefined
   do {

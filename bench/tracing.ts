@@ -309,7 +309,7 @@ async function main() {
     if (res.status !== 200) throw new Error(`upsert_batch ${res.status}`)
   })
   const usageBody = JSON.stringify({ project_id: traceProject, filter: { trace_ids: [traceId] } })
-  const { LEAN_ATTRIBUTES } = await import('#shared/db/call-repository')
+  const { LEAN_ATTRIBUTES } = await import('#shared/db/call-keys')
   const rawTimes: number[] = []
   const leanTimes: number[] = []
   const usageTimes: number[] = []

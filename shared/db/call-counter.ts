@@ -1,18 +1,23 @@
 import { createHash } from 'node:crypto'
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { getBatch, inParallel } from '#shared/db/batch-write'
+import { callPk } from '#shared/db/call-keys'
 import { db, table } from '#shared/db/client'
 import { ifConditionHolds } from '#shared/db/conditional-write'
 import { queryAll } from '#shared/db/query'
 
 /**
- * The per-project count of live calls, kept in `COUNTER_SHARDS` hot-counter items (`PK = CALLCOUNT#<project>`,
+ * The storage of the call counting protocol (the protocol itself, with its invariants, is
+ * `shared/tracing/call-count.ts`, the only caller of the writes here): the per-project count of live calls, kept in `COUNTER_SHARDS` hot-counter items (`PK = CALLCOUNT#<project>`,
  * `SK = S#<nn>`) and summed on read, so the unfiltered `calls/query_stats` reads 16 small items instead of the project.
  *
  * `ADD` is not idempotent, so every increment is guarded by idempotency tokens (`+<call id>`, `-<call id>`) held in
  * the shard's `pending` string set while the request that counted them finishes its item writes: the `ADD` is
  * conditional on none of its tokens being pending, so a token also works as a lock on its call's count. A pending token
  * always means its delta is in `n` (a take-back that gives a token up removes it in the same update), and only its
- * holder releases it, once the call items show the change (see docs/data-model.md, "The call counter").
+ * holder releases it, once the call items show the change (see docs/data-model.md, "The call counter"). The marks
+ * the protocol keeps on a call's start part (`counted`, `uncount_pending`) are read and written at the end of this
+ * module.
  */
 
 /** Number of counter shards per project. */
@@ -184,4 +189,78 @@ export async function readCallCount(project: string): Promise<number> {
     ConsistentRead: true,
   })
   return items.reduce((sum, item) => sum + Number(item.n ?? 0), 0)
+}
+
+/** What the counting protocol needs to know of a stored start part. */
+export type StartCountState = { counted: boolean; uncountPending: string | undefined }
+
+/** The count state of each call among `ids` that has a stored start part, read strongly (projected). */
+export async function startCountStates(project: string, ids: readonly string[]): Promise<Map<string, StartCountState>> {
+  const found = new Map<string, StartCountState>()
+  const keys = [...new Set(ids)].map((id) => ({ PK: callPk(project, id), SK: 'S' }))
+  const chunks: (typeof keys)[] = []
+  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
+  // As many requests in flight as the call writes allow (call-repository.ts).
+  await inParallel(chunks, 16, async (chunk) => {
+    const options = { ConsistentRead: true, ProjectionExpression: 'id, counted, uncount_pending' }
+    for (const item of await getBatch(chunk, options)) {
+      const pending = typeof item.uncount_pending === 'string' ? item.uncount_pending : undefined
+      found.set(item.id as string, { counted: item.counted === true, uncountPending: pending })
+    }
+  })
+  return found
+}
+
+/** The ids among `ids` whose stored start was written by a request that counted it (`counted`), read strongly. */
+export async function countedStarts(project: string, ids: readonly string[]): Promise<Set<string>> {
+  const states = await startCountStates(project, ids)
+  return new Set([...states].flatMap(([id, s]) => (s.counted ? [id] : [])))
+}
+
+/** Marks a stored start as counted (for a start stored by a writer that did not count it). */
+export async function markStartCounted(project: string, id: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { PK: callPk(project, id), SK: 'S' },
+      UpdateExpression: 'SET counted = :t',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':t': true },
+    }),
+  )
+}
+
+/**
+ * Soft-deletes a call's start part unless it is deleted already, recording `uncount_pending` (the deleting request's
+ * id) until the call counter shows the deletion; returns whether this write deleted it.
+ */
+export async function markCallDeleted(
+  project: string,
+  id: string,
+  deletedAt: string,
+  requestId: string,
+): Promise<boolean> {
+  const deleted = await ifConditionHolds(
+    db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { PK: callPk(project, id), SK: 'S' },
+        UpdateExpression: 'SET deleted_at = :d, uncount_pending = :r',
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deleted_at)',
+        ExpressionAttributeValues: { ':d': deletedAt, ':r': requestId },
+      }),
+    ),
+  )
+  return deleted !== undefined
+}
+
+/** Records that the call counter shows a call's deletion (idempotent). */
+export async function clearUncountPending(project: string, id: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { PK: callPk(project, id), SK: 'S' },
+      UpdateExpression: 'REMOVE uncount_pending',
+    }),
+  )
 }

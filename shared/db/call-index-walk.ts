@@ -1,12 +1,12 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb'
-import { CALL_INDEX, callIndexPk, endPartSizes, LEAN_ATTRIBUTES, LEAN_PROJECTION } from '#shared/db/call-repository'
+import { LEAN_ATTRIBUTES, LEAN_PROJECTION } from '#shared/db/call-keys'
 import { db, table } from '#shared/db/client'
 import { fetchFromTable } from '#shared/db/index-query'
 import { indexProjects } from '#shared/db/table'
 
 /**
- * Index walks over the call indexes (see `call-repository.ts` for the keys): one partition page by page, several
- * partitions merged in sort-key order, and the trace size sum.
+ * Raw walks over the call indexes (keys in `call-keys.ts`), for `call-repository.ts` only: one partition page by page,
+ * several partitions merged in sort-key order. Domain code walks calls through `walkCalls` there.
  */
 
 /**
@@ -128,43 +128,4 @@ export async function* walkMerged(
     }
   }
   if (out.length > 0) yield out
-}
-
-/**
- * Byte size of every stored part of a trace (docs/tracing.md §7.6 `total_storage_size_bytes`): the parts in the trace
- * index, plus the end parts of its calls that are not there, read by key: an end stored before its start
- * (docs/tracing.md §7.1) had no trace id to be indexed under. A call still running has no end, so its key read finds
- * nothing; a complete trace needs none.
- */
-export async function traceStorageSize(project: string, traceId: string): Promise<number> {
-  let total = 0
-  const started = new Set<string>()
-  const ended = new Set<string>()
-  let startKey: Record<string, unknown> | undefined
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: table(),
-        IndexName: CALL_INDEX.trace,
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': callIndexPk.trace(project, traceId) },
-        ProjectionExpression: '#i, #k, #s',
-        ExpressionAttributeNames: { '#i': 'id', '#k': 'SK', '#s': 'size' },
-        ExclusiveStartKey: startKey,
-      }),
-    )
-    for (const item of page.Items ?? []) {
-      total += Number(item.size ?? 0)
-      if (item.SK === 'S') started.add(String(item.id))
-      else if (item.SK === 'E') ended.add(String(item.id))
-    }
-    startKey = page.LastEvaluatedKey
-  } while (startKey !== undefined)
-  const unindexed = [...started].filter((id) => !ended.has(id))
-  if (unindexed.length === 0) return total
-  for (const end of (await endPartSizes(project, unindexed)).values()) {
-    // An end naming another trace is indexed (and counted) there.
-    if (end.traceId === undefined || end.traceId === traceId) total += end.size
-  }
-  return total
 }

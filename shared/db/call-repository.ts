@@ -1,8 +1,12 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { getBatch, inParallel, writeBatch } from '#shared/db/batch-write'
+import { type IndexWalkOptions, walkIndex, walkMerged } from '#shared/db/call-index-walk'
+import { allShards, CALL_INDEX, callIndexPk, callPk, callShard, LEAN_PROJECTION, opBase } from '#shared/db/call-keys'
 import { db, table } from '#shared/db/client'
-import { ifConditionHolds, putIfAbsent, updateIfExists } from '#shared/db/conditional-write'
-import { CALL_SUMMARY_ATTRIBUTES } from '#shared/db/table'
+import { putIfAbsent, updateIfExists } from '#shared/db/conditional-write'
+import { itemBytes, MAX_ITEM_BYTES, oversizedKey } from '#shared/db/item-size'
+import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
+import { BadRequestError, PayloadTooLargeError } from '#shared/errors/http-error'
 import {
   type CallEndItem,
   CallEndItemSchema,
@@ -12,60 +16,14 @@ import {
 } from '#shared/schemas/call-item'
 
 /**
- * Calls: each call is two items in its own partition, `PK = CALL#<project>#<id>`, `SK = S` (start part) and `SK = E`
- * (end part), written with plain idempotent puts so `upsert_batch` is two item writes per call through
- * `BatchWriteItem`. The start part carries the index keys (see docs/data-model.md, "Tracing: calls"):
- * GSI1 trace (both parts), GSI2 project timeline, GSI3 op, GSI4 parent (roots under their own key), GSI5 thread.
+ * The calls boundary: domain code (`shared/tracing/`) reads and writes calls here as call parts (`CallParts`, a start
+ * and an end item), never as raw items, index names, key shapes or shards, which stay in `call-keys.ts` and
+ * `call-index-walk.ts`. Offered: writes of parts (`putCallParts`, `putStartsIfAbsent`), reads by id
+ * (`getCallParts`, `storedTraceIds`), listings walked page by page (`walkCalls`: a trace, parents, threads, ops, the
+ * roots or the project timeline), trace sizes (`traceStorageSize`), the existence probe (`countStartedCalls`) and the
+ * display name. The count marks on start parts belong to the counting protocol (`shared/db/call-counter.ts`,
+ * `shared/tracing/call-count.ts`). See docs/data-model.md, "Tracing: calls".
  */
-
-/** Index names and key prefixes of the call access patterns. */
-export const CALL_INDEX = {
-  trace: 'GSI1',
-  timeline: 'GSI2',
-  op: 'GSI3',
-  parent: 'GSI4',
-  thread: 'GSI5',
-} as const
-
-/** The partition key of a call's items. */
-export const callPk = (project: string, id: string) => `CALL#${project}#${id}`
-
-/**
- * Index partitions that every call of a project (or of a busy op) lands in are split into this many shards by call
- * id, so one project's ingest is not capped by a single index partition's write limit; reads merge the shards.
- */
-export const INDEX_SHARDS = 8
-
-/** The index shard of a call (FNV-1a of its id). */
-export function callShard(id: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < id.length; i++) {
-    h ^= id.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return (h >>> 0) % INDEX_SHARDS
-}
-
-/** The index partition keys of the call access patterns. */
-export const callIndexPk = {
-  trace: (project: string, traceId: string) => `CALLTRACE#${project}#${traceId}`,
-  timeline: (project: string, shard: number) => `CALLS#${project}#${shard}`,
-  op: (project: string, opBase: string, shard: number) => `CALLOP#${project}#${shard}#${opBase}`,
-  root: (project: string, shard: number) => `CALLROOT#${project}#${shard}`,
-  parent: (project: string, parentId: string) => `CALLPARENT#${project}#${parentId}`,
-  thread: (project: string, threadId: string) => `CALLTHREAD#${project}#${threadId}`,
-}
-
-/** Every shard's key of a sharded index partition. */
-export function allShards(key: (shard: number) => string): string[] {
-  return Array.from({ length: INDEX_SHARDS }, (_, shard) => key(shard))
-}
-
-/** An op name without its version (`weave:///e/p/op/name:digest` → `weave:///e/p/op/name`), the op index key. */
-export function opBase(opName: string): string {
-  const colon = opName.lastIndexOf(':')
-  return colon <= 'weave:'.length - 1 ? opName : opName.slice(0, colon)
-}
 
 /** The full stored item of a start part, with its index keys. */
 export function startRecord(item: CallStartItem): Record<string, unknown> {
@@ -100,6 +58,73 @@ export function endRecord(item: CallEndItem): Record<string, unknown> {
   }
 }
 
+// Room kept for what later writes add to a stored part: the counter and deletion marks, and an end's trace keys and
+// id when its trace id comes from its start (at most 2,048 + 1,024 + 2,048 bytes and the names).
+const RESERVED_BYTES = 6 * 1024
+
+// The request fields a call item's key values are made of, to name them when one is too long for its key.
+const KEY_FIELDS: Record<string, string> = {
+  PK: 'project_id or id',
+  SK: 'id',
+  GSI1PK: 'project_id or trace_id',
+  GSI1SK: 'id',
+  GSI2PK: 'project_id',
+  GSI2SK: 'id',
+  GSI3PK: 'project_id or op_name',
+  GSI3SK: 'id',
+  GSI4PK: 'project_id or parent_id',
+  GSI4SK: 'id',
+  GSI5PK: 'project_id or thread_id',
+  GSI5SK: 'id',
+}
+
+function assertFits(record: Record<string, unknown>, part: string): void {
+  const key = oversizedKey(record)
+  if (key !== undefined) {
+    throw new BadRequestError(`Call ${part}: ${KEY_FIELDS[key] ?? key} is too long to be stored as a key`)
+  }
+  const size = itemBytes(record) + RESERVED_BYTES
+  if (size > MAX_ITEM_BYTES) {
+    throw new PayloadTooLargeError(
+      `Call ${part} is too large to store (${size} bytes with its keys, of ${MAX_ITEM_BYTES})`,
+    )
+  }
+}
+
+/**
+ * Throws the 4xx a start part answers when its item would break a DynamoDB limit: 400 naming the request fields of a
+ * key value too long for its key, 413 for an item over 400 KB with room kept for the marks later writes add.
+ */
+export function assertCallStartFits(start: CallStartItem): void {
+  assertFits(startRecord(start), 'start')
+}
+
+/** `assertCallStartFits` for an end part. */
+export function assertCallEndFits(end: CallEndItem): void {
+  assertFits(endRecord(end), 'end')
+}
+
+/** A call's JSON column, stored inline or as large-value chunks in the call's partition. */
+export type CallJsonColumn = 'attributes' | 'inputs' | 'otel_dump' | 'output' | 'summary'
+
+const COLUMN_PREFIX: Record<CallJsonColumn, string> = {
+  attributes: 'S#attributes',
+  inputs: 'S#inputs',
+  otel_dump: 'S#otel',
+  output: 'E#output',
+  summary: 'E#summary',
+}
+
+/** Keeps a call's JSON column inline when small, else stores its chunks; returns what its part holds. */
+export function storeCallJson(project: string, id: string, column: CallJsonColumn, json: string): Promise<StoredJson> {
+  return storeJson({ pk: callPk(project, id), skPrefix: COLUMN_PREFIX[column] }, json)
+}
+
+/** The JSON text of a call's stored column, its chunks read when it is a ref. */
+export function loadCallJson(project: string, id: string, column: CallJsonColumn, stored: StoredJson): Promise<string> {
+  return loadJson({ pk: callPk(project, id), skPrefix: COLUMN_PREFIX[column] }, stored)
+}
+
 // At most this many batch requests in flight per call, so one huge upsert batch does not burst the table.
 const MAX_IN_FLIGHT = 16
 
@@ -107,7 +132,7 @@ const MAX_IN_FLIGHT = 16
 // is stored right after.
 const inPool = <T>(items: readonly T[], run: (item: T) => Promise<void>) => inParallel(items, MAX_IN_FLIGHT, run)
 
-/** Writes items with `BatchWriteItem` (25 per request, several requests at once), retrying unprocessed items. */
+/** Writes raw items (from `startRecord`/`endRecord`) with `BatchWriteItem`, 25 per request, several at once. */
 export async function putCallItems(items: Record<string, unknown>[]): Promise<void> {
   const chunks: Record<string, unknown>[][] = []
   for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25))
@@ -117,54 +142,31 @@ export async function putCallItems(items: Record<string, unknown>[]): Promise<vo
 }
 
 /**
- * Stores start items (from `startRecord`) only where the call has no stored start yet, one conditional PutItem each
- * (several at once): for the rare writer that may not overwrite a start another request is writing. Returns the ids
- * whose start this call created.
+ * Stores call parts with plain puts (later parts for the same call win), retrying unprocessed items; starts are
+ * marked `counted` with `countedStarts` (only the counting protocol, `shared/tracing/call-count.ts`, sets it).
  */
-export async function putStartsIfAbsent(items: Record<string, unknown>[]): Promise<Set<string>> {
+export async function putCallParts(
+  parts: { starts: readonly CallStartItem[]; ends: readonly CallEndItem[] },
+  options: { countedStarts?: boolean } = {},
+): Promise<void> {
+  const counted = options.countedStarts === true ? { counted: true } : {}
+  await putCallItems([
+    ...parts.starts.map((s) => ({ ...startRecord(s), ...counted })),
+    ...parts.ends.map((e) => endRecord(e)),
+  ])
+}
+
+/**
+ * Stores start parts only where the call has no stored start yet, one conditional PutItem each (several at once):
+ * for the rare writer that may not overwrite a start another request is writing. Stored without the `counted` mark.
+ * Returns the ids whose start this call created.
+ */
+export async function putStartsIfAbsent(starts: readonly CallStartItem[]): Promise<Set<string>> {
   const created = new Set<string>()
-  await inPool(items, async (Item) => {
-    if ((await putIfAbsent(Item)) === 'written') created.add(Item.id as string)
+  await inPool(starts, async (start) => {
+    if ((await putIfAbsent(startRecord(start))) === 'written') created.add(start.id)
   })
   return created
-}
-
-/** What the call counter needs to know of a stored start part. */
-export type StartCountState = { counted: boolean; uncountPending: string | undefined }
-
-/** The count state of each call among `ids` that has a stored start part, read strongly (projected). */
-export async function startCountStates(project: string, ids: readonly string[]): Promise<Map<string, StartCountState>> {
-  const found = new Map<string, StartCountState>()
-  const keys = [...new Set(ids)].map((id) => ({ PK: callPk(project, id), SK: 'S' }))
-  const chunks: (typeof keys)[] = []
-  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
-  await inPool(chunks, async (chunk) => {
-    const options = { ConsistentRead: true, ProjectionExpression: 'id, counted, uncount_pending' }
-    for (const item of await getBatch(chunk, options)) {
-      const pending = typeof item.uncount_pending === 'string' ? item.uncount_pending : undefined
-      found.set(item.id as string, { counted: item.counted === true, uncountPending: pending })
-    }
-  })
-  return found
-}
-
-/** The ids among `ids` whose stored start was written by a request that counted it (`counted`), read strongly. */
-export async function countedStarts(project: string, ids: readonly string[]): Promise<Set<string>> {
-  const states = await startCountStates(project, ids)
-  return new Set([...states].flatMap(([id, s]) => (s.counted ? [id] : [])))
-}
-
-/** Marks a stored start as counted (for a start stored by a writer that did not count it). */
-export async function markStartCounted(project: string, id: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: { PK: callPk(project, id), SK: 'S' },
-      UpdateExpression: 'SET counted = :t',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':t': true },
-    }),
-  )
 }
 
 /** The stored `trace_id` of each call among `ids` that has a start part, read strongly. */
@@ -180,8 +182,8 @@ export async function storedTraceIds(project: string, ids: readonly string[]): P
   return found
 }
 
-/** The `size` and stored `trace_id` of each call among `ids` that has an end part (projected: no JSON columns). */
-export async function endPartSizes(
+// The `size` and stored `trace_id` of each call among `ids` that has an end part (projected: no JSON columns).
+async function endPartSizes(
   project: string,
   ids: readonly string[],
 ): Promise<Map<string, { size: number; traceId: string | undefined }>> {
@@ -199,20 +201,8 @@ export async function endPartSizes(
   return found
 }
 
-/**
- * Attributes a lean read fetches: everything but the large JSON columns `attributes`, `inputs`, `otel_dump` and
- * `output` (usage roll-ups and counts never look at them), so DynamoDB returns and the client parses far less.
- */
-export const LEAN_ATTRIBUTES = ['PK', 'SK', ...CALL_SUMMARY_ATTRIBUTES] as const
-
-/** `LEAN_ATTRIBUTES` as a projection expression with its attribute names. */
-export const LEAN_PROJECTION = {
-  ProjectionExpression: LEAN_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
-  names: Object.fromEntries(LEAN_ATTRIBUTES.map((a, i) => [`#a${i}`, a])),
-}
-
-/** Parses a raw call item (either part) into the parts map (lean items lack the large columns, which read as empty). */
-export function addPart(parts: Map<string, CallParts>, item: Record<string, unknown>): void {
+// Parses a raw call item (either part) into the parts map (lean items lack the large columns, which read as empty).
+function addPart(parts: Map<string, CallParts>, item: Record<string, unknown>): void {
   const id = item.id as string
   let entry = parts.get(id)
   if (entry === undefined) {
@@ -223,24 +213,211 @@ export function addPart(parts: Map<string, CallParts>, item: Record<string, unkn
   else if (item.SK === 'E') entry.end = CallEndItemSchema.parse(item)
 }
 
-/** Reads the given parts (`S`/`E`) of calls by id with `BatchGetItem`, 100 keys per request. */
-export async function getCallParts(
+/** Which parts of a call a read fetches. */
+export type CallPartsWanted = 'both' | 'start' | 'end'
+
+/** Options of a read by id: the parts wanted (default both), `lean` to skip the large JSON columns. */
+export type CallPartsOptions = { parts?: CallPartsWanted; lean?: boolean }
+
+const SORT_KEYS: Record<CallPartsWanted, readonly string[]> = { both: ['S', 'E'], start: ['S'], end: ['E'] }
+
+async function readParts(
   project: string,
   ids: readonly string[],
-  which: readonly ('S' | 'E')[] = ['S', 'E'],
-  into = new Map<string, CallParts>(),
-  lean = false,
+  options: CallPartsOptions,
+  into: Map<string, CallParts>,
 ): Promise<Map<string, CallParts>> {
+  const which = SORT_KEYS[options.parts ?? 'both']
   const keys = [...new Set(ids)].flatMap((id) => which.map((SK) => ({ PK: callPk(project, id), SK })))
   const chunks: (typeof keys)[] = []
   for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
   await inPool(chunks, async (chunk) => {
-    const options = lean
+    const read = options.lean
       ? { ProjectionExpression: LEAN_PROJECTION.ProjectionExpression, ExpressionAttributeNames: LEAN_PROJECTION.names }
       : {}
-    for (const item of await getBatch(chunk, options)) addPart(into, item)
+    for (const item of await getBatch(chunk, read)) addPart(into, item)
   })
   return into
+}
+
+/** Reads calls by id (`BatchGetItem`, 100 keys per request): the stored parts of each call found. */
+export async function getCallParts(
+  project: string,
+  ids: readonly string[],
+  options: CallPartsOptions = {},
+): Promise<Map<string, CallParts>> {
+  return readParts(project, ids, options, new Map())
+}
+
+/**
+ * A stored listing of a project's calls. `traces` are walked one after the other, each in call-id order; the others
+ * in `started_at, id` order, their partitions merged: `parents` (children of these calls), `threads`, `ops` (exact op
+ * names or `name:*`; every version of an op name is in one listing, so the caller checks the exact version), `roots`
+ * (calls without a parent) and `timeline` (every call of the project).
+ */
+export type CallListing =
+  | { kind: 'traces'; traceIds: readonly string[] }
+  | { kind: 'parents'; parentIds: readonly string[] }
+  | { kind: 'threads'; threadIds: readonly string[] }
+  | { kind: 'ops'; opNames: readonly string[] }
+  | { kind: 'roots' }
+  | { kind: 'timeline' }
+
+/**
+ * Options of `walkCalls`: `startedFrom`/`startedTo` bound a time-ordered listing on `started_at` (stored form,
+ * inclusive), `descending` walks it newest first; `fromId` starts a trace at that call id (see `traceOrderHolds`);
+ * `expect` is about how many calls the caller needs (pages are sized so a limited walk reads little; undefined reads
+ * in 1 MB pages); `lean` leaves out the large JSON columns; `startsOnly` yields start parts only.
+ */
+export type CallWalkOptions = {
+  startedFrom?: string
+  startedTo?: string
+  descending?: boolean
+  fromId?: string
+  expect?: number
+  lean?: boolean
+  startsOnly?: boolean
+}
+
+function partitionsOf(project: string, listing: CallListing): { index: string; pks: string[] } {
+  switch (listing.kind) {
+    case 'traces':
+      return { index: CALL_INDEX.trace, pks: listing.traceIds.map((t) => callIndexPk.trace(project, t)) }
+    case 'parents':
+      return { index: CALL_INDEX.parent, pks: listing.parentIds.map((p) => callIndexPk.parent(project, p)) }
+    case 'threads':
+      return { index: CALL_INDEX.thread, pks: listing.threadIds.map((t) => callIndexPk.thread(project, t)) }
+    case 'ops': {
+      const bases = [...new Set(listing.opNames.map((o) => (o.endsWith(':*') ? o.slice(0, -2) : opBase(o))))]
+      return { index: CALL_INDEX.op, pks: bases.flatMap((b) => allShards((s) => callIndexPk.op(project, b, s))) }
+    }
+    case 'roots':
+      return { index: CALL_INDEX.parent, pks: allShards((s) => callIndexPk.root(project, s)) }
+    case 'timeline':
+      return { index: CALL_INDEX.timeline, pks: allShards((s) => callIndexPk.timeline(project, s)) }
+  }
+}
+
+// Call ids made of these characters sort the same as strings and inside the trace index's `<id>#S` / `<id>#E` keys:
+// nothing below `$` meets the `#` separator, nothing from U+D800 up differs between UTF-16 and DynamoDB's UTF-8 order.
+const PLAIN_ID = /^[$-\ud7ff]*$/
+
+/**
+ * Whether a trace walk orders this call id among the others as a string comparison does (and `fromId` may start at
+ * it): true for ids without a character below `$` or from U+D800 up.
+ */
+export function traceOrderHolds(id: string): boolean {
+  return PLAIN_ID.test(id)
+}
+
+// The parts of one index page: ends are read by key for starts whose end is not in the page (index pages of starts
+// carry no ends; a trace page lacks ends stored without a trace id and an end whose start is on the next page). Only
+// calls with a start are kept: a call is listed once it started.
+async function pageParts(
+  project: string,
+  items: readonly Record<string, unknown>[],
+  options: CallWalkOptions,
+): Promise<CallParts[]> {
+  const parts = new Map<string, CallParts>()
+  for (const item of items) if (options.startsOnly !== true || item.SK === 'S') addPart(parts, item)
+  if (options.startsOnly !== true) {
+    const missing = [...parts].filter(([, p]) => p.start !== undefined && p.end === undefined).map(([id]) => id)
+    if (missing.length > 0) await readParts(project, missing, { parts: 'end', lean: options.lean === true }, parts)
+  }
+  return [...parts.values()].filter((p) => p.start !== undefined)
+}
+
+/**
+ * Walks a listing of the project's calls page by page in its order (see `CallListing`), yielding the parts of each
+ * call, deleted calls included. A limited walk stops reading when the caller stops iterating.
+ */
+export async function* walkCalls(
+  project: string,
+  listing: CallListing,
+  options: CallWalkOptions = {},
+): AsyncGenerator<CallParts[]> {
+  const { index, pks } = partitionsOf(project, listing)
+  const trace = listing.kind === 'traces'
+  // A trace's calls are two index items each; merged partitions share the page.
+  const perPage = options.expect === undefined ? undefined : trace ? 2 * options.expect + 2 : options.expect + 1
+  const pageSize =
+    perPage === undefined ? undefined : Math.min(1000, Math.max(25, Math.ceil(perPage / pks.length) + 10))
+  const walk: IndexWalkOptions = {
+    ...(options.lean === undefined ? {} : { lean: options.lean }),
+    ...(pageSize === undefined ? {} : { pageSize }),
+  }
+  if (trace) {
+    if (options.fromId !== undefined) walk.from = options.fromId
+    for (const pk of pks)
+      for await (const page of walkIndex(index, pk, walk)) yield await pageParts(project, page, options)
+    return
+  }
+  // Sort keys are `<started_at>#<id>`: a bare instant sorts before every key of that instant.
+  if (options.startedFrom !== undefined) walk.from = options.startedFrom
+  if (options.startedTo !== undefined) walk.to = `${options.startedTo}#\uffff`
+  if (options.descending !== undefined) walk.descending = options.descending
+  for await (const page of walkMerged(index, pks, walk)) yield await pageParts(project, page, options)
+}
+
+/**
+ * How many calls were ever started in the project, deleted ones included (index keys only, as ClickHouse reads the
+ * raw table), counted up to `atMost`.
+ */
+export async function countStartedCalls(project: string, atMost: number): Promise<number> {
+  const { index, pks } = partitionsOf(project, { kind: 'timeline' })
+  const counts = await Promise.all(
+    pks.map(async (pk) => {
+      let n = 0
+      for await (const page of walkIndex(index, pk, { pageSize: atMost, keysOnly: true })) {
+        n += page.length
+        if (n >= atMost) break
+      }
+      return n
+    }),
+  )
+  return Math.min(
+    atMost,
+    counts.reduce((a, b) => a + b, 0),
+  )
+}
+
+/**
+ * Byte size of every stored part of a trace (docs/tracing.md §7.6 `total_storage_size_bytes`): the parts in the trace
+ * index, plus the end parts of its calls that are not there, read by key: an end stored before its start
+ * (docs/tracing.md §7.1) had no trace id to be indexed under. A call still running has no end, so its key read finds
+ * nothing; a complete trace needs none.
+ */
+export async function traceStorageSize(project: string, traceId: string): Promise<number> {
+  let total = 0
+  const started = new Set<string>()
+  const ended = new Set<string>()
+  let startKey: Record<string, unknown> | undefined
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: table(),
+        IndexName: CALL_INDEX.trace,
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': callIndexPk.trace(project, traceId) },
+        ProjectionExpression: '#i, #k, #s',
+        ExpressionAttributeNames: { '#i': 'id', '#k': 'SK', '#s': 'size' },
+        ExclusiveStartKey: startKey,
+      }),
+    )
+    for (const item of page.Items ?? []) {
+      total += Number(item.size ?? 0)
+      if (item.SK === 'S') started.add(String(item.id))
+      else if (item.SK === 'E') ended.add(String(item.id))
+    }
+    startKey = page.LastEvaluatedKey
+  } while (startKey !== undefined)
+  const unindexed = [...started].filter((id) => !ended.has(id))
+  if (unindexed.length === 0) return total
+  for (const end of (await endPartSizes(project, unindexed)).values()) {
+    // An end naming another trace is indexed (and counted) there.
+    if (end.traceId === undefined || end.traceId === traceId) total += end.size
+  }
+  return total
 }
 
 // DynamoDB's refusal of an update that would take the item past 400 KB (dynalite words it the same way).
@@ -268,39 +445,4 @@ export async function setCallDisplayName(
     }
     throw error
   }
-}
-
-/**
- * Soft-deletes a call's start part unless it is deleted already, recording `uncount_pending` (the deleting request's
- * id) until the call counter shows the deletion; returns whether this write deleted it.
- */
-export async function markCallDeleted(
-  project: string,
-  id: string,
-  deletedAt: string,
-  requestId: string,
-): Promise<boolean> {
-  const deleted = await ifConditionHolds(
-    db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: { PK: callPk(project, id), SK: 'S' },
-        UpdateExpression: 'SET deleted_at = :d, uncount_pending = :r',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(deleted_at)',
-        ExpressionAttributeValues: { ':d': deletedAt, ':r': requestId },
-      }),
-    ),
-  )
-  return deleted !== undefined
-}
-
-/** Records that the call counter shows a call's deletion (idempotent). */
-export async function clearUncountPending(project: string, id: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: table(),
-      Key: { PK: callPk(project, id), SK: 'S' },
-      UpdateExpression: 'REMOVE uncount_pending',
-    }),
-  )
 }

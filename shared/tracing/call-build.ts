@@ -1,7 +1,6 @@
-import { callPk, endRecord, startRecord } from '#shared/db/call-repository'
-import { itemBytes, MAX_ITEM_BYTES, oversizedKey } from '#shared/db/item-size'
-import { CHUNK_BYTES, INLINE_LIMIT_BYTES, type StoredJson, storeJson } from '#shared/db/large-value'
-import { BadRequestError, PayloadTooLargeError } from '#shared/errors/http-error'
+import { assertCallEndFits, assertCallStartFits, storeCallJson } from '#shared/db/call-repository'
+import { CHUNK_BYTES, INLINE_LIMIT_BYTES, type StoredJson } from '#shared/db/large-value'
+import { BadRequestError } from '#shared/errors/http-error'
 import type { EndedCall, StartedCall } from '#shared/schemas/call'
 import type { CallEndItem, CallStartItem } from '#shared/schemas/call-item'
 import { redactingReplacer, shouldRedact } from '#shared/tracing/redact'
@@ -120,21 +119,21 @@ export async function buildStart(
   json: StartJson,
   userId: string,
 ): Promise<CallStartItem> {
-  const pk = callPk(s.project_id, s.id)
+  const store = (column: 'attributes' | 'inputs' | 'otel_dump', text: string) =>
+    storeCallJson(s.project_id, s.id, column, text)
   const columns = {
-    attributes: await storeJson({ pk, skPrefix: 'S#attributes' }, json.attributes),
-    inputs: await storeJson({ pk, skPrefix: 'S#inputs' }, json.inputs),
-    otel: json.otel === undefined ? undefined : await storeJson({ pk, skPrefix: 'S#otel' }, json.otel),
+    attributes: await store('attributes', json.attributes),
+    inputs: await store('inputs', json.inputs),
+    otel: json.otel === undefined ? undefined : await store('otel_dump', json.otel),
   }
   return startItem(s, json, columns, userId)
 }
 
 /** Stores an end's large JSON columns as chunks and returns its item (the part itself is not written). */
 export async function buildEnd(e: EndedCall, json: EndJson, traceId: string | undefined): Promise<CallEndItem> {
-  const pk = callPk(e.project_id, e.id)
   const columns = {
-    output: await storeJson({ pk, skPrefix: 'E#output' }, json.output),
-    summary: await storeJson({ pk, skPrefix: 'E#summary' }, json.summary),
+    output: await storeCallJson(e.project_id, e.id, 'output', json.output),
+    summary: await storeCallJson(e.project_id, e.id, 'summary', json.summary),
   }
   return endItem(e, json, columns, traceId)
 }
@@ -144,39 +143,6 @@ function planned(json: string): StoredJson {
   const n = bytes(json)
   if (n <= INLINE_LIMIT_BYTES) return { json }
   return { ref: { hash: '0'.repeat(32), chunks: Math.ceil(n / CHUNK_BYTES), bytes: n } }
-}
-
-// Room kept for what later writes add to a stored part: the counter and deletion marks, and an end's trace keys and
-// id when its trace id comes from its start (at most 2,048 + 1,024 + 2,048 bytes and the names).
-const RESERVED_BYTES = 6 * 1024
-
-// The request fields a call item's key values are made of, to name them when one is too long for its key.
-const KEY_FIELDS: Record<string, string> = {
-  PK: 'project_id or id',
-  SK: 'id',
-  GSI1PK: 'project_id or trace_id',
-  GSI1SK: 'id',
-  GSI2PK: 'project_id',
-  GSI2SK: 'id',
-  GSI3PK: 'project_id or op_name',
-  GSI3SK: 'id',
-  GSI4PK: 'project_id or parent_id',
-  GSI4SK: 'id',
-  GSI5PK: 'project_id or thread_id',
-  GSI5SK: 'id',
-}
-
-function assertFits(record: Record<string, unknown>, part: string): void {
-  const key = oversizedKey(record)
-  if (key !== undefined) {
-    throw new BadRequestError(`Call ${part}: ${KEY_FIELDS[key] ?? key} is too long to be stored as a key`)
-  }
-  const size = itemBytes(record) + RESERVED_BYTES
-  if (size > MAX_ITEM_BYTES) {
-    throw new PayloadTooLargeError(
-      `Call ${part} is too large to store (${size} bytes with its keys, of ${MAX_ITEM_BYTES})`,
-    )
-  }
 }
 
 /** Throws the 4xx a start answers when its item would break a DynamoDB limit (413 for size, 400 for a key). */
@@ -190,11 +156,11 @@ export function assertStartFits(
     inputs: planned(json.inputs),
     otel: json.otel === undefined ? undefined : planned(json.otel),
   }
-  assertFits(startRecord(startItem(s, json, columns, userId)), 'start')
+  assertCallStartFits(startItem(s, json, columns, userId))
 }
 
 /** Throws the 4xx an end answers when its item would break a DynamoDB limit (413 for size, 400 for a key). */
 export function assertEndFits(e: EndedCall, json: EndJson): void {
   const columns = { output: planned(json.output), summary: planned(json.summary) }
-  assertFits(endRecord(endItem(e, json, columns, opt(e.trace_id))), 'end')
+  assertCallEndFits(endItem(e, json, columns, opt(e.trace_id)))
 }

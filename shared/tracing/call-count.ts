@@ -1,5 +1,12 @@
-import { type CallCount, countCalls, countEachCall, pendingTokens } from '#shared/db/call-counter'
-import { clearUncountPending, markStartCounted, startCountStates } from '#shared/db/call-repository'
+import {
+  type CallCount,
+  clearUncountPending,
+  countCalls,
+  countEachCall,
+  markStartCounted,
+  pendingTokens,
+  startCountStates,
+} from '#shared/db/call-counter'
 
 /**
  * Keeps the project's call counter (call-counter.ts) in step with the stored call items when a write fails part-way or

@@ -1,16 +1,8 @@
 import { createHash } from 'node:crypto'
 import * as z from 'zod/mini'
 import { assertProjectAccess } from '#shared/auth/authenticate'
-import { countCalls } from '#shared/db/call-counter'
-import {
-  countedStarts,
-  endRecord,
-  getCallParts,
-  putCallItems,
-  putStartsIfAbsent,
-  startRecord,
-  storedTraceIds,
-} from '#shared/db/call-repository'
+import { countCalls, countedStarts } from '#shared/db/call-counter'
+import { getCallParts, putCallParts, putStartsIfAbsent, storedTraceIds } from '#shared/db/call-repository'
 import { registerProjects } from '#shared/db/project-repository'
 import { claimRetryValue } from '#shared/db/retry-key-repository'
 import type { Principal } from '#shared/schemas/api-key'
@@ -137,7 +129,8 @@ async function ingestProject(
   const ends = [...allEnds.values()].filter((e) => e.project_id === project)
   const startById = new Map(starts.map((s) => [s.id, s]))
   const lookup = [...startById.keys(), ...ends.filter((e) => !e.trace_id && !startById.has(e.id)).map((e) => e.id)]
-  const stored: Map<string, CallParts> = lookup.length > 0 ? await getCallParts(project, lookup, ['S']) : new Map()
+  const stored: Map<string, CallParts> =
+    lookup.length > 0 ? await getCallParts(project, lookup, { parts: 'start' }) : new Map()
   const fresh = starts.filter((s) => stored.get(s.id)?.start === undefined)
   const seed = createHash('sha256')
     .update(
@@ -167,22 +160,22 @@ async function ingestProject(
     // Starts whose token another request holds: that request counts them. Written only if still absent (it may be
     // writing them now, or have crashed after counting), and without the `counted` mark, which only a counter sets.
     const others = fresh.filter((s) => !held.has(s.id))
-    const build = (s: KeyedStart) => buildStart(s, s.json, userId).then(startRecord)
+    const build = (s: KeyedStart) => buildStart(s, s.json, userId)
     if (others.length > 0) created = await putStartsIfAbsent(await Promise.all(others.map(build)))
     // A start stored before this request (a retry) keeps its trace id; so does one another writer stored meanwhile.
     const raced = [...done, ...others.map((s) => s.id)]
     if (raced.length > 0) for (const [id, t] of await storedTraceIds(project, raced)) traceIds.set(id, t)
-    const records = [
-      ...(await Promise.all(mine.map(async (s) => ({ ...(await build(s)), counted: true })))),
-      ...(await Promise.all(
+    const parts = {
+      starts: await Promise.all(mine.map(build)),
+      ends: await Promise.all(
         ends.map(async (e) => {
           const traceId = opt(e.trace_id) ?? traceIds.get(e.id) ?? stored.get(e.id)?.start?.trace_id
-          return endRecord(await buildEnd(e, e.json, traceId))
+          return buildEnd(e, e.json, traceId)
         }),
-      )),
-    ]
+      ),
+    }
     for (const s of mine) written.add(s.id)
-    await putCallItems(records)
+    await putCallParts(parts, { countedStarts: true })
   } catch (error) {
     // Nothing may stay counted that is not stored; the failure itself is what the client hears about.
     await rollBackStarts(project, count, written, seed).catch(() => undefined)

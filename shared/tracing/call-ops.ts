@@ -1,13 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { traceStorageSize, walkIndex } from '#shared/db/call-index-walk'
-import {
-  addPart,
-  CALL_INDEX,
-  callIndexPk,
-  getCallParts,
-  markCallDeleted,
-  setCallDisplayName,
-} from '#shared/db/call-repository'
+import { markCallDeleted } from '#shared/db/call-counter'
+import { getCallParts, setCallDisplayName, traceStorageSize, walkCalls } from '#shared/db/call-repository'
 import { listFeedback } from '#shared/db/feedback-repository'
 import { MAX_ITEM_BYTES } from '#shared/db/item-size'
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
@@ -123,11 +116,11 @@ export async function updateCallDisplayName(
   if (result === 'too-large') throw new PayloadTooLargeError('display_name is too large to store with the call')
 }
 
+// The start parts of a trace's calls, lean.
 async function traceParts(project: string, traceId: string): Promise<Map<string, CallParts>> {
   const parts = new Map<string, CallParts>()
-  for await (const page of walkIndex(CALL_INDEX.trace, callIndexPk.trace(project, traceId), { lean: true })) {
-    for (const item of page) if (item.SK === 'S') addPart(parts, item)
-  }
+  const walk = walkCalls(project, { kind: 'traces', traceIds: [traceId] }, { lean: true, startsOnly: true })
+  for await (const page of walk) for (const p of page) if (p.start !== undefined) parts.set(p.start.id, p)
   return parts
 }
 
@@ -140,7 +133,7 @@ export async function deleteCalls(project: string, ids: readonly string[], now =
   if (ids.length > MAX_DELETE_IDS)
     throw new PayloadTooLargeError(`Cannot delete more than ${MAX_DELETE_IDS} calls at once`)
   if (ids.length === 0) return 0
-  const roots = await getCallParts(project, ids, ['S'])
+  const roots = await getCallParts(project, ids, { parts: 'start' })
   const traces = new Set([...roots.values()].flatMap((p) => (p.start ? [p.start.trace_id] : [])))
   const children = new Map<string, string[]>()
   const live = new Set<string>()

@@ -1,5 +1,10 @@
-import { type IndexWalkOptions, walkIndex, walkMerged } from '#shared/db/call-index-walk'
-import { addPart, allShards, CALL_INDEX, callIndexPk, getCallParts, opBase } from '#shared/db/call-repository'
+import {
+  type CallListing,
+  type CallWalkOptions,
+  getCallParts,
+  traceOrderHolds,
+  walkCalls,
+} from '#shared/db/call-repository'
 import type { CallsFilter, SortBy } from '#shared/schemas/call'
 import type { CallParts } from '#shared/schemas/call-item'
 import type { Query } from '#shared/schemas/query'
@@ -55,15 +60,15 @@ export type CallSelection = {
   startFieldsOnly?: boolean
 }
 
-type Source =
-  | { kind: 'ids'; ids: readonly string[] }
-  | { kind: 'trace'; pks: string[] }
-  | { kind: 'index'; index: string; pks: string[]; timeBounded: boolean }
+type Source = { kind: 'ids'; ids: readonly string[] } | { kind: 'listing'; listing: CallListing }
+
+// Whether a source walks traces (call-id order) rather than a `started_at` ordered listing.
+const walksTraces = (source: Source) => source.kind === 'listing' && source.listing.kind === 'traces'
 
 const nonEmpty = (l: readonly string[] | null | undefined) =>
   l === null || l === undefined || l.length === 0 ? undefined : l
 
-function timeBounds(query: Query | null | undefined): { from?: string; to?: string } {
+function timeBounds(query: Query | null | undefined): { startedFrom?: string; startedTo?: string } {
   if (!query) return {}
   const conjuncts = query.expr.k === 'and' ? query.expr.ops : [query.expr]
   let lo: number | undefined
@@ -85,14 +90,10 @@ function timeBounds(query: Query | null | undefined): { from?: string; to?: stri
     else hi = hi === undefined ? micros : Math.min(hi, micros)
   }
   return {
-    ...(lo === undefined ? {} : { from: microsToStored(lo) }),
-    ...(hi === undefined ? {} : { to: `${microsToStored(hi)}#\uffff` }),
+    ...(lo === undefined ? {} : { startedFrom: microsToStored(lo) }),
+    ...(hi === undefined ? {} : { startedTo: microsToStored(hi) }),
   }
 }
-
-// Call ids made of these characters sort the same as strings and inside the trace index's `<id>#S` / `<id>#E` keys:
-// nothing below `$` meets the `#` separator, nothing from U+D800 up differs between UTF-16 and DynamoDB's UTF-8 order.
-const plainId = (id: string) => /^[$-\ud7ff]*$/.test(id)
 
 // The greatest `id > x` / `id >= x` bound among the query's top-level conjuncts: the trace walk starts at key `x`,
 // which every key of a greater id follows (the query still decides which calls are kept).
@@ -102,44 +103,24 @@ function idFrom(query: Query | null | undefined): string | undefined {
   for (const c of query.expr.k === 'and' ? query.expr.ops : [query.expr]) {
     if (c.k !== 'cmp' || (c.op !== 'gt' && c.op !== 'gte')) continue
     if (c.a.k !== 'get' || c.a.path !== 'id' || c.b.k !== 'lit' || typeof c.b.v !== 'string') continue
-    if (plainId(c.b.v) && (from === undefined || c.b.v > from)) from = c.b.v
+    if (traceOrderHolds(c.b.v) && (from === undefined || c.b.v > from)) from = c.b.v
   }
   return from
 }
 
-function chooseSource(project: string, f: CallsFilter): Source {
+function chooseSource(f: CallsFilter): Source {
   const callIds = nonEmpty(f.call_ids)
   if (callIds) return { kind: 'ids', ids: callIds }
   const traceIds = nonEmpty(f.trace_ids)
-  if (traceIds) return { kind: 'trace', pks: traceIds.map((t) => callIndexPk.trace(project, t)) }
-  const parents = nonEmpty(f.parent_ids)
-  if (parents)
-    return {
-      kind: 'index',
-      index: CALL_INDEX.parent,
-      pks: parents.map((p) => callIndexPk.parent(project, p)),
-      timeBounded: true,
-    }
-  const threads = nonEmpty(f.thread_ids)
-  if (threads)
-    return {
-      kind: 'index',
-      index: CALL_INDEX.thread,
-      pks: threads.map((t) => callIndexPk.thread(project, t)),
-      timeBounded: true,
-    }
-  const ops = nonEmpty(f.op_names)
-  if (ops) {
-    const bases = [...new Set(ops.map((o) => (o.endsWith(':*') ? o.slice(0, -2) : opBase(o))))]
-    const pks = bases.flatMap((b) => allShards((shard) => callIndexPk.op(project, b, shard)))
-    return { kind: 'index', index: CALL_INDEX.op, pks, timeBounded: true }
-  }
-  if (f.trace_roots_only) {
-    const pks = allShards((shard) => callIndexPk.root(project, shard))
-    return { kind: 'index', index: CALL_INDEX.parent, pks, timeBounded: true }
-  }
-  const pks = allShards((shard) => callIndexPk.timeline(project, shard))
-  return { kind: 'index', index: CALL_INDEX.timeline, pks, timeBounded: true }
+  if (traceIds) return { kind: 'listing', listing: { kind: 'traces', traceIds } }
+  const parentIds = nonEmpty(f.parent_ids)
+  if (parentIds) return { kind: 'listing', listing: { kind: 'parents', parentIds } }
+  const threadIds = nonEmpty(f.thread_ids)
+  if (threadIds) return { kind: 'listing', listing: { kind: 'threads', threadIds } }
+  const opNames = nonEmpty(f.op_names)
+  if (opNames) return { kind: 'listing', listing: { kind: 'ops', opNames } }
+  if (f.trace_roots_only) return { kind: 'listing', listing: { kind: 'roots' } }
+  return { kind: 'listing', listing: { kind: 'timeline' } }
 }
 
 function passesFilter(call: LoadedCall, f: CallsFilter): boolean {
@@ -174,53 +155,26 @@ function hasRef(refs: readonly string[], wanted: string): boolean {
   return refs.some((r) => r.startsWith(prefix))
 }
 
-async function loadPage(project: string, items: Record<string, unknown>[], lean: boolean): Promise<LoadedCall[]> {
-  const parts = new Map<string, CallParts>()
-  for (const item of items) addPart(parts, item)
-  // Ends written without a trace id are not in the trace index, and index pages of starts carry no ends at all.
-  const missing = [...parts.entries()].filter(([, p]) => p.start !== undefined && p.end === undefined).map(([id]) => id)
-  if (missing.length > 0) await getCallParts(project, missing, ['E'], parts, lean)
-  const calls = await Promise.all([...parts.values()].map(loadCall))
+async function loadCalls(parts: Iterable<CallParts>): Promise<LoadedCall[]> {
+  const calls = await Promise.all([...parts].map(loadCall))
   return calls.filter((c): c is LoadedCall => c !== undefined)
 }
 
-/** Yields candidate calls page by page in index order (started_at, id; reversed with `descending`). */
-async function* candidates(
-  project: string,
-  source: Source,
-  bounds: IndexWalkOptions,
-  lean: boolean,
-  pageSize?: number,
-  ends = true,
-) {
+/**
+ * Yields candidate calls page by page in the source's order (`started_at, id`, reversed with `descending`; a trace
+ * by call id).
+ */
+async function* candidates(project: string, source: Source, walk: CallWalkOptions, ends = true) {
   if (source.kind === 'ids') {
     // In pages of ids, so a long id list (calls found through their feedback) streams and a limited walk stops.
     for (let i = 0; i < source.ids.length; i += IDS_PAGE) {
       const ids = source.ids.slice(i, i + IDS_PAGE)
-      const parts = await getCallParts(project, ids, ends ? ['S', 'E'] : ['S'], new Map(), lean)
-      const calls = await Promise.all([...parts.values()].map(loadCall))
-      yield calls.filter((c): c is LoadedCall => c !== undefined)
+      const read = { parts: ends ? ('both' as const) : ('start' as const), lean: walk.lean === true }
+      yield await loadCalls((await getCallParts(project, ids, read)).values())
     }
     return
   }
-  if (source.kind === 'trace') {
-    // The trace index holds both parts, so a trace read needs no second look-up (except ends without a trace id, and
-    // an end whose start fell on the next page: loadPage reads it by key, and drops the lone end).
-    const options = {
-      lean,
-      ...(bounds.from === undefined ? {} : { from: bounds.from }),
-      ...(pageSize === undefined ? {} : { pageSize }),
-    }
-    for (const pk of source.pks) {
-      for await (const page of walkIndex(CALL_INDEX.trace, pk, options)) yield await loadPage(project, page, lean)
-    }
-    return
-  }
-  const options: IndexWalkOptions = source.timeBounded
-    ? { ...bounds, ...(pageSize === undefined ? {} : { pageSize }), lean }
-    : { lean, descending: bounds.descending === true }
-  // All index partitions of a source share the `<started_at>#<id>` order, so their merge is one ordered stream.
-  for await (const page of walkMerged(source.index, source.pks, options)) yield await loadPage(project, page, lean)
+  for await (const page of walkCalls(project, source.listing, walk)) yield await loadCalls(page)
 }
 
 const IDS_PAGE = 1000
@@ -274,9 +228,10 @@ function indexOrder(sortBy: SortBy[] | null | undefined): 'asc' | 'desc' | undef
 // trace index is ordered by call id (a single trace only: several are walked one after the other).
 function walkOrder(source: Source, sortBy: SortBy[] | null | undefined): 'asc' | 'desc' | 'id' | undefined {
   if (sortBy !== null && sortBy !== undefined && sortBy.length === 0) return 'asc'
-  if (source.kind === 'index') return indexOrder(sortBy)
+  if (source.kind === 'ids') return undefined
+  if (source.listing.kind !== 'traces') return indexOrder(sortBy)
   const byId = sortBy?.length === 1 && sortBy[0]?.field === 'id' && sortBy[0].direction === 'asc'
-  return source.kind === 'trace' && source.pks.length === 1 && byId ? 'id' : undefined
+  return source.listing.traceIds.length === 1 && byId ? 'id' : undefined
 }
 
 const LARGE_COLUMNS = ['inputs', 'output', 'attributes']
@@ -351,17 +306,13 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
   // Feedback and queue fields: their rows are read first; when they bound the calls that can match, those calls
   // are read by id instead of walking an index (docs/data-model.md, "Tracing: calls").
   const { relations, callIds } = await planCallRelations(sel.project, sel.query, sel.sortBy)
-  const source = restrictSource(chooseSource(sel.project, f), callIds, f, sel.sortBy, wanted)
+  const source = restrictSource(chooseSource(f), callIds, f, sel.sortBy, wanted)
   const order = walkOrder(source, sel.sortBy)
   const inOrder = order === 'asc' || order === 'id'
   // Newest first with a limit (the console's default view): the index walked backwards, stopping early.
   const newestFirst = order === 'desc' && wanted !== undefined
-  // A trace's calls are two index items each.
-  const perPage = source.kind === 'trace' ? 2 * (wanted ?? 0) + 2 : (wanted ?? 0) + 1
-  const pageSize =
-    (inOrder || newestFirst) && wanted !== undefined
-      ? Math.min(1000, Math.max(25, Math.ceil(perPage / (source.kind === 'ids' ? 1 : source.pks.length)) + 10))
-      : undefined
+  // The walk can stop after `wanted` calls only when it yields them in the order asked for.
+  const expect = (inOrder || newestFirst) && wanted !== undefined ? wanted : undefined
   const lean = (sel.lean === true || rendersNoLargeColumn(sel.columns)) && !needsLargeColumns(sel)
   const view = viewer(sel)
   const keep = (call: LoadedCall) =>
@@ -382,10 +333,16 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
     })
     return { calls, views: seen }
   }
-  const from = source.kind === 'trace' ? idFrom(sel.query) : undefined
-  const bounds = source.kind === 'trace' ? (from === undefined ? {} : { from }) : timeBounds(sel.query)
+  const fromId = walksTraces(source) ? idFrom(sel.query) : undefined
+  const bounds = walksTraces(source) ? (fromId === undefined ? {} : { fromId }) : timeBounds(sel.query)
+  const walkOptions: CallWalkOptions = {
+    ...bounds,
+    descending: newestFirst,
+    lean,
+    ...(expect === undefined ? {} : { expect }),
+  }
   const ends = sel.startFieldsOnly !== true || readsEnds(sel)
-  const pages = candidates(sel.project, source, { ...bounds, descending: newestFirst }, lean, pageSize, ends)
+  const pages = candidates(sel.project, source, walkOptions, ends)
   if (newestFirst) {
     // Calls come newest first; ties on started_at come in descending id order, while the sort orders them by id
     // ascending. So the walk stops only once `wanted` calls matched and the started_at of the last of them is behind
@@ -432,7 +389,8 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
   // (every call already yielded still comes first, its id being plain).
   let rest: { calls: LoadedCall[]; views: LoadedCall[] } | undefined
   for await (const page of pages) {
-    if (order === 'id' && rest === undefined && page.some((c) => !plainId(c.id))) rest = { calls: [], views: [] }
+    if (order === 'id' && rest === undefined && page.some((c) => !traceOrderHolds(c.id)))
+      rest = { calls: [], views: [] }
     const k = await kept(page)
     if (rest !== undefined) {
       rest.calls.push(...k.calls)

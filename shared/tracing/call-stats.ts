@@ -1,6 +1,5 @@
 import { readCallCount } from '#shared/db/call-counter'
-import { traceStorageSize, walkIndex, walkMerged } from '#shared/db/call-index-walk'
-import { allShards, CALL_INDEX, callIndexPk } from '#shared/db/call-repository'
+import { countStartedCalls, traceStorageSize, walkCalls } from '#shared/db/call-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { CallsFilter, CallsQueryStatsReq } from '#shared/schemas/call'
 import { selectCalls } from '#shared/tracing/call-query'
@@ -20,27 +19,14 @@ function filterIsMinimal(f: CallsFilter | null | undefined): boolean {
   return f === null || f === undefined || Object.values(f).every((v) => v === null || v === undefined)
 }
 
-// Probe 1 reads index keys only: calls ever started in the project, deleted ones included (CH reads the raw table).
-// Two are enough to tell `has_more` exactly.
-async function countAnyCalls(project: string): Promise<number> {
-  const counts = await Promise.all(
-    allShards((shard) => callIndexPk.timeline(project, shard)).map(async (pk) => {
-      let n = 0
-      for await (const page of walkIndex(CALL_INDEX.timeline, pk, { pageSize: 2, keysOnly: true })) {
-        n += page.length
-        if (n >= 2) break
-      }
-      return n
-    }),
-  )
-  return counts.reduce((a, b) => a + b, 0)
-}
+// Probe 1 counts calls ever started in the project, deleted ones included (CH reads the raw table). Two are enough to
+// tell `has_more` exactly.
+const countAnyCalls = (project: string) => countStartedCalls(project, 2)
 
 async function countRunLinkedCalls(project: string): Promise<number> {
-  const pks = allShards((shard) => callIndexPk.timeline(project, shard))
   let n = 0
-  for await (const page of walkMerged(CALL_INDEX.timeline, pks, { lean: true })) {
-    n += page.filter((item) => typeof item.wb_run_id === 'string' && item.deleted_at === undefined).length
+  for await (const page of walkCalls(project, { kind: 'timeline' }, { lean: true, startsOnly: true })) {
+    n += page.filter((p) => p.start?.wb_run_id !== undefined && p.start.deleted_at === undefined).length
     if (n >= 2) break
   }
   return n

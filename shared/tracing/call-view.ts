@@ -1,5 +1,5 @@
-import { callPk } from '#shared/db/call-repository'
-import { loadJson, type StoredJson } from '#shared/db/large-value'
+import { type CallJsonColumn, loadCallJson } from '#shared/db/call-repository'
+import type { StoredJson } from '#shared/db/large-value'
 import type { CallParts } from '#shared/schemas/call-item'
 import { renderDatetime, storedToMicros } from '#shared/tracing/time'
 
@@ -35,10 +35,14 @@ export type LoadedCall = {
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 // Inline values (the common case) parse synchronously; only chunked values need a read.
-function json(pk: string, skPrefix: string, stored: StoredJson | undefined): unknown {
+function json(
+  call: { project_id: string; id: string },
+  column: CallJsonColumn,
+  stored: StoredJson | undefined,
+): unknown {
   if (stored === undefined) return undefined
   if ('json' in stored) return JSON.parse(stored.json)
-  return loadJson({ pk, skPrefix }, stored).then((text) => JSON.parse(text))
+  return loadCallJson(call.project_id, call.id, column, stored).then((text) => JSON.parse(text))
 }
 
 function maybeAll(values: unknown[]): unknown[] | Promise<unknown[]> {
@@ -50,13 +54,12 @@ export async function loadCall(parts: CallParts): Promise<LoadedCall | undefined
   const s = parts.start
   if (s === undefined) return undefined
   const e = parts.end
-  const pk = callPk(s.project_id, s.id)
   const [attributes, inputs, otel, output, summary] = await maybeAll([
-    json(pk, 'S#attributes', s.attributes),
-    json(pk, 'S#inputs', s.inputs),
-    json(pk, 'S#otel', s.otel_dump),
-    json(pk, 'E#output', e?.output),
-    json(pk, 'E#summary', e?.summary),
+    json(s, 'attributes', s.attributes),
+    json(s, 'inputs', s.inputs),
+    json(s, 'otel_dump', s.otel_dump),
+    json(s, 'output', e?.output),
+    json(s, 'summary', e?.summary),
   ])
   const attrs = isObj(attributes) ? attributes : {}
   return {

@@ -165,7 +165,7 @@ export async function callsUsage(req: CallsUsageReq): Promise<UsageResult> {
   const ids = [...new Set(req.call_ids)]
   const callUsage: UsageResult['call_usage'] = Object.fromEntries(ids.map((id) => [id, {}]))
   if (ids.length === 0) return { call_usage: {}, unfinished_call_ids: [] }
-  const parts = await getCallParts(req.project_id, ids, ['S'])
+  const parts = await getCallParts(req.project_id, ids, { parts: 'start' })
   const traceIds = [
     ...new Set([...parts.values()].flatMap((p) => (p.start && !p.start.deleted_at ? [p.start.trace_id] : []))),
   ].sort()

@@ -9,7 +9,7 @@ import { app as streamQuery } from '#functions/tracing/stream-query-calls/handle
 import { app as updateCall } from '#functions/tracing/update-call/handler'
 import { app as upsertBatch } from '#functions/tracing/upsert-call-batch/handler'
 import { countCalls, readCallCount } from '#shared/db/call-counter'
-import { putStartsIfAbsent, startRecord } from '#shared/db/call-repository'
+import { putStartsIfAbsent } from '#shared/db/call-repository'
 import { UNAVAILABLE_MESSAGE } from '#shared/errors/error-response'
 import { recheckDeferred, rollBackStarts } from '#shared/tracing/call-count'
 import { jsonInit } from '../support/auth.js'
@@ -157,19 +157,18 @@ describe('call/upsert_batch and call/start that fail after counting', () => {
 })
 
 describe('a failed attempt racing its own retry', () => {
-  // The start item a retry stores for a call whose token another attempt holds.
-  const startItem = (caller: ProjectCaller, id: string) =>
-    startRecord({
-      project_id: caller.project,
-      id,
-      op_name: 'op',
-      trace_id: id,
-      started_at: '2025-01-01T00:00:00.000000Z',
-      attributes: { json: '{}' },
-      inputs: { json: '{}' },
-      wb_user_id: caller.userId,
-      size: 4,
-    })
+  // The start part a retry stores for a call whose token another attempt holds.
+  const startItem = (caller: ProjectCaller, id: string) => ({
+    project_id: caller.project,
+    id,
+    op_name: 'op',
+    trace_id: id,
+    started_at: '2025-01-01T00:00:00.000000Z',
+    attributes: { json: '{}' },
+    inputs: { json: '{}' },
+    wb_user_id: caller.userId,
+    size: 4,
+  })
 
   it('counts a start the retry stored while the failed attempt held its token, once that attempt gives it back', async () => {
     // Prepare: the first attempt counted the call, then the retry found its token pending and stored the start

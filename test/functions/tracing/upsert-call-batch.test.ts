@@ -92,7 +92,7 @@ describe('POST /call/upsert_batch', () => {
     expect(body.res[0]).toEqual(stored)
     expect(body.res[2]).toEqual(body.res[3])
     expect(await read(retried.id)).toMatchObject({ trace_id: stored?.trace_id, ended_at: '2025-01-01T00:00:01Z' })
-    const parts = await getCallParts(project, [retried.id as string], ['E'])
+    const parts = await getCallParts(project, [retried.id as string], { parts: 'end' })
     expect(parts.get(retried.id as string)?.end?.trace_id).toBe(stored?.trace_id)
     expect((await read(twice.id)).trace_id).toBe(body.res[2]?.trace_id)
     expect(await readCallCount(project)).toBe(2)
