@@ -1,17 +1,13 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { FeedbackBatchCreateReqSchema } from '#shared/schemas/feedback'
 import { createFeedbackBatch } from '#shared/tracing/feedback'
+import { route } from './route.js'
 
 /** `POST /feedback/batch/create`: several `feedback/create`s, answered in order. */
-export const app = createTracingApp().post(
-  '/feedback/batch/create',
-  validate('json', FeedbackBatchCreateReqSchema),
-  async (c) => {
-    const res = await createFeedbackBatch(c.get('auth'), c.req.valid('json').batch, c.req.header('x-weave-retry-id'))
-    return c.json(res, 200)
-  },
-)
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
+  const res = await createFeedbackBatch(c.get('auth'), c.req.valid('json').batch, c.req.header('x-weave-retry-id'))
+  return c.json(res, 200)
+})
 
 export const handler = handle(app)

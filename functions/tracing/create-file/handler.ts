@@ -1,10 +1,13 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { createFile } from '#shared/tracing/files'
+import { route } from './route.js'
+
+const [file, files] = route.routes
 
 /** `POST /file/create` (and the hidden alias `/files/create`): multipart upload, answered with the digest. */
 export const app = createTracingApp()
-  .post('/file/create', async (c) => c.json(await createFile(c), 200))
-  .post('/files/create', async (c) => c.json(await createFile(c), 200))
+  .on(file.method, file.path, async (c) => c.json(await createFile(c), 200))
+  .on(files.method, files.path, async (c) => c.json(await createFile(c), 200))
 
 export const handler = handle(app)

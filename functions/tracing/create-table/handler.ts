@@ -1,11 +1,11 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { TableCreateReqSchema } from '#shared/schemas/table'
 import { createTable } from '#shared/tracing/tables'
+import { route } from './route.js'
 
 /** `POST /table/create`: stores rows as a content-addressed table. */
-export const app = createTracingApp().post('/table/create', validate('json', TableCreateReqSchema), async (c) => {
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   // The raw text (cached by Hono) keeps numbers as sent, which the digest needs.
   const res = await createTable(c.get('auth'), c.req.valid('json'), await c.req.text())
   return c.json(res, 200)

@@ -1,11 +1,11 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { CallsDeleteReqSchema } from '#shared/schemas/call'
 import { deleteCalls } from '#shared/tracing/call-ops'
+import { route } from './route.js'
 
 /** `POST /calls/delete`: soft-deletes calls and their descendants. */
-export const app = createTracingApp().post('/calls/delete', validate('json', CallsDeleteReqSchema), async (c) => {
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   const req = c.req.valid('json')
   return c.json({ num_deleted: await deleteCalls(req.project_id, req.call_ids) }, 200)
 })

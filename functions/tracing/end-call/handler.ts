@@ -1,11 +1,11 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { CallEndReqSchema } from '#shared/schemas/call'
 import { ingestCalls } from '#shared/tracing/call-ingest'
+import { route } from './route.js'
 
 /** `POST /call/end`: stores a call's end part (it may arrive before the start). */
-export const app = createTracingApp().post('/call/end', validate('json', CallEndReqSchema), async (c) => {
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   const { end } = c.req.valid('json')
   await ingestCalls(c.get('auth'), [{ mode: 'end', end }])
   return c.json({}, 200)

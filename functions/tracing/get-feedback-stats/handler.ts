@@ -1,11 +1,11 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { FeedbackStatsReqSchema } from '#shared/schemas/feedback-stats'
 import { feedbackStats } from '#shared/tracing/feedback-stats'
+import { route } from './route.js'
 
 /** `POST /feedback/stats`: time-bucketed aggregates of payload values over a window of at most 31 days. */
-export const app = createTracingApp().post('/feedback/stats', validate('json', FeedbackStatsReqSchema), async (c) => {
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   const res = await feedbackStats(c.req.valid('json'))
   return c.json(res, 200)
 })

@@ -1,11 +1,11 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { FeedbackPurgeReqSchema } from '#shared/schemas/feedback'
 import { purgeFeedback } from '#shared/tracing/feedback'
+import { route } from './route.js'
 
 /** `POST /feedback/purge`: permanently deletes feedback rows named by id. */
-export const app = createTracingApp().post('/feedback/purge', validate('json', FeedbackPurgeReqSchema), async (c) => {
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   const req = c.req.valid('json')
   await purgeFeedback(req.project_id, req.query)
   return c.json({}, 200)

@@ -1,11 +1,11 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { ObjQueryReqSchema } from '#shared/schemas/obj'
 import { queryObjs } from '#shared/tracing/objects-read'
+import { route } from './route.js'
 
 /** `POST /objs/query`: live object versions matching a filter. */
-export const app = createTracingApp().post('/objs/query', validate('json', ObjQueryReqSchema), async (c) => {
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   const objs = await queryObjs(c.req.valid('json'))
   return c.json({ objs }, 200)
 })

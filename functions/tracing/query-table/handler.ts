@@ -1,11 +1,11 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { TableQueryReqSchema } from '#shared/schemas/table'
 import { queryTable } from '#shared/tracing/tables'
+import { route } from './route.js'
 
 /** `POST /table/query`: rows of a table with their digests. */
-export const app = createTracingApp().post('/table/query', validate('json', TableQueryReqSchema), async (c) => {
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   const res = await queryTable(c.req.valid('json'))
   return c.json(res, 200)
 })

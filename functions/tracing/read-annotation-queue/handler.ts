@@ -1,17 +1,13 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { QueueProjectQuerySchema } from '#shared/schemas/annotation-queue'
 import { readQueue } from '#shared/tracing/annotation-queues'
+import { route } from './route.js'
 
 /** `GET /annotation_queues/{queue_id}?project_id=`: one live queue. */
-export const app = createTracingApp().get(
-  '/annotation_queues/:queue_id',
-  validate('query', QueueProjectQuerySchema),
-  async (c) => {
-    const queue = await readQueue(c.req.valid('query').project_id, c.req.param('queue_id'))
-    return c.json({ queue }, 200)
-  },
-)
+export const app = createTracingApp().on(route.method, route.path, validate('query', route.query), async (c) => {
+  const queue = await readQueue(c.req.valid('query').project_id, c.req.param('queue_id'))
+  return c.json({ queue }, 200)
+})
 
 export const handler = handle(app)

@@ -3,10 +3,12 @@ import { handle } from 'hono/aws-lambda'
 import type { AppEnv } from '#shared/http/app-env'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { FileContentReqSchema } from '#shared/schemas/table'
 import { readFileContent } from '#shared/tracing/files'
+import { route } from './route.js'
 
-const validated = validate('json', FileContentReqSchema)
+const [file, files] = route.routes
+
+const validated = validate('json', file.body)
 
 async function content(
   c: Context<AppEnv, string, { in: { json: unknown }; out: { json: { project_id: string; digest: string } } }>,
@@ -18,7 +20,7 @@ async function content(
 
 /** `POST /file/content` (and the hidden alias `/files/content`): the stored bytes. */
 export const app = createTracingApp()
-  .post('/file/content', validated, content)
-  .post('/files/content', validated, content)
+  .on(file.method, file.path, validated, content)
+  .on(files.method, files.path, validated, content)
 
 export const handler = handle(app)

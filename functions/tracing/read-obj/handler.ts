@@ -1,11 +1,11 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { ObjReadReqSchema } from '#shared/schemas/obj'
 import { readObj } from '#shared/tracing/objects-read'
+import { route } from './route.js'
 
 /** `POST /obj/read`: one version by digest, `latest`, `v<N>` or alias. */
-export const app = createTracingApp().post('/obj/read', validate('json', ObjReadReqSchema), async (c) => {
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   const obj = await readObj(c.req.valid('json'))
   return c.json({ obj }, 200)
 })

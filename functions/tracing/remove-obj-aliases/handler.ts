@@ -1,18 +1,14 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { ObjRemoveAliasesBodySchema } from '#shared/schemas/obj'
 import { removeObjAliases } from '#shared/tracing/object-labels'
+import { route } from './route.js'
 
 /** `POST /objs/{object_id}/aliases/remove`: removes aliases of an object. */
-export const app = createTracingApp().post(
-  '/objs/:object_id/aliases/remove',
-  validate('json', ObjRemoveAliasesBodySchema),
-  async (c) => {
-    const body = c.req.valid('json')
-    await removeObjAliases(body.project_id, c.req.param('object_id'), body.aliases)
-    return c.json({}, 200)
-  },
-)
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
+  const body = c.req.valid('json')
+  await removeObjAliases(body.project_id, c.req.param('object_id'), body.aliases)
+  return c.json({}, 200)
+})
 
 export const handler = handle(app)

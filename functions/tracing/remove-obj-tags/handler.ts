@@ -1,18 +1,14 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { ObjTagsBodySchema } from '#shared/schemas/obj'
 import { removeObjTags } from '#shared/tracing/object-labels'
+import { route } from './route.js'
 
 /** `POST /objs/{object_id}/versions/{digest}/tags/remove`: removes tags from a version. */
-export const app = createTracingApp().post(
-  '/objs/:object_id/versions/:digest/tags/remove',
-  validate('json', ObjTagsBodySchema),
-  async (c) => {
-    const body = c.req.valid('json')
-    await removeObjTags(body.project_id, c.req.param('object_id'), c.req.param('digest'), body.tags)
-    return c.json({}, 200)
-  },
-)
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
+  const body = c.req.valid('json')
+  await removeObjTags(body.project_id, c.req.param('object_id'), c.req.param('digest'), body.tags)
+  return c.json({}, 200)
+})
 
 export const handler = handle(app)

@@ -1,11 +1,11 @@
 import { createTracingApp } from '#shared/http/create-app'
 import { lambdaStreamHandler } from '#shared/http/lambda-stream'
 import { validate } from '#shared/http/validate'
-import { CallsQueryReqSchema } from '#shared/schemas/call'
 import { objectRefReader } from '#shared/tracing/call-expand'
 import { renderCalls } from '#shared/tracing/call-ops'
 import { iterateCalls } from '#shared/tracing/call-query'
 import type { LoadedCall } from '#shared/tracing/call-view'
+import { route } from './route.js'
 
 // The response media type follows `Accept` (docs/tracing.md §1), JSON Lines by default.
 function mediaType(accept: string | undefined): string {
@@ -14,7 +14,7 @@ function mediaType(accept: string | undefined): string {
 }
 
 /** `POST /calls/stream_query`: matching calls as JSON Lines, one `CallSchema` per line. */
-export const app = createTracingApp().post('/calls/stream_query', validate('json', CallsQueryReqSchema), async (c) => {
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   const req = c.req.valid('json')
   const refs = objectRefReader(req.project_id)
   const chunks = iterateCalls({

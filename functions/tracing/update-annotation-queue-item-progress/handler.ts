@@ -1,24 +1,20 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { ProgressBodySchema } from '#shared/schemas/annotation-queue'
 import { updateItemProgress } from '#shared/tracing/annotation-queue-items'
+import { route } from './route.js'
 
 /** `POST /annotation_queues/{queue_id}/items/{item_id}/progress`: the authenticated annotator's state on an item. */
-export const app = createTracingApp().post(
-  '/annotation_queues/:queue_id/items/:item_id/progress',
-  validate('json', ProgressBodySchema),
-  async (c) => {
-    const body = c.req.valid('json')
-    const item = await updateItemProgress(
-      c.get('auth').userId,
-      body.project_id,
-      c.req.param('queue_id'),
-      c.req.param('item_id'),
-      body.annotation_state,
-    )
-    return c.json({ item }, 200)
-  },
-)
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
+  const body = c.req.valid('json')
+  const item = await updateItemProgress(
+    c.get('auth').userId,
+    body.project_id,
+    c.req.param('queue_id'),
+    c.req.param('item_id'),
+    body.annotation_state,
+  )
+  return c.json({ item }, 200)
+})
 
 export const handler = handle(app)

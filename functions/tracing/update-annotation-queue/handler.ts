@@ -1,18 +1,14 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
 import { validate } from '#shared/http/validate'
-import { QueueUpdateBodySchema } from '#shared/schemas/annotation-queue'
 import { updateQueueFields } from '#shared/tracing/annotation-queues'
+import { route } from './route.js'
 
 /** `PUT /annotation_queues/{queue_id}`: changes name, description or scorer refs of a live queue. */
-export const app = createTracingApp().put(
-  '/annotation_queues/:queue_id',
-  validate('json', QueueUpdateBodySchema),
-  async (c) => {
-    const body = c.req.valid('json')
-    const queue = await updateQueueFields(body.project_id, c.req.param('queue_id'), body)
-    return c.json({ queue }, 200)
-  },
-)
+export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
+  const body = c.req.valid('json')
+  const queue = await updateQueueFields(body.project_id, c.req.param('queue_id'), body)
+  return c.json({ queue }, 200)
+})
 
 export const handler = handle(app)
