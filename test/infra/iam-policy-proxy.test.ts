@@ -3,7 +3,7 @@ import { App, Stack } from 'aws-cdk-lib'
 import { Table } from 'aws-cdk-lib/aws-dynamodb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { handler as authorize } from '#functions/auth/authorize/handler'
-import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
+import { FUNCTIONS, type FunctionEntry, type RouteEntry } from '#functions/manifest'
 import { clearAuthCache } from '#shared/auth/authenticate'
 import { tableName } from '#shared/config'
 import { db, table } from '#shared/db/client'
@@ -24,7 +24,15 @@ import {
   tableArn,
 } from '../support/iam-policy.js'
 import { addUpstreamModel } from '../support/models.js'
-import { buildFixtures, callRoute, type Fixtures, type Probe, projectProbes } from '../support/route-probes.js'
+import {
+  buildFixtures,
+  callRoute,
+  type Fixtures,
+  probe,
+  probeName,
+  projectProbes,
+  type RouteProbe,
+} from '../support/route-probes.js'
 import { trajectory } from '../support/training.js'
 import { startVllmUpstream } from '../support/vllm-upstream.js'
 
@@ -99,35 +107,33 @@ afterAll(async () => {
   await proxy.close()
 })
 
-/** A representative valid request for each route of the manifest (`<METHOD> <path>`). */
-function probes(): Record<string, Probe> {
+/** A representative valid request for each declared route (two for chat completions: buffered and streamed). */
+function probes(): RouteProbe[] {
   const f = fixtures
-  const chat = {
-    method: 'POST' as const,
-    path: '/v1/chat/completions',
+  const modelParams = { model_id: f.modelId }
+  const chat = probe('inference/create-chat-completion', {
     headers: { 'compat-project': f.project },
     body: { model, messages: [{ role: 'user', content: 'hello big world' }], max_tokens: 4 },
-  }
-  return {
-    ...projectProbes(f, caller.entity),
-    'GET /health': { method: 'GET', path: '/health' },
-    'GET /openapi.json': { method: 'GET', path: '/openapi.json' },
-    'GET /server_info': { method: 'GET', path: '/server_info' },
-    'GET /projects': { method: 'GET', path: '/projects' },
-    'GET /': { method: 'GET', path: '/' },
-    'GET /console': { method: 'GET', path: '/console' },
-    'GET /console/:file': { method: 'GET', path: '/console/' },
-    'GET /v1/preview/models/:model_id/metrics': { method: 'GET', path: `/v1/preview/models/${f.modelId}/metrics` },
-    'POST /v1/preview/models/:model_id/log': {
-      method: 'POST',
-      path: `/v1/preview/models/${f.modelId}/log`,
+  })
+  return [
+    ...projectProbes(f, caller.entity).filter((p) => p.route !== chat.route),
+    probe('meta/get-health'),
+    probe('meta/get-openapi'),
+    probe('meta/get-server-info'),
+    probe('tracing/list-projects'),
+    probe('meta/get-console', {}, 0),
+    probe('meta/get-console', {}, 1),
+    probe('meta/get-console', { params: { file: '' } }, 2),
+    probe('training/get-model-metrics', { params: modelParams }),
+    probe('training/log-trajectories', {
+      params: modelParams,
       body: { trajectory_groups: [{ trajectories: [trajectory(2)] }], split: 'train', step: 2 },
-    },
-    'DELETE /v1/preview/models/:model_id': { method: 'DELETE', path: `/v1/preview/models/${f.modelId}` },
+    }),
+    probe('training/delete-preview-model', { params: modelParams }),
     // Buffered and streamed: the stream releases its slots and meters its usage after the last byte.
-    'POST /v1/chat/completions': chat,
-    'POST /v1/chat/completions (stream)': { ...chat, body: { ...chat.body, stream: true } },
-  }
+    chat,
+    { ...chat, probe: { ...chat.probe, body: { ...(chat.probe.body as object), stream: true } }, variant: 'stream' },
+  ]
 }
 
 /** Runs `act` with the proxy enforcing the function's policy; returns every request it judged. */
@@ -169,27 +175,24 @@ describe('each function against a DynamoDB proxy enforcing its synthesized execu
     '%s serves a rate-limited key with no denied DynamoDB call',
     async (_id, entry) => {
       // Prepare
-      const all = probes()
-      const routes = entry.routes.flatMap((r) => {
-        const key = `${r.method} ${r.path}`
-        return Object.keys(all).filter((k) => k === key || k.startsWith(`${key} (`))
-      })
-      expect(routes.length, `a probe for every route of ${entry.id}`).toBeGreaterThanOrEqual(entry.routes.length)
+      const all = probes().filter((p) => (entry.routes as readonly RouteEntry[]).includes(p.route))
+      const unprobed = entry.routes.filter((r) => !all.some((p) => p.route === r))
+      expect(unprobed, `a probe for every route of ${entry.id}`).toEqual([])
       const statuses: string[] = []
 
       // Act
       const judged = await underPolicy(entry.id, async () => {
-        for (const route of routes) {
-          const res = await callRoute(caller, all[route] as Probe, entry)
+        for (const p of all) {
+          const res = await callRoute(caller, p.probe, entry)
           // A valid request succeeds: 2xx, or the console's redirect to itself.
           const ok = res.status >= 200 && res.status < 400
-          statuses.push(`${route} → ${ok ? 'ok' : `${res.status} ${res.text.slice(0, 300)}`}`)
+          statuses.push(`${probeName(p)} → ${ok ? 'ok' : `${res.status} ${res.text.slice(0, 300)}`}`)
         }
       })
 
       // Assess
       expect(describeDenied(judged)).toEqual([])
-      expect(statuses).toEqual(routes.map((route) => `${route} → ok`))
+      expect(statuses).toEqual(all.map((p) => `${probeName(p)} → ok`))
       if (entry.auth) {
         // The limiter ran through the proxy: counted the request, claimed a slot and released it.
         const scope = keyScope(caller.keyId)

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import { FUNCTIONS } from '#functions/manifest'
+import { FUNCTIONS, type FunctionId } from '#functions/manifest'
 import { handler as queryQueuesHandler } from '#functions/tracing/query-annotation-queues/handler'
 import { handler as queryFeedbackHandler } from '#functions/tracing/query-feedback/handler'
 import { handler as queryTableHandler } from '#functions/tracing/query-table/handler'
@@ -8,7 +8,15 @@ import { handler as readObjHandler } from '#functions/tracing/read-obj/handler'
 import { newCaller, type TestCaller } from '../support/auth.js'
 import { authorizerFor } from '../support/calls.js'
 import { lambdaContext, restEvent } from '../support/events.js'
-import { buildFixtures, callRoute as call, type Fixtures, type Probe, projectProbes } from '../support/route-probes.js'
+import {
+  buildFixtures,
+  callRoute as call,
+  declaredRoute,
+  type Fixtures,
+  probe,
+  probeName,
+  projectProbes,
+} from '../support/route-probes.js'
 import { trajectory } from '../support/training.js'
 
 /** Secrets planted in B's fixtures; none may appear in anything A receives. */
@@ -35,23 +43,22 @@ describe("a key of entity A against entity B's project", () => {
   it('is refused with 403 and no data on every route that names a project, while B itself is served', async () => {
     // Prepare
     const probes = projectProbes(fixtures, b.entity)
-    const routes = FUNCTIONS.filter((f) => f.auth).flatMap((f) => f.routes.map((r) => `${r.method} ${r.path}`))
-    const modelRoutes = routes.filter((r) => r.includes(':model_id'))
+    const chat = declaredRoute('inference/create-chat-completion')
     const failures: string[] = []
 
     // Act
-    for (const [name, probe] of Object.entries(probes)) {
-      const res = await call(a, probe)
-      if (res.status !== 403) failures.push(`A ${name} → ${res.status} ${res.text.slice(0, 160)}`)
+    for (const p of probes) {
+      const res = await call(a, p.probe)
+      if (res.status !== 403) failures.push(`A ${probeName(p)} → ${res.status} ${res.text.slice(0, 160)}`)
       const leaked = SECRETS.filter((s) => res.text.includes(s) || res.text.includes(fixtures.callId))
-      if (leaked.length > 0) failures.push(`A ${name} leaked ${leaked.join(', ')}`)
+      if (leaked.length > 0) failures.push(`A ${probeName(p)} leaked ${leaked.join(', ')}`)
     }
     const ownStatuses: string[] = []
-    for (const [name, probe] of Object.entries(probes)) {
-      const res = await call(b, probe)
+    for (const p of probes) {
+      const res = await call(b, p.probe)
       // Chat completions names no served model here: B gets past the project check to the model lookup (404).
-      const expected = name === 'POST /v1/chat/completions' ? 404 : 200
-      if (res.status !== expected) ownStatuses.push(`B ${name} → ${res.status} ${res.text.slice(0, 200)}`)
+      const expected = p.route === chat ? 404 : 200
+      if (res.status !== expected) ownStatuses.push(`B ${probeName(p)} → ${res.status} ${res.text.slice(0, 200)}`)
     }
 
     // Assess
@@ -59,12 +66,15 @@ describe("a key of entity A against entity B's project", () => {
     expect(ownStatuses).toEqual([])
     // Every authenticated route is probed here, except the model routes (addressed by id, below) and the routes that
     // name no project (their own test below).
-    expect(routes.filter((r) => !(r in probes) && !modelRoutes.includes(r) && !NO_PROJECT.includes(r))).toEqual([])
+    const unprobed = FUNCTIONS.filter((f) => f.auth && !NO_PROJECT.includes(f.id))
+      .flatMap((f) => f.routes)
+      .filter((r) => !r.path.includes(':model_id') && !probes.some((p) => p.route === r))
+    expect(unprobed.map((r) => `${r.method} ${r.path}`)).toEqual([])
   })
 })
 
 /** Authenticated routes that name no project: they answer for the key's own entities only. */
-const NO_PROJECT = ['GET /projects']
+const NO_PROJECT: readonly FunctionId[] = ['tracing/list-projects']
 
 describe('GET /projects', () => {
   it("lists B's project to B and never to A", async () => {
@@ -89,39 +99,44 @@ describe("ids of entity B's data used by entity A in A's own project", () => {
     const mine = `${a.entity}/proj`
     const asMine: Fixtures = { ...f, project: mine }
     const probes = projectProbes(asMine, a.entity)
-    const byId = [
-      'POST /call/read',
-      'POST /call/update',
-      'POST /calls/usage',
-      'POST /obj/read',
-      'PUT /objs/:object_id/versions/:digest/tags',
-      'PUT /objs/:object_id/aliases',
-      'POST /table/query',
-      'POST /file/content',
-      'POST /feedback/replace',
-      'GET /annotation_queues/:queue_id',
-      'PUT /annotation_queues/:queue_id',
-      'POST /annotation_queues/:queue_id/items',
-      'POST /annotation_queues/:queue_id/items/query',
-      'POST /annotation_queues/stats',
-      'POST /annotation_queues/:queue_id/items/:item_id/progress',
-      'POST /feedback/purge',
-      'DELETE /annotation_queues/:queue_id',
-    ]
+    const byId = (
+      [
+        'tracing/read-call',
+        'tracing/update-call',
+        'tracing/calls-usage',
+        'tracing/read-obj',
+        'tracing/add-obj-tags',
+        'tracing/set-obj-aliases',
+        'tracing/query-table',
+        'tracing/read-file-content',
+        'tracing/replace-feedback',
+        'tracing/read-annotation-queue',
+        'tracing/update-annotation-queue',
+        'tracing/add-annotation-queue-items',
+        'tracing/query-annotation-queue-items',
+        'tracing/get-annotation-queues-stats',
+        'tracing/update-annotation-queue-item-progress',
+        'tracing/purge-feedback',
+        'tracing/delete-annotation-queue',
+      ] as const
+    ).map((id) => declaredRoute(id))
+    const model = { model_id: f.modelId }
     const models = [
-      { method: 'GET' as const, path: `/v1/preview/models/${f.modelId}/metrics` },
-      {
-        method: 'POST' as const,
-        path: `/v1/preview/models/${f.modelId}/log`,
+      probe('training/get-model-metrics', { params: model }),
+      probe('training/log-trajectories', {
+        params: model,
         body: { trajectory_groups: [{ trajectories: [trajectory(0)] }], split: 'train', step: 2 },
-      },
-      { method: 'DELETE' as const, path: `/v1/preview/models/${f.modelId}` },
-    ]
+      }),
+      probe('training/delete-preview-model', { params: model }),
+    ].map((p) => p.probe)
     const results: string[] = []
 
     // Act
-    for (const name of byId) {
-      const res = await call(a, probes[name] as Probe)
+    for (const route of byId) {
+      const found = probes.find((p) => p.route === route)
+      if (found === undefined) throw new Error(`no probe of ${route.method} ${route.path}`)
+      const name = probeName(found)
+      const res = await call(a, found.probe)
       const leaked = SECRETS.filter((s) => res.text.includes(s))
       // A foreign id is answered as an unknown one: not found (404, or 400 where the API reports a missing item as a
       // bad request), or an empty result naming nothing of B's.

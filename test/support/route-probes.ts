@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
+import { FUNCTIONS, type FunctionEntry, type FunctionId, type RouteEntry } from '#functions/manifest'
 import { loadFunction } from '../../scripts/local/app.js'
 import type { TestCaller } from './auth.js'
 import { endPart, startPart, writeCalls } from './calls.js'
@@ -161,32 +161,53 @@ export async function buildFixtures(b: TestCaller): Promise<Fixtures> {
   }
 }
 
-/** Every route that names a project, with a request B may make against its own project. */
-export function projectProbes(f: Fixtures, entity: string): Record<string, Probe> {
+/** A probe of one declared route (`variant` tells apart several probes of the same route). */
+export type RouteProbe = { route: RouteEntry; probe: Probe; variant?: string }
+
+/** How a probe fills in its route: path parameters, query string, body, multipart form and headers. */
+type ProbeSpec = Omit<Probe, 'method' | 'path'> & { params?: Record<string, string>; query?: Record<string, string> }
+
+/** The route declared by function `id` (its `index`th, for functions serving aliases). */
+export function declaredRoute(id: FunctionId, index = 0): RouteEntry {
+  const route = FUNCTIONS.find((f) => f.id === id)?.routes[index]
+  if (route === undefined) throw new Error(`${id} declares no route ${index}`)
+  return route
+}
+
+/** A probe of function `id`'s declared route: its method, and its path with `params` filled in and `query` added. */
+export function probe(id: FunctionId, spec: ProbeSpec = {}, index = 0): RouteProbe {
+  const route = declaredRoute(id, index)
+  const { params, query, ...rest } = spec
+  const path = route.path.replace(/:([A-Za-z_]+)/g, (_, name: string) => {
+    const value = params?.[name]
+    if (value === undefined) throw new Error(`no ${name} for ${route.method} ${route.path}`)
+    return encodeURIComponent(value)
+  })
+  const search = query === undefined ? '' : `?${new URLSearchParams(query)}`
+  return { route, probe: { method: route.method, path: `${path}${search}`, ...rest } }
+}
+
+/** `<METHOD> <path>` of a probe's route, with its variant: for messages. */
+export function probeName({ route, variant }: RouteProbe): string {
+  return `${route.method} ${route.path}${variant === undefined ? '' : ` (${variant})`}`
+}
+
+/** Every route that names a project, with a request B may make against its own project (destructive ones last). */
+export function projectProbes(f: Fixtures, entity: string): RouteProbe[] {
   const p = f.project
   const proj = p.split('/')[1] as string
-  const q = `/annotation_queues/${f.queueId}`
-  const o = `/objs/${f.objectId}`
+  const queue = { queue_id: f.queueId }
+  const version = { object_id: f.objectId, digest: f.objectDigest }
   const window = { project_id: p, start: new Date(Date.now() - 86_400_000).toISOString() }
-  return {
-    'POST /call/start': { method: 'POST', path: '/call/start', body: { start: startPart(p) } },
-    'POST /call/end': { method: 'POST', path: '/call/end', body: { end: endPart(p, randomUUID()) } },
-    'POST /call/upsert_batch': {
-      method: 'POST',
-      path: '/call/upsert_batch',
-      body: { batch: [{ mode: 'start', req: { start: startPart(p) } }] },
-    },
-    'POST /call/read': { method: 'POST', path: '/call/read', body: { project_id: p, id: f.callId } },
-    'POST /call/update': {
-      method: 'POST',
-      path: '/call/update',
-      body: { project_id: p, call_id: f.callId, display_name: 'renamed' },
-    },
-    'POST /calls/stream_query': { method: 'POST', path: '/calls/stream_query', body: { project_id: p } },
+  return [
+    probe('tracing/start-call', { body: { start: startPart(p) } }),
+    probe('tracing/end-call', { body: { end: endPart(p, randomUUID()) } }),
+    probe('tracing/upsert-call-batch', { body: { batch: [{ mode: 'start', req: { start: startPart(p) } }] } }),
+    probe('tracing/read-call', { body: { project_id: p, id: f.callId } }),
+    probe('tracing/update-call', { body: { project_id: p, call_id: f.callId, display_name: 'renamed' } }),
+    probe('tracing/stream-query-calls', { body: { project_id: p } }),
     // One OTLP/JSON span, stored as a call in the project of the `project_id` header.
-    'POST /otel/v1/traces': {
-      method: 'POST',
-      path: '/otel/v1/traces',
+    probe('tracing/export-otel-traces', {
       headers: { project_id: p },
       body: {
         resourceSpans: [
@@ -210,72 +231,46 @@ export function projectProbes(f: Fixtures, entity: string): Record<string, Probe
           },
         ],
       },
-    },
-    'POST /calls/query_stats': { method: 'POST', path: '/calls/query_stats', body: { project_id: p } },
-    'POST /trace/usage': { method: 'POST', path: '/trace/usage', body: { project_id: p } },
-    'POST /calls/usage': { method: 'POST', path: '/calls/usage', body: { project_id: p, call_ids: [f.callId] } },
-    'POST /cost/create': {
-      method: 'POST',
-      path: '/cost/create',
+    }),
+    probe('tracing/query-call-stats', { body: { project_id: p } }),
+    probe('tracing/trace-usage', { body: { project_id: p } }),
+    probe('tracing/calls-usage', { body: { project_id: p, call_ids: [f.callId] } }),
+    probe('tracing/create-cost', {
       body: { project_id: p, costs: { 'gpt-x': { prompt_token_cost: 1, completion_token_cost: 2 } } },
-    },
-    'POST /cost/query': { method: 'POST', path: '/cost/query', body: { project_id: p } },
-    'POST /obj/create': {
-      method: 'POST',
-      path: '/obj/create',
-      body: { obj: { project_id: p, object_id: 'other', val: 1 } },
-    },
-    'POST /obj/read': {
-      method: 'POST',
-      path: '/obj/read',
-      body: { project_id: p, object_id: f.objectId, digest: f.objectDigest },
-    },
-    'POST /objs/query': { method: 'POST', path: '/objs/query', body: { project_id: p } },
-    'PUT /objs/:object_id/versions/:digest/tags': {
-      method: 'PUT',
-      path: `${o}/versions/${f.objectDigest}/tags`,
-      body: { project_id: p, tags: ['t1'] },
-    },
-    'POST /objs/:object_id/versions/:digest/tags/remove': {
-      method: 'POST',
-      path: `${o}/versions/${f.objectDigest}/tags/remove`,
-      body: { project_id: p, tags: ['t1'] },
-    },
-    'PUT /objs/:object_id/aliases': {
-      method: 'PUT',
-      path: `${o}/aliases`,
+    }),
+    probe('tracing/query-cost', { body: { project_id: p } }),
+    probe('tracing/create-obj', { body: { obj: { project_id: p, object_id: 'other', val: 1 } } }),
+    probe('tracing/read-obj', { body: { project_id: p, object_id: f.objectId, digest: f.objectDigest } }),
+    probe('tracing/query-objs', { body: { project_id: p } }),
+    probe('tracing/add-obj-tags', { params: version, body: { project_id: p, tags: ['t1'] } }),
+    probe('tracing/remove-obj-tags', { params: version, body: { project_id: p, tags: ['t1'] } }),
+    probe('tracing/set-obj-aliases', {
+      params: { object_id: f.objectId },
       body: { project_id: p, digest: f.objectDigest, aliases: ['prod'] },
-    },
-    'POST /objs/:object_id/aliases/remove': {
-      method: 'POST',
-      path: `${o}/aliases/remove`,
+    }),
+    probe('tracing/remove-obj-aliases', {
+      params: { object_id: f.objectId },
       body: { project_id: p, aliases: ['prod'] },
-    },
-    'GET /tags': { method: 'GET', path: `/tags?project_id=${encodeURIComponent(p)}` },
-    'GET /aliases': { method: 'GET', path: `/aliases?project_id=${encodeURIComponent(p)}` },
-    'POST /feedback/create': {
-      method: 'POST',
-      path: '/feedback/create',
+    }),
+    probe('tracing/list-tags', { query: { project_id: p } }),
+    probe('tracing/list-aliases', { query: { project_id: p } }),
+    probe('tracing/create-feedback', {
       body: {
         project_id: p,
         weave_ref: `weave:///${p}/call/${f.callId}`,
         feedback_type: 'note',
         payload: { note: 'x' },
       },
-    },
-    'POST /feedback/batch/create': {
-      method: 'POST',
-      path: '/feedback/batch/create',
+    }),
+    probe('tracing/create-feedback-batch', {
       body: {
         batch: [
           { project_id: p, weave_ref: `weave:///${p}/call/${f.callId}`, feedback_type: 'note', payload: { note: 'x' } },
         ],
       },
-    },
-    'POST /feedback/query': { method: 'POST', path: '/feedback/query', body: { project_id: p } },
-    'POST /feedback/replace': {
-      method: 'POST',
-      path: '/feedback/replace',
+    }),
+    probe('tracing/query-feedback', { body: { project_id: p } }),
+    probe('tracing/replace-feedback', {
       body: {
         project_id: p,
         feedback_id: f.feedbackId,
@@ -283,74 +278,48 @@ export function projectProbes(f: Fixtures, entity: string): Record<string, Probe
         feedback_type: 'note',
         payload: { note: 'replaced' },
       },
-    },
-    'POST /feedback/stats': { method: 'POST', path: '/feedback/stats', body: window },
-    'POST /feedback/payload_schema': { method: 'POST', path: '/feedback/payload_schema', body: window },
-    'POST /annotation_queues': {
-      method: 'POST',
-      path: '/annotation_queues',
-      body: { project_id: p, name: 'q2', scorer_refs: [] },
-    },
-    'POST /annotation_queues/query': { method: 'POST', path: '/annotation_queues/query', body: { project_id: p } },
-    'GET /annotation_queues/:queue_id': { method: 'GET', path: `${q}?project_id=${encodeURIComponent(p)}` },
-    'PUT /annotation_queues/:queue_id': { method: 'PUT', path: q, body: { project_id: p, name: 'renamed' } },
-    'POST /annotation_queues/:queue_id/items': {
-      method: 'POST',
-      path: `${q}/items`,
+    }),
+    probe('tracing/get-feedback-stats', { body: window }),
+    probe('tracing/get-feedback-payload-schema', { body: window }),
+    probe('tracing/create-annotation-queue', { body: { project_id: p, name: 'q2', scorer_refs: [] } }),
+    probe('tracing/query-annotation-queues', { body: { project_id: p } }),
+    probe('tracing/read-annotation-queue', { params: queue, query: { project_id: p } }),
+    probe('tracing/update-annotation-queue', { params: queue, body: { project_id: p, name: 'renamed' } }),
+    probe('tracing/add-annotation-queue-items', {
+      params: queue,
       body: { project_id: p, call_ids: [f.callId], display_fields: ['inputs.prompt'] },
-    },
-    'POST /annotation_queues/:queue_id/items/query': {
-      method: 'POST',
-      path: `${q}/items/query`,
-      body: { project_id: p },
-    },
-    'POST /annotation_queues/stats': {
-      method: 'POST',
-      path: '/annotation_queues/stats',
-      body: { project_id: p, queue_ids: [f.queueId] },
-    },
-    'POST /annotation_queues/:queue_id/items/:item_id/progress': {
-      method: 'POST',
-      path: `${q}/items/${f.itemId}/progress`,
+    }),
+    probe('tracing/query-annotation-queue-items', { params: queue, body: { project_id: p } }),
+    probe('tracing/get-annotation-queues-stats', { body: { project_id: p, queue_ids: [f.queueId] } }),
+    probe('tracing/update-annotation-queue-item-progress', {
+      params: { ...queue, item_id: f.itemId },
       body: { project_id: p, annotation_state: 'in_progress' },
-    },
-    'POST /table/create': {
-      method: 'POST',
-      path: '/table/create',
-      body: { table: { project_id: p, rows: [{ a: 1 }] } },
-    },
-    'POST /table/query': { method: 'POST', path: '/table/query', body: { project_id: p, digest: f.tableDigest } },
-    'POST /file/create': { method: 'POST', path: '/file/create', form: { project_id: p, file: new Blob(['x']) } },
-    'POST /files/create': { method: 'POST', path: '/files/create', form: { project_id: p, file: new Blob(['x']) } },
-    'POST /file/content': { method: 'POST', path: '/file/content', body: { project_id: p, digest: f.fileDigest } },
-    'POST /files/content': { method: 'POST', path: '/files/content', body: { project_id: p, digest: f.fileDigest } },
-    'POST /v1/preview/models': {
-      method: 'POST',
-      path: '/v1/preview/models',
+    }),
+    probe('tracing/create-table', { body: { table: { project_id: p, rows: [{ a: 1 }] } } }),
+    probe('tracing/query-table', { body: { project_id: p, digest: f.tableDigest } }),
+    probe('tracing/create-file', { form: { project_id: p, file: new Blob(['x']) } }),
+    probe('tracing/create-file', { form: { project_id: p, file: new Blob(['x']) } }, 1),
+    probe('tracing/read-file-content', { body: { project_id: p, digest: f.fileDigest } }),
+    probe('tracing/read-file-content', { body: { project_id: p, digest: f.fileDigest } }, 1),
+    probe('training/create-preview-model', {
       body: { entity, project: proj, name: `m-${randomUUID().slice(0, 8)}`, base_model: 'Qwen/Qwen2.5-7B-Instruct' },
-    },
-    'GET /v1/preview/models': { method: 'GET', path: `/v1/preview/models?entity=${entity}&project=${proj}` },
-    'GET /v1/models': { method: 'GET', path: '/v1/models', headers: { 'openai-project': p } },
-    'GET /v1/usage': { method: 'GET', path: '/v1/usage', headers: { 'openai-project': p } },
-    'POST /v1/chat/completions': {
-      method: 'POST',
-      path: '/v1/chat/completions',
+    }),
+    probe('training/list-preview-models', { query: { entity, project: proj } }),
+    probe('inference/list-models', { headers: { 'openai-project': p } }),
+    probe('inference/get-usage', { headers: { 'openai-project': p } }),
+    probe('inference/create-chat-completion', {
       headers: { 'compat-project': p },
       body: { model: 'some-model', messages: [{ role: 'user', content: 'hi' }] },
-    },
+    }),
     // Destructive ones last, so B's own requests above still find the data.
-    'POST /feedback/purge': {
-      method: 'POST',
-      path: '/feedback/purge',
+    probe('tracing/purge-feedback', {
       body: { project_id: p, query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: f.feedbackId }] } } },
-    },
-    'POST /cost/purge': {
-      method: 'POST',
-      path: '/cost/purge',
+    }),
+    probe('tracing/purge-cost', {
       body: { project_id: p, query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: 'none' }] } } },
-    },
-    'POST /obj/delete': { method: 'POST', path: '/obj/delete', body: { project_id: p, object_id: 'other' } },
-    'POST /calls/delete': { method: 'POST', path: '/calls/delete', body: { project_id: p, call_ids: [randomUUID()] } },
-    'DELETE /annotation_queues/:queue_id': { method: 'DELETE', path: `${q}?project_id=${encodeURIComponent(p)}` },
-  }
+    }),
+    probe('tracing/delete-obj', { body: { project_id: p, object_id: 'other' } }),
+    probe('tracing/delete-calls', { body: { project_id: p, call_ids: [randomUUID()] } }),
+    probe('tracing/delete-annotation-queue', { params: queue, query: { project_id: p } }),
+  ]
 }
