@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { ScanCommand } from '@aws-sdk/lib-dynamodb'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FUNCTIONS, type FunctionEntry, type RouteEntry } from '#functions/manifest'
+import { FUNCTIONS, type FunctionEntry, type FunctionId, type RouteEntry } from '#functions/manifest'
 import { db, table } from '#shared/db/client'
 import { loadFunction } from '../../scripts/local/app.js'
 import { ANY_VALUE, DEEP, HUGE_NUMBERS, ODD_STRINGS } from '../support/arbitraries.js'
@@ -220,11 +220,11 @@ describe('every authenticated route under fuzzed input', () => {
   )
 })
 
-/** A valid body per write route, built for a given project; the fuzzer mutates one node of it. */
-const TEMPLATES: Record<string, (entity: string, project: string) => unknown> = {
-  'POST /call/start': (_e, p) => ({ start: startPart(p) }),
-  'POST /call/end': (_e, p) => ({ end: endPart(p, randomUUID()) }),
-  'POST /call/upsert_batch': (_e, p) => {
+/** A valid body per write function (its one declared route), built for a given project; the fuzzer mutates a node. */
+const TEMPLATES: Partial<Record<FunctionId, (entity: string, project: string) => unknown>> = {
+  'tracing/start-call': (_e, p) => ({ start: startPart(p) }),
+  'tracing/end-call': (_e, p) => ({ end: endPart(p, randomUUID()) }),
+  'tracing/upsert-call-batch': (_e, p) => {
     const id = randomUUID()
     return {
       batch: [
@@ -234,16 +234,16 @@ const TEMPLATES: Record<string, (entity: string, project: string) => unknown> = 
       ],
     }
   },
-  'POST /obj/create': (_e, p) => ({ obj: { project_id: p, object_id: 'my-obj', val: { a: 1, b: [1, 2] } } }),
-  'POST /table/create': (_e, p) => ({ table: { project_id: p, rows: [{ a: 1 }, { a: 2 }] } }),
-  'POST /cost/create': (_e, p) => ({
+  'tracing/create-obj': (_e, p) => ({ obj: { project_id: p, object_id: 'my-obj', val: { a: 1, b: [1, 2] } } }),
+  'tracing/create-table': (_e, p) => ({ table: { project_id: p, rows: [{ a: 1 }, { a: 2 }] } }),
+  'tracing/create-cost': (_e, p) => ({
     project_id: p,
     costs: { 'gpt-4o': { prompt_token_cost: 0.001, completion_token_cost: 0.002 } },
   }),
-  'POST /feedback/create': (_e, p) => feedback(p),
-  'POST /feedback/batch/create': (_e, p) => ({ batch: [feedback(p), feedback(p), feedback(p)] }),
-  'POST /annotation_queues': (_e, p) => ({ project_id: p, name: 'queue', scorer_refs: [] }),
-  'POST /v1/preview/models': (e, p) => ({
+  'tracing/create-feedback': (_e, p) => feedback(p),
+  'tracing/create-feedback-batch': (_e, p) => ({ batch: [feedback(p), feedback(p), feedback(p)] }),
+  'tracing/create-annotation-queue': (_e, p) => ({ project_id: p, name: 'queue', scorer_refs: [] }),
+  'training/create-preview-model': (e, p) => ({
     entity: e,
     project: p.split('/')[1],
     name: `m-${randomUUID().slice(0, 8)}`,
@@ -283,13 +283,13 @@ function mutate(value: unknown, path: (string | number)[], remove: boolean, repl
 }
 
 describe('write routes under mutated valid bodies', () => {
-  const entries = ROUTES.filter((r) => TEMPLATES[`${r.route.method} ${r.route.path}`] !== undefined)
+  const entries = ROUTES.filter((r) => TEMPLATES[r.entry.id] !== undefined)
   it.each(entries.map((r) => [`${r.route.method} ${r.route.path}`, r] as const))(
     '%s rejects a broken node with a 4xx in its family shape and writes nothing for it',
-    async (name, { entry }) => {
+    async (name, { entry, route }) => {
       // Prepare
       const { app } = await loadFunction(entry)
-      const template = TEMPLATES[name] as (entity: string, project: string) => unknown
+      const template = TEMPLATES[entry.id] as (entity: string, project: string) => unknown
       const probe = template(caller.entity, `${caller.entity}/probe`)
       const arb = fc.record({
         path: fc.constantFrom(...pathsOf(probe)),
@@ -310,8 +310,8 @@ describe('write routes under mutated valid bodies', () => {
           const body = mutate(template(caller.entity, project), path, remove, replacement)
           const headers = { ...caller.bearer, 'content-type': 'application/json' }
           const res = await app.fetch(
-            new Request(`http://loom.test${entry.routes[0]?.path}`, {
-              method: 'POST',
+            new Request(`http://loom.test${route.path}`, {
+              method: route.method,
               headers,
               body: JSON.stringify(body),
             }),
