@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { FUNCTIONS, type FunctionEntry, type FunctionId, type RouteEntry } from '#functions/manifest'
+import { FUNCTIONS, type FunctionEntry, type FunctionId } from '#functions/manifest'
+import type { RouteDeclaration } from '#shared/routes/declare'
 import { loadFunction } from '../../scripts/local/app.js'
 import type { TestCaller } from './auth.js'
 import { endPart, startPart, writeCalls } from './calls.js'
@@ -162,14 +163,14 @@ export async function buildFixtures(b: TestCaller): Promise<Fixtures> {
 }
 
 /** A probe of one declared route (`variant` tells apart several probes of the same route). */
-export type RouteProbe = { route: RouteEntry; probe: Probe; variant?: string }
+export type RouteProbe = { route: RouteDeclaration; probe: Probe; variant?: string }
 
 /** How a probe fills in its route: path parameters, query string, body, multipart form and headers. */
 type ProbeSpec = Omit<Probe, 'method' | 'path'> & { params?: Record<string, string>; query?: Record<string, string> }
 
 /** The route declared by function `id` (its `index`th, for functions serving aliases). */
-export function declaredRoute(id: FunctionId, index = 0): RouteEntry {
-  const route = FUNCTIONS.find((f) => f.id === id)?.routes[index]
+export function declaredRoute(id: FunctionId, index = 0): RouteDeclaration {
+  const route: RouteDeclaration | undefined = FUNCTIONS.find((f) => f.id === id)?.routes[index]
   if (route === undefined) throw new Error(`${id} declares no route ${index}`)
   return route
 }
