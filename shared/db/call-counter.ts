@@ -7,17 +7,17 @@ import { ifConditionHolds } from '#shared/db/conditional-write'
 import { queryAll } from '#shared/db/query'
 
 /**
- * The storage of the call counting protocol (the protocol itself, with its invariants, is
- * `shared/tracing/call-count.ts`, the only caller of the writes here): the per-project count of live calls, kept in `COUNTER_SHARDS` hot-counter items (`PK = CALLCOUNT#<project>`,
- * `SK = S#<nn>`) and summed on read, so the unfiltered `calls/query_stats` reads 16 small items instead of the project.
+ * The storage of the call counting protocol; the protocol itself, with its invariants, is `shared/tracing/call-count.ts`,
+ * the only caller of the writes here (`readCallCount` is for anyone). The per-project count of live calls is kept in
+ * `COUNTER_SHARDS` hot-counter items (`PK = CALLCOUNT#<project>`, `SK = S#<nn>`) and summed on read, so the unfiltered
+ * `calls/query_stats` reads 16 small items instead of the project.
  *
  * `ADD` is not idempotent, so every increment is guarded by idempotency tokens (`+<call id>`, `-<call id>`) held in
  * the shard's `pending` string set while the request that counted them finishes its item writes: the `ADD` is
  * conditional on none of its tokens being pending, so a token also works as a lock on its call's count. A pending token
  * always means its delta is in `n` (a take-back that gives a token up removes it in the same update), and only its
- * holder releases it, once the call items show the change (see docs/data-model.md, "The call counter"). The marks
- * the protocol keeps on a call's start part (`counted`, `uncount_pending`) are read and written at the end of this
- * module.
+ * holder releases it, once the call items show the change. The marks the protocol keeps on a call's start part
+ * (`counted`, `uncount_pending`) are read and written at the end of this module.
  */
 
 /** Number of counter shards per project. */

@@ -1,19 +1,51 @@
+import { createHash, randomUUID } from 'node:crypto'
 import {
   type CallCount,
   clearUncountPending,
   countCalls,
   countEachCall,
+  countedStarts,
+  markCallDeleted,
   markStartCounted,
   pendingTokens,
   startCountStates,
 } from '#shared/db/call-counter'
+import { putCallParts, putStartsIfAbsent } from '#shared/db/call-repository'
+import type { CallEndItem, CallStartItem } from '#shared/schemas/call-item'
 
 /**
- * Keeps the project's call counter (call-counter.ts) in step with the stored call items when a write fails part-way or
- * races a retry. The rules: a pending token's delta is in the count, and only its holder releases it; a start stored
- * with `counted` is counted; a start a writer stored without it, deferring to another request's token, is counted by
- * that request, or here (`healStarts`) once that request gave its count back; a deleted start carrying
- * `uncount_pending` is still in the count. See docs/data-model.md, "The call counter".
+ * The count-each-call-once protocol: the project's count of live calls (`calls/query_stats` without a filter) kept
+ * in step with the stored calls without transactions. Ingest (`call-ingest.ts`) and `calls/delete` (`call-ops.ts`)
+ * call `storeCountingStarts` and `deleteCountingCalls`; nothing else writes the counter or the count marks. Storage:
+ * `shared/db/call-counter.ts` (16 counter shards per project and the marks on start parts). docs/data-model.md,
+ * "The call counter", walks through it step by step.
+ *
+ * Invariants:
+ * - What is counted: every stored start part, once, until it is deleted; the end part never counts. A start stored
+ *   with `counted: true` is in the count; a start stored without it was written by a request that deferred to
+ *   another's token, and is counted by that request or healed (counted, then marked) here.
+ * - When: a request counts (`ADD n`) its new starts under idempotency tokens (`+<id>`; `-<id>` for a deletion) added
+ *   to a shard's `pending` set in the same update, conditional on none of them being pending there; it stores the
+ *   starts only after counting, and releases its tokens only once the items show what it counted.
+ * - Pending tokens: a pending token's delta is in `n` (a take-back that gives a token up is the same update as its
+ *   release); only its holder releases it. While pending it is a lock on its call's count: another request meeting it
+ *   neither counts the call nor marks it, and stores the start only if absent.
+ * - Retries: the ingest shard is picked from a hash of every start id of the request body, so a retry meets the
+ *   tokens of its earlier attempts. A retry that read a call as new but counted it after the original stored it
+ *   finds `counted` on re-reading (strongly) and takes its count back. A counter update whose answer was lost leaves
+ *   its tokens pending for good (the SDK's retry takes them for another request's): the count includes those calls,
+ *   which the request then stores without counting, so the count stays right.
+ * - Failures: a request that fails after counting takes back the count of every start it did not store with
+ *   `counted` (re-read strongly) before answering, then heals any such start a concurrent retry stored meanwhile; the
+ *   deferring writer checks after its puts whether the tokens it deferred to are gone, and heals what was given up.
+ * - Delete uncounts: a deletion sets `deleted_at` and `uncount_pending` (the request's id) in one conditional update,
+ *   then counts `-<id>` on the shard the call id picks (every delete of a call meets there, whatever its body),
+ *   re-reads, and clears `uncount_pending` on those still carrying it; one another request cleared is taken back. A
+ *   deleted start still carrying `uncount_pending` is in the count: the next delete that reaches it uncounts it.
+ * - Stated limits: two different request bodies carrying the same new call at the same moment land on different
+ *   shards and can both count it; a process dying between counting and releasing leaves its tokens pending for good
+ *   (a few bytes each), its calls counted and stored by its retry without counting; a take-back that fails too leaves
+ *   the count ahead of what is stored until a retry stores those calls.
  */
 
 const plus = (id: string) => `+${id}`
@@ -25,6 +57,90 @@ function failedOf<T>(ids: readonly string[], results: PromiseSettledResult<T>[])
 
 function firstRejection<T>(results: PromiseSettledResult<T>[]): unknown {
   return results.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason
+}
+
+/** A start a request reads as new (no stored start): its id, and its part built on demand (its columns stored). */
+export type NewStart = { id: string; build: () => Promise<CallStartItem> }
+
+/** What one project's part of an ingest request writes. */
+export type CountedWrite = {
+  /** Every start id of the request body, new or not: the counter shard is picked from them. */
+  startIds: readonly string[]
+  /** The starts read as new. */
+  fresh: readonly NewStart[]
+  /**
+   * The request's end parts, built once the starts are settled: `raced` are the new starts another writer stored
+   * (or is storing) instead, whose stored trace id may differ from the request's.
+   */
+  ends: (raced: readonly string[]) => Promise<CallEndItem[]>
+}
+
+/**
+ * Stores a request's new starts and its ends, counting each new call once: counts the new starts under their
+ * tokens, takes back those a counting writer already stored, stores the rest marked `counted` (with the ends, in one
+ * batch write), stores starts whose token another request holds only if absent and unmarked, and releases its tokens.
+ * A failure after counting takes its count back before it is thrown.
+ */
+export async function storeCountingStarts(project: string, write: CountedWrite): Promise<void> {
+  const seed = createHash('sha256')
+    .update([...write.startIds].sort().join('\n'))
+    .digest('hex')
+  const count = await countCalls(
+    project,
+    write.fresh.map((s) => plus(s.id)),
+    1,
+    seed,
+  )
+  // The starts this request tried to store as counted, and those it stored for another request's count.
+  const written = new Set<string>()
+  let created = new Set<string>()
+  try {
+    // A retry racing its original may have read a call as new and counted it only after the original stored it and
+    // released its tokens: re-read what this request counted and take back what a counting writer already stored.
+    const held = new Set(count.counted.map(idOf))
+    const done = held.size > 0 ? await countedStarts(project, [...held]) : new Set<string>()
+    await count.undo([...done].map(plus))
+    const mine = write.fresh.filter((s) => held.has(s.id) && !done.has(s.id))
+    // Starts whose token another request holds: that request counts them. Written only if still absent (it may be
+    // writing them now, or have crashed after counting), and without the `counted` mark, which only a counter sets.
+    const others = write.fresh.filter((s) => !held.has(s.id))
+    if (others.length > 0) created = await putStartsIfAbsent(await Promise.all(others.map((s) => s.build())))
+    const raced = [...done, ...others.map((s) => s.id)]
+    const parts = { starts: await Promise.all(mine.map((s) => s.build())), ends: await write.ends(raced) }
+    for (const s of mine) written.add(s.id)
+    await putCallParts(parts, { countedStarts: true })
+  } catch (error) {
+    // Nothing may stay counted that is not stored; the failure itself is what the client hears about.
+    await rollBackStarts(project, count, written, seed).catch(() => undefined)
+    throw error
+  }
+  await count.release()
+  await recheckDeferred(project, created, seed)
+}
+
+/** Whether a stored start is deleted but its deletion is not in the count yet (a delete must still uncount it). */
+export function awaitsUncount(start: CallStartItem): boolean {
+  return start.deleted_at !== undefined && start.uncount_pending !== undefined
+}
+
+/**
+ * Soft-deletes the `live` calls and takes each deletion out of the count exactly once, together with `unsettled`
+ * (deleted calls that `awaitsUncount`); returns how many calls this request deleted, counting a mark of its own whose
+ * answer was lost and was retried.
+ */
+export async function deleteCountingCalls(
+  project: string,
+  live: readonly string[],
+  unsettled: readonly string[],
+  deletedAt: string,
+): Promise<number> {
+  const requestId = randomUUID()
+  const results = await Promise.all(live.map((id) => markCallDeleted(project, id, deletedAt, requestId)))
+  const marked = live.filter((_, i) => results[i])
+  // Deleted meanwhile by another request, or by this one's own write whose answer was lost and retried.
+  const conflicts = live.filter((_, i) => !results[i])
+  const pending = [...marked, ...conflicts, ...unsettled]
+  return marked.length + (await uncountDeleted(project, pending, conflicts, requestId))
 }
 
 /**
@@ -93,7 +209,7 @@ export async function recheckDeferred(project: string, created: ReadonlySet<stri
  * mark answered "already deleted": returns how many of them carry `requestId`, i.e. were marked by this request (the
  * client's retry of a mark whose answer was lost).
  */
-export async function uncountDeleted(
+async function uncountDeleted(
   project: string,
   ids: readonly string[],
   own: readonly string[],

@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto'
 import * as z from 'zod/mini'
 import { assertProjectAccess } from '#shared/auth/authenticate'
-import { countCalls, countedStarts } from '#shared/db/call-counter'
-import { getCallParts, putCallParts, putStartsIfAbsent, storedTraceIds } from '#shared/db/call-repository'
+import { getCallParts, storedTraceIds } from '#shared/db/call-repository'
 import { registerProjects } from '#shared/db/project-repository'
 import { claimRetryValue } from '#shared/db/retry-key-repository'
 import type { Principal } from '#shared/schemas/api-key'
@@ -19,7 +17,7 @@ import {
   startJson,
   storedTime,
 } from '#shared/tracing/call-build'
-import { recheckDeferred, rollBackStarts } from '#shared/tracing/call-count'
+import { storeCountingStarts } from '#shared/tracing/call-count'
 import { uuidv7 } from '#shared/tracing/ids'
 
 /** One write of `call/upsert_batch`: a start part or an end part. */
@@ -132,56 +130,20 @@ async function ingestProject(
   const stored: Map<string, CallParts> =
     lookup.length > 0 ? await getCallParts(project, lookup, { parts: 'start' }) : new Map()
   const fresh = starts.filter((s) => stored.get(s.id)?.start === undefined)
-  const seed = createHash('sha256')
-    .update(
-      starts
-        .map((s) => s.id)
-        .sort()
-        .join('\n'),
-    )
-    .digest('hex')
-  const count = await countCalls(
-    project,
-    fresh.map((s) => `+${s.id}`),
-    1,
-    seed,
-  )
-  // The starts this request tried to store as counted, and those it stored for another request's count.
-  const written = new Set<string>()
-  let created = new Set<string>()
   const traceIds = new Map(starts.map((s) => [s.id, stored.get(s.id)?.start?.trace_id ?? s.trace_id]))
-  try {
-    // A retry racing its original may have read a call as new and counted it only after the original stored it and
-    // released its tokens: re-read what this request counted and take back what a counting writer already stored.
-    const held = new Set(count.counted.map((t) => t.slice(1)))
-    const done = held.size > 0 ? await countedStarts(project, [...held]) : new Set<string>()
-    await count.undo([...done].map((id) => `+${id}`))
-    const mine = fresh.filter((s) => held.has(s.id) && !done.has(s.id))
-    // Starts whose token another request holds: that request counts them. Written only if still absent (it may be
-    // writing them now, or have crashed after counting), and without the `counted` mark, which only a counter sets.
-    const others = fresh.filter((s) => !held.has(s.id))
-    const build = (s: KeyedStart) => buildStart(s, s.json, userId)
-    if (others.length > 0) created = await putStartsIfAbsent(await Promise.all(others.map(build)))
-    // A start stored before this request (a retry) keeps its trace id; so does one another writer stored meanwhile.
-    const raced = [...done, ...others.map((s) => s.id)]
-    if (raced.length > 0) for (const [id, t] of await storedTraceIds(project, raced)) traceIds.set(id, t)
-    const parts = {
-      starts: await Promise.all(mine.map(build)),
-      ends: await Promise.all(
+  await storeCountingStarts(project, {
+    startIds: starts.map((s) => s.id),
+    fresh: fresh.map((s) => ({ id: s.id, build: () => buildStart(s, s.json, userId) })),
+    ends: async (raced) => {
+      // A start stored before this request (a retry) keeps its trace id; so does one another writer stored meanwhile.
+      if (raced.length > 0) for (const [id, t] of await storedTraceIds(project, raced)) traceIds.set(id, t)
+      return Promise.all(
         ends.map(async (e) => {
           const traceId = opt(e.trace_id) ?? traceIds.get(e.id) ?? stored.get(e.id)?.start?.trace_id
           return buildEnd(e, e.json, traceId)
         }),
-      ),
-    }
-    for (const s of mine) written.add(s.id)
-    await putCallParts(parts, { countedStarts: true })
-  } catch (error) {
-    // Nothing may stay counted that is not stored; the failure itself is what the client hears about.
-    await rollBackStarts(project, count, written, seed).catch(() => undefined)
-    throw error
-  }
-  await count.release()
-  await recheckDeferred(project, created, seed)
+      )
+    },
+  })
   return traceIds
 }

@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto'
-import { markCallDeleted } from '#shared/db/call-counter'
 import { getCallParts, setCallDisplayName, traceStorageSize, walkCalls } from '#shared/db/call-repository'
 import { listFeedback } from '#shared/db/feedback-repository'
 import { MAX_ITEM_BYTES } from '#shared/db/item-size'
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
 import type { CallParts } from '#shared/schemas/call-item'
-import { uncountDeleted } from '#shared/tracing/call-count'
+import { awaitsUncount, deleteCountingCalls } from '#shared/tracing/call-count'
 import { expandRefs, objectRefReader, type RefReader } from '#shared/tracing/call-expand'
 import { type LoadedCall, loadCall, renderCall } from '#shared/tracing/call-view'
 import { callCosts, loadPrices } from '#shared/tracing/costs'
@@ -142,7 +140,7 @@ export async function deleteCalls(project: string, ids: readonly string[], now =
     for (const [id, p] of await traceParts(project, traceId)) {
       if (p.start === undefined) continue
       if (p.start.deleted_at === undefined) live.add(id)
-      else if (p.start.uncount_pending !== undefined) uncounting.add(id)
+      else if (awaitsUncount(p.start)) uncounting.add(id)
       const parent = p.start.parent_id
       if (parent === undefined) continue
       const siblings = children.get(parent)
@@ -159,12 +157,6 @@ export async function deleteCalls(project: string, ids: readonly string[], now =
     stack.push(...(children.get(id) ?? []))
   }
   const targets = [...doomed].filter((id) => live.has(id))
-  const requestId = randomUUID()
-  const deletedAt = microsToStored(now * 1000)
-  const results = await Promise.all(targets.map((id) => markCallDeleted(project, id, deletedAt, requestId)))
-  const marked = targets.filter((_, i) => results[i])
-  // Deleted meanwhile by another request, or by this one's own write whose answer was lost and retried.
-  const conflicts = targets.filter((_, i) => !results[i])
-  const pending = [...marked, ...conflicts, ...[...doomed].filter((id) => uncounting.has(id))]
-  return marked.length + (await uncountDeleted(project, pending, conflicts, requestId))
+  const unsettled = [...doomed].filter((id) => uncounting.has(id))
+  return deleteCountingCalls(project, targets, unsettled, microsToStored(now * 1000))
 }
