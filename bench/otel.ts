@@ -21,7 +21,7 @@ import {
 import dynalite from 'dynalite'
 import { createApiKey } from '#shared/auth/key-admin'
 import { config } from '#shared/config'
-import { endRecord, startRecord } from '#shared/db/call-repository'
+import { endRecord, startRecord } from '#shared/db/call-records'
 import { db, table } from '#shared/db/client'
 import { ensureTable } from '#shared/db/ensure-table'
 import { planExport } from '#shared/otel/export-traces'

@@ -60,7 +60,7 @@ async function writeAll(items: Record<string, unknown>[]): Promise<void> {
 
 // Calls as the SDK writes them (start and end parts with their index keys), one in ten scored by a monitor.
 async function seed_(project: string): Promise<number> {
-  const { startRecord, endRecord } = await import('#shared/db/call-repository')
+  const { startRecord, endRecord } = await import('#shared/db/call-records')
   let above = 0
   const chunk = 10_000
   for (let from = 0; from < CALLS; from += chunk) {

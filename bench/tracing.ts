@@ -139,7 +139,7 @@ async function main() {
   // 1+2. Raw write ceiling vs ingest, interleaved in rounds so both see the same background load on this shared
   // machine: raw = BatchWriteItem of the very items upsert_batch writes (start + end parts with their index keys,
   // other call ids); ingest = call/upsert_batch, batches of 50 calls (start + end each), 8 requests in flight.
-  const { startRecord, endRecord } = await import('#shared/db/call-repository')
+  const { startRecord, endRecord } = await import('#shared/db/call-records')
   const rawItemsOf = (c: ReturnType<typeof callParts>) => [
     startRecord({
       project_id: c.start.project_id,

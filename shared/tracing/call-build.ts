@@ -1,4 +1,5 @@
-import { assertCallEndFits, assertCallStartFits, storeCallJson } from '#shared/db/call-repository'
+import { assertCallEndFits, assertCallStartFits } from '#shared/db/call-records'
+import { storeCallJson } from '#shared/db/call-repository'
 import { CHUNK_BYTES, INLINE_LIMIT_BYTES, type StoredJson } from '#shared/db/large-value'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { EndedCall, StartedCall } from '#shared/schemas/call'
