@@ -25,3 +25,14 @@ export const FeedbackPayloadSchemaResSchema = z.object({
   paths: z.array(z.object({ json_path: z.string(), value_type: z.string() })),
 })
 export type FeedbackPayloadSchemaRes = z.infer<typeof FeedbackPayloadSchemaResSchema>
+
+/** `POST /feedback/stats` answer: the window, one bucket per step (`<agg>_<metric>` keys) and whole-window stats. */
+export const FeedbackStatsResSchema = z.object({
+  start: z.string(),
+  end: z.string(),
+  granularity: z.number(),
+  timezone: z.string(),
+  buckets: z.array(z.record(z.string(), z.nullable(z.union([z.string(), z.number()])))),
+  window_stats: z.nullable(z.record(z.string(), z.record(z.string(), z.nullable(z.number())))),
+})
+export type FeedbackStatsRes = z.infer<typeof FeedbackStatsResSchema>

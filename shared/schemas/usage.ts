@@ -26,15 +26,34 @@ export const UsageQuerySchema = z.object({
 export type UsageQuery = z.infer<typeof UsageQuerySchema>
 
 /** One row of the usage report: an hour of one project and model. */
-export type UsageRow = {
-  hour: string
-  project: string
-  model: string
-  requests: number
-  aborted_requests: number
-  prompt_tokens: number
-  completion_tokens: number
-  cached_tokens: number
-  total_tokens: number
-  cost_usd: number
-}
+export const UsageRowSchema = z.object({
+  hour: z.string(),
+  project: z.string(),
+  model: z.string(),
+  requests: z.number(),
+  aborted_requests: z.number(),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  cached_tokens: z.number(),
+  total_tokens: z.number(),
+  cost_usd: z.number(),
+})
+export type UsageRow = z.infer<typeof UsageRowSchema>
+
+/** `GET /v1/usage` answer: the rows of the window and their total. */
+export const UsageReportResSchema = z.object({
+  object: z.literal('usage'),
+  entity: z.string(),
+  project: z.nullable(z.string()),
+  start: z.string(),
+  end: z.string(),
+  data: z.array(UsageRowSchema),
+  total: z.object({
+    requests: z.number(),
+    prompt_tokens: z.number(),
+    completion_tokens: z.number(),
+    total_tokens: z.number(),
+    cost_usd: z.number(),
+  }),
+})
+export type UsageReportRes = z.infer<typeof UsageReportResSchema>

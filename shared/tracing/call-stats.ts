@@ -2,10 +2,8 @@ import { readCallCount } from '#shared/db/call-counter'
 import { countStartedCalls, traceStorageSize, walkCalls } from '#shared/db/call-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { CallsFilter, CallsQueryStatsReq } from '#shared/schemas/call'
+import type { CallsQueryStatsRes as CallsQueryStats } from '#shared/schemas/call-response'
 import { selectCalls } from '#shared/tracing/call-query'
-
-/** `CallsQueryStatsRes`. */
-export type CallsQueryStats = { count: number; has_more: boolean; total_storage_size_bytes: number | null }
 
 function filterIsEmpty(f: CallsFilter | null | undefined): boolean {
   if (f === null || f === undefined) return true

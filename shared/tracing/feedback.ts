@@ -12,15 +12,13 @@ import { registerProject } from '#shared/db/project-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { FeedbackCreateReq, FeedbackQueryReq, FeedbackReplaceReq, FeedbackRow } from '#shared/schemas/feedback'
+import type { FeedbackCreateRes } from '#shared/schemas/feedback-response'
 import type { Operand, Query } from '#shared/schemas/query'
 import { feedbackField } from '#shared/tracing/feedback-fields'
 import { assertQueueLive } from '#shared/tracing/feedback-queue'
 import { validateFeedback } from '#shared/tracing/feedback-validate'
 import { uuidv7 } from '#shared/tracing/ids'
 import { matches, purgeIdsOf } from '#shared/tracing/query-eval'
-
-/** `FeedbackCreateRes`. */
-export type FeedbackCreateRes = { id: string; created_at: string; wb_user_id: string; payload: Record<string, unknown> }
 
 const toRes = (row: FeedbackRow): FeedbackCreateRes => ({
   id: row.id,

@@ -1,26 +1,10 @@
 import { getCallParts } from '#shared/db/call-repository'
 import { BadRequestError, PayloadTooLargeError } from '#shared/errors/http-error'
 import type { CallsUsageReq, TraceUsageReq } from '#shared/schemas/call'
+import type { AggregatedUsage, UsageRes as UsageResult } from '#shared/schemas/call-response'
 import { selectCalls } from '#shared/tracing/call-query'
 import type { LoadedCall } from '#shared/tracing/call-view'
 import { callCosts, loadPrices } from '#shared/tracing/costs'
-
-/** `LLMAggregatedUsage`: every field always present (docs/tracing.md §14.1). */
-export type AggregatedUsage = {
-  requests: number
-  prompt_tokens: number
-  completion_tokens: number
-  total_tokens: number
-  cache_read_input_tokens: number
-  cache_creation_input_tokens: number
-  prompt_tokens_total_cost: number | null
-  completion_tokens_total_cost: number | null
-  cache_read_input_tokens_total_cost: number | null
-  cache_creation_input_tokens_total_cost: number | null
-}
-
-/** `TraceUsageRes` / `CallsUsageRes`. */
-export type UsageResult = { call_usage: Record<string, Record<string, AggregatedUsage>>; unfinished_call_ids: string[] }
 
 const COUNTS = [
   'requests',

@@ -1,5 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
-import { UsageQuerySchema } from '#shared/schemas/usage'
+import { UsageQuerySchema, UsageReportResSchema } from '#shared/schemas/usage'
 
 /** `GET /v1/usage`: the route inference/get-usage serves. */
 export const route = declareRoute({
@@ -11,4 +11,5 @@ export const route = declareRoute({
   path: '/v1/usage',
   summary: 'Gateway usage per hour, project and model, with costs',
   query: UsageQuerySchema,
+  response: UsageReportResSchema,
 })

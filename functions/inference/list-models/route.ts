@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { ModelListResSchema } from '#shared/schemas/model-response'
 
 /** `GET /v1/models`: the route inference/list-models serves. */
 export const route = declareRoute({
@@ -9,4 +10,5 @@ export const route = declareRoute({
   method: 'GET',
   path: '/v1/models',
   summary: 'List the models the caller may use',
+  response: ModelListResSchema,
 })

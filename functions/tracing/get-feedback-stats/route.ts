@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { FeedbackStatsResSchema } from '#shared/schemas/feedback-response'
 import { FeedbackStatsReqSchema } from '#shared/schemas/feedback-stats'
 
 /** `POST /feedback/stats`: the route tracing/get-feedback-stats serves. */
@@ -11,4 +12,5 @@ export const route = declareRoute({
   path: '/feedback/stats',
   summary: 'Time-bucketed feedback statistics',
   body: FeedbackStatsReqSchema,
+  response: FeedbackStatsResSchema,
 })

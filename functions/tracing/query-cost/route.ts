@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { CostQueryResSchema } from '#shared/schemas/call-response'
 import { CostQueryReqSchema } from '#shared/schemas/cost'
 
 /** `POST /cost/query`: the route tracing/query-cost serves. */
@@ -11,4 +12,5 @@ export const route = declareRoute({
   path: '/cost/query',
   summary: 'Query project LLM prices',
   body: CostQueryReqSchema,
+  response: CostQueryResSchema,
 })

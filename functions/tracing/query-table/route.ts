@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { TableQueryResSchema } from '#shared/schemas/obj-response'
 import { TableQueryReqSchema } from '#shared/schemas/table'
 
 /** `POST /table/query`: the route tracing/query-table serves. */
@@ -11,4 +12,5 @@ export const route = declareRoute({
   path: '/table/query',
   summary: 'Read rows of a table',
   body: TableQueryReqSchema,
+  response: TableQueryResSchema,
 })

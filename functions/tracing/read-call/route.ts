@@ -1,5 +1,6 @@
 import { declareRoute } from '#shared/routes/declare'
 import { CallReadReqSchema } from '#shared/schemas/call'
+import { CallReadResSchema } from '#shared/schemas/call-response'
 
 /** `POST /call/read`: the route tracing/read-call serves. */
 export const route = declareRoute({
@@ -11,4 +12,5 @@ export const route = declareRoute({
   path: '/call/read',
   summary: 'Read one call',
   body: CallReadReqSchema,
+  response: CallReadResSchema,
 })
