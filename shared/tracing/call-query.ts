@@ -174,7 +174,9 @@ async function* candidates(project: string, source: Source, walk: CallWalkOption
     }
     return
   }
-  for await (const page of walkCalls(project, source.listing, walk)) yield await loadCalls(page)
+  // Without ends (a count whose query reads no end field), the walk reads no end part by key either.
+  const options = ends ? walk : { ...walk, startsOnly: true }
+  for await (const page of walkCalls(project, source.listing, options)) yield await loadCalls(page)
 }
 
 const IDS_PAGE = 1000

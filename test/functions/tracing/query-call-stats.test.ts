@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { app as deleteApp } from '#functions/tracing/delete-calls/handler'
 import { app, handler } from '#functions/tracing/query-call-stats/handler'
+import { db } from '#shared/db/client'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { type CallFixture, callFixture } from '../../support/call-fixture.js'
-import { authorizerFor, newProject, startPart, writeCalls } from '../../support/calls.js'
+import { authorizerFor, endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
 
 let fx: CallFixture
@@ -110,6 +111,47 @@ describe('POST /calls/query_stats', () => {
     expect(atLimit.body).toMatchObject({ count: 2, has_more: false })
     expect(pastLimit.body).toMatchObject({ count: 1, has_more: true })
     expect(counterAtLimit.body).toMatchObject({ count: 2, has_more: false })
+  })
+
+  it('counts roots from their start parts alone: ended and running roots, deleted ones left out, no end read', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const [ended, running, deleted, child] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()]
+    await writeCalls(caller, [
+      { start: startPart(project, { id: ended, trace_id: ended }), end: endPart(project, ended) },
+      { start: startPart(project, { id: running, trace_id: running }) },
+      { start: startPart(project, { id: deleted, trace_id: deleted }), end: endPart(project, deleted) },
+      { start: startPart(project, { id: child, trace_id: ended, parent_id: ended }), end: endPart(project, child) },
+    ])
+    await deleteApp.request('/calls/delete', jsonInit({ project_id: project, call_ids: [deleted] }, caller.basic))
+    const endKeys: string[] = []
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = (args as { input: Record<string, unknown> }).input
+        if (context.commandName?.startsWith('BatchGet')) {
+          const requests = Object.values(input.RequestItems as Record<string, { Keys: { SK: string }[] }>)
+          endKeys.push(...requests.flatMap((r) => r.Keys.filter((k) => k.SK === 'E').map((k) => k.SK)))
+        }
+        return next(args)
+      },
+      { step: 'initialize', name: 'recordEndReads' },
+    )
+
+    // Act
+    let roots: Awaited<ReturnType<typeof stats>>
+    let capped: Awaited<ReturnType<typeof stats>>
+    try {
+      roots = await stats({ filter: { trace_roots_only: true } }, project, caller.basic)
+      capped = await stats({ filter: { trace_roots_only: true }, limit: 1 }, project, caller.basic)
+    } finally {
+      db().middlewareStack.remove('recordEndReads')
+    }
+
+    // Assess
+    expect(roots.body).toEqual({ count: 2, has_more: false, total_storage_size_bytes: null })
+    expect(capped.body).toEqual({ count: 1, has_more: true, total_storage_size_bytes: null })
+    expect(endKeys).toEqual([])
   })
 
   it('answers the runs-linked probe: limit 1 with a query and an absent or all-null filter ignores the query', async () => {
