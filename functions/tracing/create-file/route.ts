@@ -1,5 +1,5 @@
 import { declareFunction } from '#shared/routes/declare'
-import { FileCreateResSchema } from '#shared/schemas/obj-response'
+import { FileCreateResSchema } from '#shared/schemas/table-response'
 
 /** The routes tracing/create-file serves: `POST /file/create`, `POST /files/create`. */
 export const route = declareFunction({

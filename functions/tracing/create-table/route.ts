@@ -1,6 +1,6 @@
 import { declareRoute } from '#shared/routes/declare'
-import { TableCreateResSchema } from '#shared/schemas/obj-response'
 import { TableCreateReqSchema } from '#shared/schemas/table'
+import { TableCreateResSchema } from '#shared/schemas/table-response'
 
 /** `POST /table/create`: the route tracing/create-table serves. */
 export const route = declareRoute({

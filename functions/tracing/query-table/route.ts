@@ -1,6 +1,6 @@
 import { declareRoute } from '#shared/routes/declare'
-import { TableQueryResSchema } from '#shared/schemas/obj-response'
 import { TableQueryReqSchema } from '#shared/schemas/table'
+import { TableQueryResSchema } from '#shared/schemas/table-response'
 
 /** `POST /table/query`: the route tracing/query-table serves. */
 export const route = declareRoute({
