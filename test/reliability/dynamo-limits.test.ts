@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
+import { FUNCTIONS, type FunctionEntry, type FunctionId, type RouteEntry } from '#functions/manifest'
 import { db, table } from '#shared/db/client'
 import { settleAfterResponse } from '#shared/http/after-response'
 import { flushUsage } from '#shared/inference/usage-meter'
@@ -12,6 +12,7 @@ import { endPart, startPart, writeCalls } from '../support/calls.js'
 import { upstreamModelFixture } from '../support/models.js'
 import { publish } from '../support/objects.js'
 import { addCalls, newQueue } from '../support/queues.js'
+import { declaredRoute } from '../support/route-probes.js'
 import { send } from '../support/tracing.js'
 import { newModel, trajectory } from '../support/training.js'
 
@@ -37,8 +38,8 @@ type Shape = {
 }
 
 type Template = {
-  /** `<method> <route path>` as in the manifest. */
-  route: string
+  /** The write function whose (first) declared route the template calls. */
+  fn: FunctionId
   /** Writes what the request needs (a call, an object, a queue…) in a fresh project; returns ids for the shape. */
   setup?: (project: string) => Promise<Record<string, string>>
   shape: (project: string, v: Record<string, string>) => Shape
@@ -96,16 +97,16 @@ const oneCall = async (project: string) => {
   return id
 }
 const feedbackId = async (project: string) => {
-  const { app } = await loadFunction(entryOf('POST /feedback/create'))
+  const { app } = await loadFunction(entryOf('tracing/create-feedback'))
   const res = await send(app as never, '/feedback/create', feedback(project), caller)
   return res.body.id as string
 }
 
 const TEMPLATES: Template[] = [
-  { route: 'POST /call/start', shape: (p) => ({ ...none(), body: { start: start(p, randomUUID()) } }) },
-  { route: 'POST /call/end', shape: (p) => ({ ...none(), body: { end: end(p, randomUUID()) } }) },
+  { fn: 'tracing/start-call', shape: (p) => ({ ...none(), body: { start: start(p, randomUUID()) } }) },
+  { fn: 'tracing/end-call', shape: (p) => ({ ...none(), body: { end: end(p, randomUUID()) } }) },
   {
-    route: 'POST /call/upsert_batch',
+    fn: 'tracing/upsert-call-batch',
     shape: (p) => {
       const id = randomUUID()
       return {
@@ -120,21 +121,21 @@ const TEMPLATES: Template[] = [
     },
   },
   {
-    route: 'POST /otel/v1/traces',
+    fn: 'tracing/export-otel-traces',
     shape: (p) => ({ ...none(), headers: { project_id: p }, body: otlpJson() }),
   },
   {
-    route: 'POST /call/update',
+    fn: 'tracing/update-call',
     setup: async (p) => ({ call: await oneCall(p) }),
     shape: (p, v) => ({ ...none(), body: { project_id: p, call_id: v.call, display_name: 'renamed' } }),
   },
   {
-    route: 'POST /calls/delete',
+    fn: 'tracing/delete-calls',
     setup: async (p) => ({ call: await oneCall(p) }),
     shape: (p, v) => ({ ...none(), body: { project_id: p, call_ids: [v.call] } }),
   },
   {
-    route: 'POST /cost/create',
+    fn: 'tracing/create-cost',
     shape: (p) => ({
       ...none(),
       body: {
@@ -144,23 +145,23 @@ const TEMPLATES: Template[] = [
     }),
   },
   {
-    route: 'POST /cost/purge',
+    fn: 'tracing/purge-cost',
     shape: (p) => ({
       ...none(),
       body: { project_id: p, query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: 'cost-id' }] } } },
     }),
   },
   {
-    route: 'POST /obj/create',
+    fn: 'tracing/create-obj',
     shape: (p) => ({ ...none(), body: { obj: { project_id: p, object_id: 'obj', val: { field: 'value' } } } }),
   },
   {
-    route: 'POST /obj/delete',
+    fn: 'tracing/delete-obj',
     setup: async (p) => ({ digest: await publish({ ...caller, project: p }, 'obj', { a: 1 }) }),
     shape: (p, v) => ({ ...none(), body: { project_id: p, object_id: 'obj', digests: [v.digest] } }),
   },
   {
-    route: 'PUT /objs/:object_id/versions/:digest/tags',
+    fn: 'tracing/add-obj-tags',
     setup: async (p) => ({ digest: await publish({ ...caller, project: p }, 'obj', { a: 1 }) }),
     shape: (p, v) => ({
       ...none(),
@@ -169,7 +170,7 @@ const TEMPLATES: Template[] = [
     }),
   },
   {
-    route: 'POST /objs/:object_id/versions/:digest/tags/remove',
+    fn: 'tracing/remove-obj-tags',
     setup: async (p) => ({ digest: await publish({ ...caller, project: p }, 'obj', { a: 1 }) }),
     shape: (p, v) => ({
       ...none(),
@@ -178,7 +179,7 @@ const TEMPLATES: Template[] = [
     }),
   },
   {
-    route: 'PUT /objs/:object_id/aliases',
+    fn: 'tracing/set-obj-aliases',
     setup: async (p) => ({ digest: await publish({ ...caller, project: p }, 'obj', { a: 1 }) }),
     shape: (p, v) => ({
       ...none(),
@@ -187,14 +188,14 @@ const TEMPLATES: Template[] = [
     }),
   },
   {
-    route: 'POST /objs/:object_id/aliases/remove',
+    fn: 'tracing/remove-obj-aliases',
     setup: async (p) => ({ digest: await publish({ ...caller, project: p }, 'obj', { a: 1 }) }),
     shape: (p) => ({ ...none(), params: { object_id: 'obj' }, body: { project_id: p, aliases: ['prod'] } }),
   },
-  { route: 'POST /feedback/create', shape: (p) => ({ ...none(), body: { ...feedback(p), id: 'client-id' } }) },
-  { route: 'POST /feedback/batch/create', shape: (p) => ({ ...none(), body: { batch: [feedback(p), feedback(p)] } }) },
+  { fn: 'tracing/create-feedback', shape: (p) => ({ ...none(), body: { ...feedback(p), id: 'client-id' } }) },
+  { fn: 'tracing/create-feedback-batch', shape: (p) => ({ ...none(), body: { batch: [feedback(p), feedback(p)] } }) },
   {
-    route: 'POST /feedback/purge',
+    fn: 'tracing/purge-feedback',
     setup: async (p) => ({ id: await feedbackId(p) }),
     shape: (p, v) => ({
       ...none(),
@@ -202,19 +203,19 @@ const TEMPLATES: Template[] = [
     }),
   },
   {
-    route: 'POST /feedback/replace',
+    fn: 'tracing/replace-feedback',
     setup: async (p) => ({ id: await feedbackId(p) }),
     shape: (p, v) => ({ ...none(), body: { ...feedback(p), feedback_id: v.id } }),
   },
   {
-    route: 'POST /annotation_queues',
+    fn: 'tracing/create-annotation-queue',
     shape: (p) => ({
       ...none(),
       body: { project_id: p, name: 'queue', description: 'd', scorer_refs: ['weave:///e/p/object/s:1'] },
     }),
   },
   {
-    route: 'PUT /annotation_queues/:queue_id',
+    fn: 'tracing/update-annotation-queue',
     setup: async (p) => ({ queue: await newQueue({ ...caller, project: p }) }),
     shape: (p, v) => ({
       ...none(),
@@ -223,12 +224,12 @@ const TEMPLATES: Template[] = [
     }),
   },
   {
-    route: 'DELETE /annotation_queues/:queue_id',
+    fn: 'tracing/delete-annotation-queue',
     setup: async (p) => ({ queue: await newQueue({ ...caller, project: p }) }),
     shape: (p, v) => ({ ...none(), params: { queue_id: v.queue ?? '' }, query: { project_id: p } }),
   },
   {
-    route: 'POST /annotation_queues/:queue_id/items',
+    fn: 'tracing/add-annotation-queue-items',
     setup: async (p) => ({ queue: await newQueue({ ...caller, project: p }), call: await oneCall(p) }),
     shape: (p, v) => ({
       ...none(),
@@ -237,11 +238,11 @@ const TEMPLATES: Template[] = [
     }),
   },
   {
-    route: 'POST /annotation_queues/:queue_id/items/:item_id/progress',
+    fn: 'tracing/update-annotation-queue-item-progress',
     setup: async (p) => {
       const queue = await newQueue({ ...caller, project: p })
       await addCalls({ ...caller, project: p }, queue, [await oneCall(p)])
-      const { app } = await loadFunction(entryOf('POST /annotation_queues/:queue_id/items/query'))
+      const { app } = await loadFunction(entryOf('tracing/query-annotation-queue-items'))
       const items = await send(app as never, `/annotation_queues/${queue}/items/query`, { project_id: p }, caller)
       return { queue, item: items.body.items[0].id }
     },
@@ -252,27 +253,27 @@ const TEMPLATES: Template[] = [
     }),
   },
   {
-    route: 'POST /table/create',
+    fn: 'tracing/create-table',
     shape: (p) => ({ ...none(), body: { table: { project_id: p, rows: [{ column: 'value' }, { other: 'x' }] } } }),
   },
   {
-    route: 'POST /file/create',
+    fn: 'tracing/create-file',
     shape: (p) => ({ ...none(), form: { project_id: p, filename: 'image.png', content: 'file bytes' } }),
   },
   {
-    route: 'POST /v1/preview/models',
+    fn: 'training/create-preview-model',
     shape: (p) => ({
       ...none(),
       body: { entity: caller.entity, project: p.split('/')[1], name: 'model', base_model: 'Qwen/Qwen2.5-7B-Instruct' },
     }),
   },
   {
-    route: 'DELETE /v1/preview/models/:model_id',
+    fn: 'training/delete-preview-model',
     setup: async () => ({ model: (await newModel(caller)).id }),
     shape: (_p, v) => ({ ...none(), params: { model_id: v.model ?? '' } }),
   },
   {
-    route: 'POST /v1/preview/models/:model_id/log',
+    fn: 'training/log-trajectories',
     setup: async () => ({ model: (await newModel(caller)).id }),
     shape: (_p, v) => ({
       ...none(),
@@ -285,7 +286,7 @@ const TEMPLATES: Template[] = [
     }),
   },
   {
-    route: 'POST /v1/chat/completions',
+    fn: 'inference/create-chat-completion',
     shape: (p) => ({
       ...none(),
       headers: { 'openai-project': p },
@@ -298,10 +299,9 @@ function none(): Shape {
   return { params: {}, query: {}, headers: {} }
 }
 
-function entryOf(route: string): FunctionEntry {
-  const [method, path] = route.split(' ')
-  const entry = FUNCTIONS.find((f) => f.routes.some((r) => r.method === method && r.path === path))
-  if (entry === undefined) throw new Error(`no function serves ${route}`)
+function entryOf(id: FunctionId): FunctionEntry {
+  const entry = FUNCTIONS.find((f) => f.id === id)
+  if (entry === undefined) throw new Error(`no function ${id}`)
   return entry
 }
 
@@ -333,8 +333,8 @@ function stretch(shape: Shape, leaf: Leaf, make: (old: string) => string): Shape
   return copy as unknown as Shape
 }
 
-function toRequest(entry: FunctionEntry, route: string, shape: Shape): Request {
-  const [method, path] = route.split(' ') as [string, string]
+function toRequest(entry: FunctionEntry, route: RouteEntry, shape: Shape): Request {
+  const { method, path } = route
   const url = path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => encodeURIComponent(shape.params[name] ?? ''))
   const search = new URLSearchParams(shape.query).toString()
   const auth = entry.family === 'tracing' ? tracingAuth() : caller.bearer
@@ -408,23 +408,25 @@ afterAll(() => {
   process.stdout.write(`\ndynamo-limits seed=${SEED} runs per field=${RUNS_PER_FIELD}\n${tally.join('\n')}\n`)
 })
 
-const WRITE_ROUTES = FUNCTIONS.filter((f) => f.access === 'write' && f.auth).flatMap((f) =>
-  f.routes.map((r) => `${r.method} ${r.path}`),
+const WRITE_ROUTES: readonly RouteEntry[] = FUNCTIONS.filter((f) => f.access === 'write' && f.auth).flatMap(
+  (f) => f.routes,
 )
+const nameOf = (route: RouteEntry) => `${route.method} ${route.path}`
 
 describe('DynamoDB limits on every write endpoint', () => {
   it('has a case template for every write route of the manifest', () => {
     // Assess
-    const covered = new Set(TEMPLATES.map((t) => t.route))
-    expect(WRITE_ROUTES.filter((r) => !covered.has(r) && r !== 'POST /files/create')).toEqual([])
+    const covered = new Set<RouteEntry>(TEMPLATES.map((t) => declaredRoute(t.fn)))
+    const alias = declaredRoute('tracing/create-file', 1)
+    expect(WRITE_ROUTES.filter((r) => !covered.has(r) && r !== alias).map(nameOf)).toEqual([])
   })
 
-  // A template whose route the manifest no longer serves is dropped (the check above catches the reverse).
-  it.each(TEMPLATES.filter((t) => WRITE_ROUTES.includes(t.route)).map((t) => [t.route, t] as const))(
+  it.each(TEMPLATES.map((t) => [nameOf(declaredRoute(t.fn)), t] as const))(
     '%s answers 2xx or its family 4xx for long and huge strings, and a 4xx writes nothing',
-    async (route, template) => {
+    async (name, template) => {
       // Prepare
-      const entry = entryOf(route)
+      const entry = entryOf(template.fn)
+      const route = declaredRoute(template.fn)
       const { app } = await loadFunction(entry)
       const probe = template.shape(`${caller.entity}/probe`, {})
       const fields = leaves(probe)
@@ -482,7 +484,7 @@ describe('DynamoDB limits on every write endpoint', () => {
         )
       }
       tally.push(
-        `  ${route}: ${fields.length} fields, ${statuses.filter((s) => s < 300).length} stored, ${statuses.filter((s) => s >= 400).length} refused`,
+        `  ${name}: ${fields.length} fields, ${statuses.filter((s) => s < 300).length} stored, ${statuses.filter((s) => s >= 400).length} refused`,
       )
 
       // Assess
