@@ -8,13 +8,25 @@ import { RawHttpClient, rawPost } from './support/raw-http.js'
 // Where Loom's CPU goes per chat completion: the bench's Loom server (bench/support/loom-server.ts, bundled with the
 // deployed settings but not minified, so the profile keeps names and each bundled module's `// path` comment) under
 // `node --cpu-prof`, the fast upstream and a dynalite beside it, 64 requests in flight for a few seconds. Prints the
-// self time by source file and by function and the inclusive time of the request path's stages.
-//   npx tsx bench/gateway-profile.ts [stream|buffered] [seconds]
+// self time by source file and by function and the inclusive time of the request path's stages, start-up and warm-up
+// left out.
+//   npx tsx bench/gateway-profile.ts [stream|buffered] [seconds] [cpu]
 const MODE = process.argv[2] === 'buffered' ? 'buffered' : 'stream'
 const SECONDS = Number(process.argv[3] ?? 8)
+// `cpu`: no profiler, only each process's CPU time per request (/proc, Linux).
+const PROFILE = process.argv[4] !== 'cpu'
 const CONCURRENCY = 64
+const WARM_UP_S = 2
 const root = process.cwd()
 const children: ChildProcess[] = []
+
+// CPU milliseconds a process has used so far: user, system.
+async function cpuMs(pid: number | undefined): Promise<[number, number]> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined)
+  if (stat === undefined) return [Number.NaN, Number.NaN]
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return [Number(fields[11]) * 10, Number(fields[12]) * 10]
+}
 
 function start(args: string[]): Promise<{ line: string; child: ChildProcess }> {
   const child = spawn(process.execPath, args, {
@@ -42,7 +54,7 @@ type ProfileNode = {
   callFrame: { functionName: string; url: string; lineNumber: number }
   children?: number[]
 }
-type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number }
 
 // Source file of each line of the unminified bundle, from esbuild's `// path/to/file.ts` module comments.
 function moduleOfLine(bundle: string): (line: number) => string {
@@ -61,7 +73,8 @@ function moduleOfLine(bundle: string): (line: number) => string {
   }
 }
 
-function summarise(profile: Profile, fileOf: (line: number) => string) {
+// `skipMs`: the start and the warm-up, left out (module loading, first compilations).
+function summarise(profile: Profile, fileOf: (line: number) => string, skipMs: number) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
@@ -75,10 +88,12 @@ function summarise(profile: Profile, fileOf: (line: number) => string) {
   const selfFile = new Map<string, number>()
   const inclusive = new Map<string, number>()
   let total = 0
+  let elapsed = 0
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0
+    elapsed += dt
     const node = byId.get(id)
-    if (node === undefined) return
+    if (node === undefined || elapsed < skipMs * 1000) return
     if (node.callFrame.functionName === '(idle)') return
     total += dt
     const w = where(node)
@@ -104,23 +119,20 @@ function summarise(profile: Profile, fileOf: (line: number) => string) {
 }
 
 async function main() {
-  const up = JSON.parse((await start(['--import', 'tsx', 'bench/support/fast-upstream.ts'])).line) as {
-    port: number
-  }
-  const store = JSON.parse((await start(['--import', 'tsx', 'bench/support/dynalite-server.ts'])).line) as {
-    port: number
-  }
+  const upStart = await start(['--import', 'tsx', 'bench/support/fast-upstream.ts'])
+  const up = JSON.parse(upStart.line) as { port: number }
+  const storeStart = await start(['--import', 'tsx', 'bench/support/dynalite-server.ts'])
+  const store = JSON.parse(storeStart.line) as { port: number }
   const bundle = await bundleAsDeployed(
     'bench/support/loom-server.ts',
     join(root, 'node_modules/.cache/loom-bench/loom-profile.mjs'),
     { external: ['dynalite'], sourcemap: false, minify: false },
   )
   const dir = await mkdtemp(join(os.tmpdir(), 'loom-prof-'))
+  const spawned = performance.now()
   const loomStart = await start([
     '--max-semi-space-size=64',
-    '--cpu-prof',
-    `--cpu-prof-dir=${dir}`,
-    '--cpu-prof-interval=100',
+    ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=100'] : []),
     bundle,
     `http://127.0.0.1:${up.port}/v1`,
     `http://127.0.0.1:${store.port}`,
@@ -140,26 +152,43 @@ async function main() {
   )
   const client = new RawHttpClient(loom.port)
   let done = 0
-  const end = performance.now() + SECONDS * 1000
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (performance.now() < end) {
-        const t = await client.request(bytes)
-        if (t.status !== 200) throw new Error(`HTTP ${t.status}`)
-        done++
-      }
-    }),
-  )
+  const load = async (seconds: number) => {
+    const end = performance.now() + seconds * 1000
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (performance.now() < end) {
+          const t = await client.request(bytes)
+          if (t.status !== 200) throw new Error(`HTTP ${t.status}`)
+          done++
+        }
+      }),
+    )
+  }
+  await load(WARM_UP_S)
+  const skipMs = performance.now() - spawned
+  done = 0
+  const pids = { loom: loomStart.child.pid, dynalite: storeStart.child.pid, upstream: upStart.child.pid }
+  const before = await Promise.all(Object.values(pids).map(cpuMs))
+  await load(SECONDS)
+  const after = await Promise.all(Object.values(pids).map(cpuMs))
   client.close()
+  const perRequest = Object.keys(pids)
+    .map((name, i) => {
+      const [user, system] = [0, 1].map((k) => ((after[i]?.[k] ?? 0) - (before[i]?.[k] ?? 0)) / done)
+      return `${name} ${((user ?? 0) + (system ?? 0)).toFixed(3)} (user ${user?.toFixed(3)}, system ${system?.toFixed(3)})`
+    })
+    .join(', ')
+  process.stdout.write(`${MODE}: ${done} requests in ${SECONDS} s; CPU ms per request: ${perRequest}\n`)
+  if (!PROFILE) return
   const exited = new Promise((resolve) => loomStart.child.once('exit', resolve))
   loomStart.child.kill('SIGTERM')
   await exited
   const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))
   if (file === undefined) throw new Error(`no profile in ${dir}`)
   const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as Profile
-  const { total, self, selfFile, inclusive } = summarise(profile, moduleOfLine(await readFile(bundle, 'utf8')))
+  const { total, self, selfFile, inclusive } = summarise(profile, moduleOfLine(await readFile(bundle, 'utf8')), skipMs)
   process.stdout.write(
-    `${MODE}: ${done} requests in ${SECONDS} s (incl. warm-up); non-idle samples ${(total / 1000).toFixed(0)} ms, ` +
+    `${MODE}: ${done} requests in ${SECONDS} s after ${WARM_UP_S} s of warm-up; non-idle samples ${(total / 1000).toFixed(0)} ms, ` +
       `${(total / 1000 / done).toFixed(3)} ms per request; profile ${join(dir, file)}\n\n` +
       `## self time by file\n${selfFile}\n\n## self time by function\n${self}\n\n## inclusive time\n${inclusive}\n`,
   )

@@ -1,6 +1,6 @@
 import { config } from '#shared/config'
 import type { ChatBackend, ChatBackendCall, ChunkBatch } from '#shared/inference/backend'
-import { rewriteChunkJson } from '#shared/inference/chunk-json'
+import { ChunkTemplate, rewriteChunkJson } from '#shared/inference/chunk-json'
 import { resolveCredential } from '#shared/inference/credentials'
 import {
   postUpstream,
@@ -110,12 +110,22 @@ function parseEvent(event: string): string | undefined {
   return data
 }
 
-/** What every chunk of one stream gets in place of the upstream's `id` and `model`, also as JSON texts. */
-type ChunkNames = { id: string; model: string; idJson: string; modelJson: string }
+/**
+ * What every chunk of one stream gets in place of the upstream's `id` and `model`, also as JSON texts, and the
+ * stream's usual chunk layout once seen.
+ */
+type ChunkNames = { id: string; model: string; idJson: string; modelJson: string; template: ChunkTemplate }
 
 function namesOf(call: ChatBackendCall): ChunkNames {
   const id = `chatcmpl-${call.requestId}`
-  return { id, model: call.model.id, idJson: JSON.stringify(id), modelJson: JSON.stringify(call.model.id) }
+  const model = call.model.id
+  return {
+    id,
+    model,
+    idJson: JSON.stringify(id),
+    modelJson: JSON.stringify(model),
+    template: new ChunkTemplate(id, model),
+  }
 }
 
 // Hosted upstreams leave out vLLM's per-choice keys: `logprobs` on every choice, `stop_reason` on the finish chunk
@@ -142,9 +152,16 @@ function fillChoiceNulls(parsed: Record<string, unknown>): boolean {
 
 /**
  * One upstream event as the contract's chunk, pushed onto `batch` with its JSON text when that can be sent as is
- * (chunk-json.ts); an upstream error event throws.
+ * (chunk-json.ts): a content chunk of the stream's usual layout is taken from its text, anything else parsed. An
+ * upstream error event throws.
  */
 function addChunk(batch: ChunkBatch, data: string, names: ChunkNames): void {
+  const usual = names.template.contentChunk(data)
+  if (usual !== undefined) {
+    batch.chunks.push(usual.chunk)
+    batch.json.push(usual.json)
+    return
+  }
   let parsed: Record<string, unknown>
   try {
     parsed = JSON.parse(data) as Record<string, unknown>
@@ -159,8 +176,10 @@ function addChunk(batch: ChunkBatch, data: string, names: ChunkNames): void {
   parsed.id = names.id
   parsed.model = names.model
   const filled = fillChoiceNulls(parsed)
+  const json = filled ? undefined : rewriteChunkJson(data, names.idJson, names.modelJson)
+  if (json !== undefined) names.template.learn(data, json)
   batch.chunks.push(parsed as unknown as ChatCompletionChunk)
-  batch.json.push(filled ? undefined : rewriteChunkJson(data, names.idJson, names.modelJson))
+  batch.json.push(json)
 }
 
 /**
