@@ -218,7 +218,10 @@ export class ChunkTemplate {
     for (const value of Object.values(base)) if (typeof value === 'object' && value !== null) return
     base.id = this.id
     base.model = this.model
-    this.#baseWithUsage = { ...base, usage: null }
+    const withUsage = JSON.parse(`${prefix}null,"usage":null}`) as Record<string, unknown>
+    withUsage.id = this.id
+    withUsage.model = this.model
+    this.#baseWithUsage = withUsage
     this.#prefix = prefix
     this.#head = prefix + CONTENT_HEAD
     this.#ours = json.text.slice(0, json.choicesAtOut)
