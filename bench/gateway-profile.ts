@@ -60,7 +60,8 @@ type Profile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; 
 function moduleOfLine(bundle: string): (line: number) => string {
   const starts: { line: number; file: string }[] = []
   bundle.split('\n').forEach((text, line) => {
-    const match = /^\/\/ ((?:node_modules\/|shared\/|functions\/|bench\/)\S+)$/.exec(text)
+    // Paths outside the working directory (a worktree whose node_modules is a link) start with `../`.
+    const match = /^\/\/ (?:\.\.\/)*(?:\S*?\/)??((?:node_modules\/|shared\/|functions\/|bench\/)\S+)$/.exec(text)
     if (match?.[1] !== undefined) starts.push({ line, file: match[1] })
   })
   return (line) => {
@@ -74,6 +75,44 @@ function moduleOfLine(bundle: string): (line: number) => string {
 }
 
 // `skipMs`: the start and the warm-up, left out (module loading, first compilations).
+// Stages of the request path: a sample belongs to the first frame from its leaf up that one of these claims (a
+// library's own frames below Loom's count as the library's).
+const STAGES: [string, (fn: string, file: string) => boolean][] = [
+  ['socket writes (writev syscall)', (fn) => fn === 'writev' || fn === 'writeUtf8String'],
+  [
+    'upstream SSE parsing and chunk rewriting',
+    (fn, file) =>
+      /chunk-json|openai-compatible/.test(file) &&
+      /addChunk|contentChunk|rewriteChunkJson|learn|toChunk|parseEvent|stream(Batches|Chunks)|fillChoiceNulls|skip|closingQuote|usageTail|keyIs|namesOf/.test(
+        fn,
+      ),
+  ],
+  ['SSE framing, usage tally, batching', (_fn, file) => /sse-stream|sse-framing|stream-tally/.test(file)],
+  ['web streams (ReadableStream and its reader)', (_fn, file) => /webstreams|js_transferable/.test(file)],
+  [
+    'response writing (direct writer, Hono adapter piping)',
+    (fn, file) =>
+      /node-stream/.test(file) ||
+      (/@hono\/node-server/.test(file) && /flow|flushHeaders|writeFromReadable|responseVia/.test(fn)),
+  ],
+  [
+    'upstream HTTP client (undici, request body)',
+    (fn, file) => /undici|upstream-http/.test(file) || (/openai-compatible/.test(file) && /open|upstreamBody/.test(fn)),
+  ],
+  [
+    'request body, JSON parse and validation',
+    (_fn, file) => /read-json|request-body|validate-request|present-fields|serving-rules|zod|message-rules/.test(file),
+  ],
+  [
+    'auth, project, limits, catalog',
+    (_fn, file) => /auth|rate-limit|catalog|refreshing-cache|completion-limits|limiter/.test(file),
+  ],
+  ['metering, completion bookkeeping', (_fn, file) => /usage-meter|chat-completions|metrics/.test(file)],
+  ['Hono routing and middleware', (_fn, file) => /^hono$|create-app|@hono\/node-server|node-bindings/.test(file)],
+  ["Node's HTTP server, sockets, streams", (_fn, file) => /^node:/.test(file)],
+  ['garbage collection', (fn) => fn === '(garbage collector)'],
+]
+
 function summarise(profile: Profile, fileOf: (line: number) => string, skipMs: number) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const parent = new Map<number, number>()
@@ -86,6 +125,7 @@ function summarise(profile: Profile, fileOf: (line: number) => string, skipMs: n
   }
   const self = new Map<string, number>()
   const selfFile = new Map<string, number>()
+  const stages = new Map<string, number>()
   const inclusive = new Map<string, number>()
   let total = 0
   let elapsed = 0
@@ -99,6 +139,18 @@ function summarise(profile: Profile, fileOf: (line: number) => string, skipMs: n
     const w = where(node)
     self.set(w.fn, (self.get(w.fn) ?? 0) + dt)
     selfFile.set(w.file, (selfFile.get(w.file) ?? 0) + dt)
+    let stage = 'other (microtasks, program, runtime)'
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const n = byId.get(at)
+      if (n === undefined) break
+      const { file } = where(n)
+      const claimed = STAGES.find(([, claims]) => claims(n.callFrame.functionName, file))
+      if (claimed !== undefined) {
+        stage = claimed[0]
+        break
+      }
+    }
+    stages.set(stage, (stages.get(stage) ?? 0) + dt)
     const seen = new Set<string>()
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const n = byId.get(at)
@@ -115,7 +167,13 @@ function summarise(profile: Profile, fileOf: (line: number) => string, skipMs: n
       .slice(0, n)
       .map(([k, v]) => `${((v * 100) / total).toFixed(1).padStart(5)}%  ${k}`)
       .join('\n')
-  return { total, self: top(self, 40), selfFile: top(selfFile, 30), inclusive: top(inclusive, 70) }
+  return {
+    total,
+    stages: top(stages, STAGES.length + 1),
+    self: top(self, 40),
+    selfFile: top(selfFile, 30),
+    inclusive: top(inclusive, 70),
+  }
 }
 
 async function main() {
@@ -186,11 +244,15 @@ async function main() {
   const file = (await readdir(dir)).find((f) => f.endsWith('.cpuprofile'))
   if (file === undefined) throw new Error(`no profile in ${dir}`)
   const profile = JSON.parse(await readFile(join(dir, file), 'utf8')) as Profile
-  const { total, self, selfFile, inclusive } = summarise(profile, moduleOfLine(await readFile(bundle, 'utf8')), skipMs)
+  const { total, stages, self, selfFile, inclusive } = summarise(
+    profile,
+    moduleOfLine(await readFile(bundle, 'utf8')),
+    skipMs,
+  )
   process.stdout.write(
     `${MODE}: ${done} requests in ${SECONDS} s after ${WARM_UP_S} s of warm-up; non-idle samples ${(total / 1000).toFixed(0)} ms, ` +
       `${(total / 1000 / done).toFixed(3)} ms per request; profile ${join(dir, file)}\n\n` +
-      `## self time by file\n${selfFile}\n\n## self time by function\n${self}\n\n## inclusive time\n${inclusive}\n`,
+      `## by stage\n${stages}\n\n## self time by file\n${selfFile}\n\n## self time by function\n${self}\n\n## inclusive time\n${inclusive}\n`,
   )
 }
 
