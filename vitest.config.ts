@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto'
+import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 import { CHROMIUM_MISSING, findChromium } from './test/support/chromium.js'
 
@@ -100,6 +101,10 @@ const common = {
 export const config = defineConfig({
   test: {
     ...common,
+    // Vitest's default is one worker per core less one: a single worker on a 2-core machine. Much of the suite waits
+    // on child processes, sockets, a JVM and a browser, so one worker per core and at least 3 finish sooner (on 2
+    // cores: 322 s instead of 586 s, measured in one session on a busy host).
+    maxWorkers: Math.max(3, availableParallelism()),
     provide: { fcSeed: seed },
     projects: [
       { test: { ...common, name: 'unit', include: UNIT_FILES, setupFiles: ['test/setup-unit.ts'] } },

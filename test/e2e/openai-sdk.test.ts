@@ -135,8 +135,10 @@ describe('official openai SDK against the local stack', () => {
     await flushUsage()
     upstream.behave({})
 
-    // Assess
-    expect(received).toBe(3)
+    // Assess: a chunk the SDK had already read may still be handed over after the abort, never the whole answer
+    // (a role chunk, 12 words and the finish chunk).
+    expect(received).toBeGreaterThanOrEqual(3)
+    expect(received).toBeLessThan(8)
     expect(upstream.seen[before]?.closedEarly).toBe(true)
   })
 })
