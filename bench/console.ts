@@ -37,6 +37,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * p)] ?? 0
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d })
 const verdict = (ok: boolean) => (ok ? 'meets' : 'MISSES')
+// A 60 Hz refresh is 16.67 ms apart, and the page's clock has a 0.1 ms resolution (Chromium coarsens
+// performance.now()), so frames that each land on their refresh read 16.6-16.8 ms: a p95 of 16.8 ms is 60 fps.
+const SMOOTH_P95_MS = 16.8
 
 function cpuModel(): string {
   const line = readFileSync('/proc/cpuinfo', 'utf8')
@@ -310,7 +313,8 @@ async function main() {
     `Trace view scrolling (300 frames, 10 rows a frame, ${domRows} rows in the DOM): frame interval median ` +
       `${fmt(median(frames), 1)} ms, p95 ${fmt(pct(frames, 0.95), 1)} ms, max ${fmt(Math.max(...frames), 1)} ms, ` +
       `${frames.filter((f) => f > 25).length} of ${frames.length} frames over 25 ms (a missed 60 Hz refresh), ` +
-      `target p95 ≤ 16.7 ms (60 fps): ${verdict(pct(frames, 0.95) <= 16.7)}`,
+      `target 60 fps, every frame on its refresh (p95 ≤ ${SMOOTH_P95_MS} ms and no missed refresh): ` +
+      `${verdict(pct(frames, 0.95) <= SMOOTH_P95_MS && frames.every((f) => f <= 25))}`,
   )
 
   // 4. A 30-day hourly usage chart, 720 points × 10 models: uPlot's first draw (the console's own user-timing measure).
