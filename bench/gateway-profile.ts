@@ -82,8 +82,8 @@ const STAGES: [string, (fn: string, file: string) => boolean][] = [
   [
     'upstream SSE parsing and chunk rewriting',
     (fn, file) =>
-      /chunk-json|openai-compatible/.test(file) &&
-      /addChunk|contentChunk|rewriteChunkJson|learn|toChunk|parseEvent|stream(Batches|Chunks)|fillChoiceNulls|skip|closingQuote|usageTail|keyIs|namesOf/.test(
+      /chunk-json|chunk-template|openai-compatible/.test(file) &&
+      /addChunk|usualChunk|delta|ending|withUsage|isPlain|rewriteChunkJson|learn|toChunk|parseEvent|stream(Batches|Chunks)|fillChoiceNulls|skip|closingQuote|usageTail|keyIs|namesOf/.test(
         fn,
       ),
   ],

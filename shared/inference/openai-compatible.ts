@@ -1,6 +1,7 @@
 import { config } from '#shared/config'
 import type { ChatBackend, ChatBackendCall, ChunkBatch } from '#shared/inference/backend'
-import { ChunkTemplate, rewriteChunkJson } from '#shared/inference/chunk-json'
+import { rewriteChunkJson } from '#shared/inference/chunk-json'
+import { ChunkTemplate } from '#shared/inference/chunk-template'
 import { resolveCredential } from '#shared/inference/credentials'
 import {
   postUpstream,
@@ -152,11 +153,11 @@ function fillChoiceNulls(parsed: Record<string, unknown>): boolean {
 
 /**
  * One upstream event as the contract's chunk, pushed onto `batch` with its JSON text when that can be sent as is
- * (chunk-json.ts): a content chunk of the stream's usual layout is taken from its text, anything else parsed. An
- * upstream error event throws.
+ * (chunk-json.ts): a content, finish or usage chunk of the stream's usual layout is taken from its text
+ * (chunk-template.ts), anything else parsed. An upstream error event throws.
  */
 function addChunk(batch: ChunkBatch, data: string, names: ChunkNames): void {
-  const usual = names.template.contentChunk(data)
+  const usual = names.template.usualChunk(data)
   if (usual !== undefined) {
     batch.chunks.push(usual.chunk)
     batch.json.push(usual.json)

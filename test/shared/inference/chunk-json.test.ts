@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ChunkTemplate, rewriteChunkJson } from '#shared/inference/chunk-json'
+import { rewriteChunkJson } from '#shared/inference/chunk-json'
 
 const ID = JSON.stringify('chatcmpl-gateway')
 const MODEL = JSON.stringify('served/model')
@@ -101,89 +101,5 @@ describe('rewriteChunkJson', () => {
     // Assess
     for (const text of Object.values(cases)) expect(() => JSON.parse(text)).not.toThrow()
     expect(results).toEqual(Object.fromEntries(Object.keys(cases).map((name) => [name, undefined])))
-  })
-})
-
-describe('ChunkTemplate', () => {
-  const prefix = '{"id":"chatcmpl-up","object":"chat.completion.chunk","created":7,"model":"upstream/name","choices":'
-  const role = `${prefix}[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}],"prompt_token_ids":null}`
-  const content = (json: string, tail = '}') =>
-    `${prefix}[{"index":0,"delta":{"content":${json}},"logprobs":null,"finish_reason":null}]${tail}`
-  const learned = () => {
-    const template = new ChunkTemplate('chatcmpl-gateway', 'served/model')
-    const json = rewriteChunkJson(role, ID, MODEL)
-    if (json !== undefined) template.learn(role, json)
-    return template
-  }
-  // What parsing and rewriting the text gives, which the template must give without parsing.
-  const expected = (text: string) => {
-    const json = rewriteChunkJson(text, ID, MODEL)
-    return {
-      chunk: { ...parsed(text), id: 'chatcmpl-gateway', model: 'served/model' },
-      json: json && { text: json.text, usageStart: json.usageStart, usageEnd: json.usageEnd },
-    }
-  }
-
-  it("builds the stream's content chunks from their text, equal to parsing them, with or without usage", () => {
-    // Prepare
-    const strings = [
-      '"Hello"',
-      '""',
-      '" wörld 👋 世界"',
-      '"line\\nbreak \\"q\\" back\\\\slash \\u00e9 \\ud83d\\udc4b"',
-      '"}]\\",\\"usage\\":{"',
-    ]
-    const texts = [
-      ...strings.flatMap((s) => [
-        content(s),
-        content(s, ',"usage":{"prompt_tokens":12,"total_tokens":13,"completion_tokens":1}}'),
-      ]),
-      content(
-        '"x"',
-        ',"usage":{"prompt_tokens":12,"completion_tokens":1,"total_tokens":13,"prompt_tokens_details":null}}',
-      ),
-      content('"x"', ',"usage":null}'),
-    ]
-    const template = learned()
-
-    // Act
-    const built = texts.map((text) => template.contentChunk(text))
-
-    // Assess
-    expect(built).toEqual(texts.map(expected))
-    expect(built[5]?.chunk.choices[0]?.delta.content).toBe(' wörld 👋 世界')
-    expect(built[7]?.chunk.choices[0]?.delta.content).toBe('line\nbreak "q" back\\slash é 👋')
-    const withUsage = built[1]?.json
-    expect(withUsage && withoutUsage(withUsage)).toEqual({
-      ...parsed(texts[0] as string),
-      ...expected(texts[0] as string).chunk,
-    })
-  })
-
-  it('leaves every other chunk to be parsed', () => {
-    // Prepare
-    const template = learned()
-    const others = [
-      content('"x"').replace('"index":0', '"index":1'),
-      content('"x"').replace('"content":"x"', '"reasoning":"x"'),
-      content('"x"').replace('"finish_reason":null', '"finish_reason":"stop"'),
-      content('"x"').replace('"logprobs":null', '"logprobs":{"content":[]}'),
-      content('"x"').replace('"created":7', '"created":8'),
-      content('"x"', ',"usage":{"prompt_tokens":012,"total_tokens":13,"completion_tokens":1}}'),
-      content('"x"', ',"usage":{"prompt_tokens":1},"usage":{"prompt_tokens":2}}'),
-      content('"x"', ',"prompt_token_ids":null}'),
-      content('"x"', '} '),
-      content('"tab\there"'),
-      content('"unterminated'),
-      content('"bad \\q escape"'),
-    ]
-
-    // Act
-    const built = others.map((text) => template.contentChunk(text))
-    const unlearned = new ChunkTemplate('chatcmpl-gateway', 'served/model').contentChunk(content('"x"'))
-
-    // Assess
-    expect(built).toEqual(others.map(() => undefined))
-    expect(unlearned).toBeUndefined()
   })
 })
