@@ -12,6 +12,8 @@ const NOT_A_DICT = {
 }
 
 function mediaType(header: string | undefined): string {
+  // What nearly every client sends, without splitting and lower-casing it.
+  if (header === 'application/json') return header
   return (header ?? '').split(';', 1)[0]?.trim().toLowerCase() ?? ''
 }
 

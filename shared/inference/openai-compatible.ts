@@ -264,7 +264,12 @@ export function normalizeResponse(body: ChatCompletionResponse): ChatCompletionR
     const message = choice.message as unknown as Record<string, unknown> | undefined
     if (message === undefined) continue
     fillNulls(message, MESSAGE_NULLS)
-    if (Array.isArray(message.tool_calls) && message.tool_calls.length === 0) delete message.tool_calls
+    if (Array.isArray(message.tool_calls) && message.tool_calls.length === 0) {
+      // A copy without the key rather than `delete`, which leaves the object in V8's slow dictionary mode (and its
+      // serialisation slower); the keys keep their order.
+      const { tool_calls: _empty, ...rest } = message
+      choice.message = rest as unknown as typeof choice.message
+    }
   }
   return body
 }

@@ -85,7 +85,8 @@ const HIGH_WATER = 16
  */
 export class UpstreamResponse implements AsyncIterable<string> {
   statusCode = 0
-  readonly #decoder = new StringDecoder('utf8')
+  // Made when a piece first ends inside a character: most bodies are decoded a piece at a time without one.
+  #decoder: StringDecoder | undefined
   readonly #pieces: string[] = []
   #ended = false
   #error: Error | undefined
@@ -149,7 +150,7 @@ export class UpstreamResponse implements AsyncIterable<string> {
 
   /** @internal returns false to pause the connection until the reader catches up. */
   data(chunk: Buffer): boolean {
-    this.#pieces.push(this.#decoder.write(chunk))
+    this.#pieces.push(this.#decode(chunk))
     this.#notify()
     if (this.#whole !== undefined || this.#pieces.length < HIGH_WATER) return true
     this.#paused = true
@@ -158,11 +159,21 @@ export class UpstreamResponse implements AsyncIterable<string> {
 
   /** @internal */
   end(error?: Error): void {
-    if (error === undefined) this.#pieces.push(this.#decoder.end())
+    if (error === undefined && this.#decoder !== undefined) this.#pieces.push(this.#decoder.end())
     else this.#error ??= error
     this.#ended = true
     this.#notify()
     this.#whole?.()
+  }
+
+  // A piece whose last byte is ASCII ends on a character boundary (every byte of a multi-byte UTF-8 sequence is
+  // 0x80 or more), so it decodes alone; once one does not, a decoder carries the split character over.
+  #decode(chunk: Buffer): string {
+    if (this.#decoder === undefined) {
+      if (chunk.length === 0 || (chunk[chunk.length - 1] as number) < 0x80) return chunk.toString('utf8')
+      this.#decoder = new StringDecoder('utf8')
+    }
+    return this.#decoder.write(chunk)
   }
 
   #notify(): void {
