@@ -45,6 +45,13 @@ export const callIndexPk = {
   thread: (project: string, threadId: string) => `CALLTHREAD#${project}#${threadId}`,
 }
 
+/**
+ * The partitions of a project's deleted-call markers (`SK = <call id>`, one item per call `calls/delete` reached),
+ * split by `callShard` like the timeline: one delete of a large trace writes a marker per call. Shorter than the
+ * call's trace index key, so it fits wherever a call could be stored.
+ */
+export const deletedCallsPk = (project: string, shard: number) => `CALLDEL#${project}#${shard}`
+
 /** Every shard's key of a sharded index partition. */
 export function allShards(key: (shard: number) => string): string[] {
   return Array.from({ length: INDEX_SHARDS }, (_, shard) => key(shard))

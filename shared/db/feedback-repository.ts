@@ -15,6 +15,9 @@ import { type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
 //   GSI3 FBREF#<project>#<weave_ref>     feedback of one call or object (query by weave_ref)
 //   GSI4 FBTRIG#<project>#<trigger ref without its version>   feedback of one monitor (stats by exact trigger_ref)
 // Retried creates without a client id: PK=FBRETRY#<project>#<retry key> SK=FBRETRY holds the id first chosen.
+// `call_live: true` (never in `row_dump`, so never in an answer): when the row was written, the call its weave_ref
+// names in the same project had a start part without `deleted_at`. Read only by call counts (`readProjectFeedback`,
+// through GSI1, which projects ALL).
 
 const keyOf = (project: string, id: string) => ({ PK: `FB#${keyPart(project)}#${keyPart(id)}`, SK: 'FB' })
 // Payloads above INLINE_BYTES live in chunk items beside the row (large-value).
@@ -29,8 +32,15 @@ async function toRow(item: Record<string, unknown>): Promise<FeedbackRow> {
   return FeedbackRowSchema.parse({ ...JSON.parse(String(item.row_dump)), payload })
 }
 
+/** What a row's item records beside its columns: `callLive`, its call was live when the row was written. */
+export type FeedbackItemOptions = { callLive?: boolean }
+
 /** The DynamoDB item of a feedback row whose payload is already stored (inline or as a large-value ref). */
-export function feedbackItem(row: FeedbackRow, payload: StoredJson): Record<string, unknown> {
+export function feedbackItem(
+  row: FeedbackRow,
+  payload: StoredJson,
+  options: FeedbackItemOptions = {},
+): Record<string, unknown> {
   const key = keyOf(row.project_id, row.id)
   // A long id enters the index sort keys as its digest too: DynamoDB caps a sort key at 1,024 bytes.
   const sort = `${row.created_at}#${keyPart(row.id)}`
@@ -41,6 +51,7 @@ export function feedbackItem(row: FeedbackRow, payload: StoredJson): Record<stri
     row_dump: JSON.stringify(columns),
     created_at: row.created_at,
     feedback_type: row.feedback_type,
+    ...(options.callLive === true ? { call_live: true } : {}),
     ...(row.trigger_ref === null
       ? {}
       : {
@@ -62,14 +73,21 @@ export function feedbackItem(row: FeedbackRow, payload: StoredJson): Record<stri
  * called for every row of a request before its first write, so a refused request writes nothing.
  */
 export function assertFeedbackFits(row: FeedbackRow): void {
-  assertItemFits(feedbackItem(row, plannedJson(JSON.stringify(row.payload), INLINE_BYTES)), 'feedback row')
+  const planned = plannedJson(JSON.stringify(row.payload), INLINE_BYTES)
+  assertItemFits(feedbackItem(row, planned, { callLive: true }), 'feedback row')
 }
 
-/** Stores a feedback row unless its id exists; returns the stored row either way (idempotent by id). */
-export async function putFeedback(row: FeedbackRow): Promise<{ row: FeedbackRow; created: boolean }> {
+/**
+ * Stores a feedback row unless its id exists; returns the stored row either way (idempotent by id). A row that exists
+ * keeps what it recorded (`callLive` included).
+ */
+export async function putFeedback(
+  row: FeedbackRow,
+  options: FeedbackItemOptions = {},
+): Promise<{ row: FeedbackRow; created: boolean }> {
   const key = keyOf(row.project_id, row.id)
   const stored = await storeJson(payloadOwner(key.PK), JSON.stringify(row.payload), INLINE_BYTES)
-  const put = await putIfAbsentOrRead(feedbackItem(row, stored), () => getFeedback(row.project_id, row.id))
+  const put = await putIfAbsentOrRead(feedbackItem(row, stored, options), () => getFeedback(row.project_id, row.id))
   return put.written ? { row, created: true } : { row: put.existing, created: false }
 }
 
@@ -232,6 +250,8 @@ export type CallFeedbackRow = {
   payload: string
   runnable_ref: string | null
   trigger_ref: string | null
+  /** The row was written while its call was started and not deleted (a call that is live or was deleted since). */
+  call_live: boolean
 }
 
 // A FilterExpression `IN` list takes at most 100 values; longer type lists are filtered in code.
@@ -276,7 +296,7 @@ export async function* readProjectFeedback(
         IndexName: 'GSI1',
         KeyConditionExpression: 'GSI1PK = :pk',
         ExpressionAttributeValues: values,
-        ProjectionExpression: `PK, SK, GSI3PK, created_at, feedback_type, payload, trigger_ref${dump ? ', row_dump' : ''}`,
+        ProjectionExpression: `PK, SK, GSI3PK, created_at, feedback_type, payload, trigger_ref, call_live${dump ? ', row_dump' : ''}`,
         ExclusiveStartKey: startKey,
         ...(filter === undefined ? {} : { FilterExpression: filter }),
       }),
@@ -302,6 +322,7 @@ export async function* readProjectFeedback(
         payload: 'json' in stored ? stored.json : await payloadText(item),
         runnable_ref: typeof columns.runnable_ref === 'string' ? columns.runnable_ref : null,
         trigger_ref: typeof item.trigger_ref === 'string' ? item.trigger_ref : null,
+        call_live: item.call_live === true,
       })
     }
     yield out

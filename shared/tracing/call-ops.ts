@@ -1,3 +1,4 @@
+import { recordCallDeletions } from '#shared/db/call-liveness'
 import { getCallParts, setCallDisplayName, traceStorageSize, walkCalls } from '#shared/db/call-repository'
 import { listFeedback } from '#shared/db/feedback-repository'
 import { MAX_ITEM_BYTES } from '#shared/db/item-size'
@@ -158,5 +159,8 @@ export async function deleteCalls(project: string, ids: readonly string[], now =
   }
   const targets = [...doomed].filter((id) => live.has(id))
   const unsettled = [...doomed].filter((id) => uncounting.has(id))
+  // Before any `deleted_at`: a call without a marker was never marked deleted, which counts by feedback rely on. Every
+  // call reached gets one, so a retry also marks calls an earlier delete (or one made before markers) left without.
+  await recordCallDeletions(project, [...doomed])
   return deleteCountingCalls(project, targets, unsettled, microsToStored(now * 1000))
 }

@@ -23,6 +23,8 @@ export type CallFeedback = {
   payload: Record<string, unknown>
   runnable_ref: string | null
   trigger_ref: string | null
+  /** The row was written while its call was started and not deleted (read by counts, never by the query). */
+  call_live: boolean
 }
 
 /** What a request read about its calls' feedback and queue membership. */

@@ -2,6 +2,7 @@ import { readProjectFeedback } from '#shared/db/feedback-repository'
 import { listQueueCallIds } from '#shared/db/queue-repository'
 import type { SortBy } from '#shared/schemas/call'
 import type { Operand, Operation, Query } from '#shared/schemas/query'
+import { callIdOfRef } from '#shared/tracing/call-ref'
 import {
   type CallFeedback,
   type CallRelations,
@@ -43,14 +44,6 @@ function queueIdOf(query: Query): string | null {
   return null
 }
 
-/** `weave:///<project>/call/<id>` → id, for refs to calls of this project. */
-function callIdOf(project: string, weaveRef: string): string | undefined {
-  const prefix = `weave:///${project}/call/`
-  if (!weaveRef.startsWith(prefix)) return undefined
-  const id = weaveRef.slice(prefix.length)
-  return id === '' || id.includes('/') ? undefined : id
-}
-
 async function readCallFeedback(
   project: string,
   types: string[] | undefined,
@@ -59,7 +52,7 @@ async function readCallFeedback(
   const byCall = new Map<string, CallFeedback[]>()
   for await (const page of readProjectFeedback(project, types, { runnableRefs })) {
     for (const row of page) {
-      const id = callIdOf(project, row.weave_ref)
+      const id = callIdOfRef(project, row.weave_ref)
       if (id === undefined) continue
       const payload = JSON.parse(row.payload) as Record<string, unknown>
       const list = byCall.get(id)
@@ -86,6 +79,26 @@ function relatedIn(node: Operand): Parsed[] {
 
 const resolverFor = (callId: string, rel: CallRelations | undefined, fields: Map<string, RelatedField>) => {
   return (path: string) => relatedField(callId, fields.get(path) as RelatedField, rel)
+}
+
+// The fields of a conjunct that reads only feedback fields and is not true for a call without that feedback, so only
+// calls whose feedback makes it true can match; undefined for any other conjunct (e.g. a `$not`, true without it).
+function narrowingFields(c: Operand): Map<string, RelatedField> | undefined {
+  const fields = relatedIn(c)
+  if (fields.length === 0 || fields.length !== queryFields(c).length) return undefined
+  if (fields.some((f) => f.field.kind !== 'feedback')) return undefined
+  const byPath = new Map(fields.map((f) => [f.path, f.field]))
+  return evaluate(wrap(c), resolverFor('', undefined, byPath)) === true ? undefined : byPath
+}
+
+/**
+ * Whether every top-level conjunct of the query narrows by feedback as `planCallRelations` does: then the query is
+ * true for exactly the calls of its `callIds` (the query reads nothing of the call itself), so a count of the started,
+ * undeleted calls among them is the query's count. Throws for a malformed feedback path, as the plan does.
+ */
+export function selectsByFeedbackOnly(query: Query): boolean {
+  const all = conjuncts(query.expr)
+  return all.length > 0 && all.every((c) => narrowingFields(c) !== undefined)
 }
 
 /**
@@ -123,12 +136,8 @@ export async function planCallRelations(
 
   let ids: Set<string> | undefined = queueNamed ? new Set(members) : undefined
   for (const c of query ? conjuncts(query.expr) : []) {
-    const fields = relatedIn(c)
-    if (fields.length === 0 || fields.length !== queryFields(c).length) continue
-    if (fields.some((f) => f.field.kind !== 'feedback')) continue
-    const byPath = new Map(fields.map((f) => [f.path, f.field]))
-    // True for a call without feedback (e.g. a `$not`): every call may match this conjunct.
-    if (evaluate(wrap(c), resolverFor('', undefined, byPath)) === true) continue
+    const byPath = narrowingFields(c)
+    if (byPath === undefined) continue
     const scope: Iterable<string> = ids ?? feedback.keys()
     const kept = new Set<string>()
     for (const id of scope) {

@@ -3,6 +3,7 @@ import { countStartedCalls, traceStorageSize, walkCalls } from '#shared/db/call-
 import { BadRequestError } from '#shared/errors/http-error'
 import type { CallsFilter, CallsQueryStatsReq } from '#shared/schemas/call'
 import type { CallsQueryStatsRes as CallsQueryStats } from '#shared/schemas/call-response'
+import { countCallsByFeedback, countsByFeedback } from '#shared/tracing/call-feedback-count'
 import { selectCalls } from '#shared/tracing/call-query'
 
 function filterIsEmpty(f: CallsFilter | null | undefined): boolean {
@@ -38,8 +39,9 @@ const probeResult = (n: number): CallsQueryStats => ({
 
 /**
  * `calls/query_stats` (docs/tracing.md §7.7): the unfiltered count comes from the project's sharded counter (constant
- * time); the two ClickHouse `limit == 1` probes are existence checks; any filter or query counts the selection, reading
- * at most `limit + 1` matching calls to decide `has_more`.
+ * time); the two ClickHouse `limit == 1` probes are existence checks; a query on feedback alone counts from the
+ * feedback rows (`call-feedback-count.ts`); any other filter or query counts the selection, reading at most
+ * `limit + 1` matching calls to decide `has_more`.
  */
 export async function callsQueryStats(req: CallsQueryStatsReq): Promise<CallsQueryStats> {
   const limit = req.limit ?? undefined
@@ -61,6 +63,10 @@ export async function callsQueryStats(req: CallsQueryStatsReq): Promise<CallsQue
     const total = await readCallCount(req.project_id)
     const capped = limit === undefined ? total : Math.min(total, limit)
     return { count: capped, has_more: limit !== undefined && total > limit, total_storage_size_bytes: null }
+  }
+  // A query on feedback alone: the feedback rows and the deleted-call markers, not the calls (in the common case).
+  if (!storage && req.query && filterIsEmpty(req.filter) && countsByFeedback(req.query)) {
+    return { ...(await countCallsByFeedback(req.project_id, req.query, limit)), total_storage_size_bytes: null }
   }
   const calls = await selectCalls({
     project: req.project_id,

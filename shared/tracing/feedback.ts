@@ -1,4 +1,5 @@
 import { assertProjectAccess } from '#shared/auth/authenticate'
+import { isCallLive } from '#shared/db/call-liveness'
 import {
   assertFeedbackFits,
   claimRetryKey,
@@ -14,6 +15,7 @@ import type { Principal } from '#shared/schemas/api-key'
 import type { FeedbackCreateReq, FeedbackQueryReq, FeedbackReplaceReq, FeedbackRow } from '#shared/schemas/feedback'
 import type { FeedbackCreateRes } from '#shared/schemas/feedback-response'
 import type { Operand, Query } from '#shared/schemas/query'
+import { callIdOfRef } from '#shared/tracing/call-ref'
 import { feedbackField } from '#shared/tracing/feedback-fields'
 import { assertQueueLive } from '#shared/tracing/feedback-queue'
 import { validateFeedback } from '#shared/tracing/feedback-validate'
@@ -63,10 +65,18 @@ async function buildRow(principal: Principal, req: FeedbackCreateReq, id: string
   return row
 }
 
+// Whether the row's call (a call ref into its own project) is live now, read before the row is written: counts by
+// feedback take a flagged row's call as started, and a deletion after this read has left its marker for them
+// (docs/data-model.md, "Counting calls by feedback").
+async function callLive(row: FeedbackRow): Promise<boolean> {
+  const callId = callIdOfRef(row.project_id, row.weave_ref)
+  return callId !== undefined && isCallLive(row.project_id, callId)
+}
+
 async function store(row: FeedbackRow, clientId: string | null | undefined, retryKey: string | undefined) {
-  await registerProject(row.project_id)
+  const [live] = await Promise.all([callLive(row), registerProject(row.project_id)])
   const id = clientId == null && retryKey !== undefined ? await claimRetryKey(row.project_id, retryKey, row.id) : row.id
-  return toRes((await putFeedback({ ...row, id })).row)
+  return toRes((await putFeedback({ ...row, id }, { callLive: live })).row)
 }
 
 /**

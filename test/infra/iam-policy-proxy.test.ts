@@ -130,6 +130,11 @@ function probes(): RouteProbe[] {
       body: { trajectory_groups: [{ trajectories: [trajectory(2)] }], split: 'train', step: 2 },
     }),
     probe('training/delete-preview-model', { params: modelParams }),
+    // A delete that reaches a call: its deletion marker, mark and uncount are judged too (destructive ones run last).
+    {
+      ...probe('tracing/delete-calls', { body: { project_id: f.project, call_ids: [f.callId] } }),
+      variant: 'an existing call',
+    },
     // Buffered and streamed: the stream releases its slots and meters its usage after the last byte.
     chat,
     { ...chat, probe: { ...chat.probe, body: { ...(chat.probe.body as object), stream: true } }, variant: 'stream' },

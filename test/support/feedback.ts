@@ -1,4 +1,4 @@
-import { putFeedback } from '#shared/db/feedback-repository'
+import { type FeedbackItemOptions, putFeedback } from '#shared/db/feedback-repository'
 import type { FeedbackRow } from '#shared/schemas/feedback'
 import { uuidv7 } from '#shared/tracing/ids'
 
@@ -39,14 +39,18 @@ export function feedbackRow(
   }
 }
 
-/** Stores a feedback row at a chosen time through the real repository (the API always stamps "now"). */
+/**
+ * Stores a feedback row at a chosen time through the real repository (the API always stamps "now"); without
+ * `options.callLive` the row is stored as rows written before feedback recorded whether its call was live.
+ */
 export async function seedFeedback(
   project: string,
   createdAt: string,
   payload: Record<string, unknown>,
   extra: Partial<FeedbackRow> = {},
+  options: FeedbackItemOptions = {},
 ): Promise<FeedbackRow> {
   const row = feedbackRow(project, createdAt, payload, extra)
-  await putFeedback(row)
+  await putFeedback(row, options)
   return row
 }

@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto'
+import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import { describe, expect, it } from 'vitest'
 import { app } from '#functions/tracing/create-feedback/handler'
 import { app as batchApp } from '#functions/tracing/create-feedback-batch/handler'
 import { app as queryApp } from '#functions/tracing/query-feedback/handler'
+import { db, table } from '#shared/db/client'
+import { startPart, writeCalls } from '../../support/calls.js'
 import { publish } from '../../support/objects.js'
 import { newProjectCaller, type ProjectCaller, send } from '../../support/tracing.js'
 
@@ -48,6 +52,41 @@ describe('POST /feedback/create', () => {
       scorer_tags: [],
       span_status_code: 'UNSET',
     })
+  })
+
+  it('records whether its call is live beside the row, never in an answer', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const callId = randomUUID()
+    await writeCalls(caller, [{ start: startPart(caller.project, { id: callId }) }])
+    const onCall = base(caller, { weave_ref: `weave:///${caller.project}/call/${callId}` })
+    const stored = async (id: string) =>
+      (
+        await db().send(
+          new GetCommand({
+            TableName: table(),
+            Key: { PK: `FB#${caller.project}#${id}`, SK: 'FB' },
+            ConsistentRead: true,
+          }),
+        )
+      ).Item
+
+    // Act
+    const live = await send(app, '/feedback/create', onCall, caller)
+    const absent = await send(app, '/feedback/create', base(caller), caller)
+    const batch = await send(batchApp, '/feedback/batch/create', { batch: [onCall] }, caller)
+    const rows = await send(queryApp, '/feedback/query', { project_id: caller.project }, caller)
+
+    // Assess
+    expect(Object.keys(live.body).sort()).toEqual(['created_at', 'id', 'payload', 'wb_user_id'])
+    expect(Object.keys(absent.body).sort()).toEqual(Object.keys(live.body).sort())
+    expect(Object.keys(batch.body.res[0]).sort()).toEqual(Object.keys(live.body).sort())
+    expect(rows.body.result).toHaveLength(3)
+    for (const row of rows.body.result) expect(Object.keys(row).sort()).toEqual(Object.keys(rows.body.result[0]).sort())
+    expect(JSON.stringify(rows.body)).not.toContain('call_live')
+    expect((await stored(live.body.id))?.call_live).toBe(true)
+    expect((await stored(batch.body.res[0].id))?.call_live).toBe(true)
+    expect((await stored(absent.body.id))?.call_live).toBeUndefined()
   })
 
   it('never duplicates a retried create, by client id or by X-Weave-Retry-Id', async () => {

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { app, handler } from '#functions/tracing/delete-calls/handler'
 import { app as readApp } from '#functions/tracing/read-call/handler'
 import { readCallCount } from '#shared/db/call-counter'
+import { allShards, deletedCallsPk } from '#shared/db/call-keys'
+import { queryAll } from '#shared/db/query'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { authorizerFor, newProject, startPart, writeCalls } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
@@ -30,6 +32,42 @@ describe('POST /calls/delete', () => {
     expect(await retry.json()).toEqual({ num_deleted: 0 })
     expect(await readLeaf.json()).toEqual({ call: null })
     expect(await readCallCount(project)).toBe(2)
+  })
+
+  it('writes one deletion marker per call it reaches, and a retried delete writes none more', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const [root, child, leaf] = [randomUUID(), randomUUID(), randomUUID()]
+    await writeCalls(caller, [
+      { start: startPart(project, { id: root, trace_id: 't' }) },
+      { start: startPart(project, { id: child, trace_id: 't', parent_id: root }) },
+      { start: startPart(project, { id: leaf, trace_id: 't', parent_id: child }) },
+    ])
+    const markers = async () => {
+      const pages = await Promise.all(
+        allShards((shard) => deletedCallsPk(project, shard)).map((pk) =>
+          queryAll({
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': pk },
+            ConsistentRead: true,
+          }),
+        ),
+      )
+      return pages.flat().map((item) => String(item.SK))
+    }
+
+    // Act
+    const body = { project_id: project, call_ids: [child, randomUUID()] }
+    await app.request('/calls/delete', jsonInit(body, caller.basic))
+    const first = await markers()
+    const retry = await app.request('/calls/delete', jsonInit(body, caller.basic))
+    const again = await markers()
+
+    // Assess
+    expect(first.sort()).toEqual([child, leaf].sort())
+    expect(await retry.json()).toEqual({ num_deleted: 0 })
+    expect(again.sort()).toEqual(first.sort())
   })
 
   it('answers 413 for more than 1000 ids and 403 for a foreign project', async () => {

@@ -4,6 +4,7 @@ import { app as feedbackApp } from '#functions/tracing/create-feedback/handler'
 import { app as deleteApp } from '#functions/tracing/delete-calls/handler'
 import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
 import { app as streamApp } from '#functions/tracing/stream-query-calls/handler'
+import { recordCallDeletions } from '#shared/db/call-liveness'
 import { db } from '#shared/db/client'
 import { endPart, startPart, writeCalls } from '../../support/calls.js'
 import { seedFeedback } from '../../support/feedback.js'
@@ -401,5 +402,241 @@ describe('unknown and unsupported fields', () => {
 
     // Assess
     expect(got).toEqual(['c4'])
+  })
+})
+
+describe('calls/query_stats by feedback alone, from flagged rows and deletion markers', () => {
+  const QUALITY = 'feedback.[quality].payload.output.score'
+  const above = (v: number) => ({ $expr: { $gt: [get(QUALITY), lit(v)] } })
+
+  async function startCalls(caller: ProjectCaller, ids: string[], project = caller.project): Promise<void> {
+    await writeCalls(
+      caller,
+      ids.map((id) => ({ start: startPart(project, { id }), end: endPart(project, id) })),
+    )
+  }
+
+  // Through feedback/create, which records whether the call is live at that moment.
+  async function score(caller: ProjectCaller, ref: string, value: number, project = caller.project): Promise<void> {
+    const body = {
+      project_id: project,
+      weave_ref: ref,
+      feedback_type: 'quality',
+      payload: { output: { score: value } },
+    }
+    const res = await send(feedbackApp, '/feedback/create', body, caller)
+    if (res.status !== 200) throw new Error(`feedback/create: ${res.status}`)
+  }
+  const callRef = (project: string, id: string) => `weave:///${project}/call/${id}`
+
+  async function remove(caller: ProjectCaller, ids: string[], project = caller.project): Promise<void> {
+    const res = await send(deleteApp, '/calls/delete', { project_id: project, call_ids: ids }, caller)
+    if (res.status !== 200) throw new Error(`calls/delete: ${res.status}`)
+  }
+
+  const count = (caller: ProjectCaller, extra: Record<string, unknown> = {}, project = caller.project) =>
+    send(statsApp, '/calls/query_stats', { project_id: project, query: above(0.5), ...extra }, caller)
+
+  // The reads sent while `act` runs: `Query <partition key prefix>` and `BatchGet <keys>`.
+  async function readsDuring<T>(act: () => Promise<T>): Promise<{ result: T; reads: string[] }> {
+    const reads: string[] = []
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = (args as { input: Record<string, unknown> }).input
+        const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>
+        if (context.commandName === 'QueryCommand') reads.push(`Query ${String(values[':pk']).split('#')[0]}`)
+        if (context.commandName?.startsWith('BatchGet')) {
+          const requests = Object.values(input.RequestItems as Record<string, { Keys: unknown[] }>)
+          reads.push(`BatchGet ${requests.reduce((n, r) => n + r.Keys.length, 0)}`)
+        }
+        return next(args)
+      },
+      { step: 'initialize', name: 'readsDuring' },
+    )
+    try {
+      return { result: await act(), reads }
+    } finally {
+      db().middlewareStack.remove('readsDuring')
+    }
+  }
+  const keyedReads = (reads: string[]) => reads.filter((r) => r.startsWith('BatchGet'))
+  const callIndexReads = (reads: string[]) => reads.filter((r) => /^Query CALL(?!DEL$)/.test(r))
+  const answer = (count: number, hasMore = false) => ({
+    status: 200,
+    body: { count, has_more: hasMore, total_storage_size_bytes: null },
+  })
+
+  it('counts calls from rows written while their call was live, reading no call by key and no call index', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()]
+    await startCalls(caller, [a, b, c])
+    await score(caller, callRef(caller.project, a), 0.9)
+    await score(caller, callRef(caller.project, b), 0.8)
+    await score(caller, callRef(caller.project, c), 0.2)
+
+    // Act
+    const { result, reads } = await readsDuring(() => count(caller))
+
+    // Assess
+    expect(result).toEqual(answer(2))
+    expect(keyedReads(reads)).toEqual([])
+    expect(callIndexReads(reads)).toEqual([])
+    expect(reads.filter((r) => r === 'Query FBT')).toHaveLength(1)
+    expect(reads.filter((r) => r === 'Query CALLDEL')).toHaveLength(8)
+  })
+
+  it('leaves out a call deleted after its feedback was written, reading only that call by key', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const [kept, deleted] = [randomUUID(), randomUUID()]
+    await startCalls(caller, [kept, deleted])
+    await score(caller, callRef(caller.project, kept), 0.9)
+    await score(caller, callRef(caller.project, deleted), 0.9)
+    await remove(caller, [deleted])
+
+    // Act
+    const { result, reads } = await readsDuring(() => count(caller))
+
+    // Assess
+    expect(result).toEqual(answer(1))
+    expect(keyedReads(reads)).toEqual(['BatchGet 1'])
+  })
+
+  it('counts a call scored before it started once it exists, and never a call that never started', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const [late, never] = [randomUUID(), randomUUID()]
+    await score(caller, callRef(caller.project, late), 0.9)
+    await score(caller, callRef(caller.project, never), 0.9)
+    const before = await count(caller)
+    await startCalls(caller, [late])
+
+    // Act
+    const { result, reads } = await readsDuring(() => count(caller))
+
+    // Assess
+    expect(before).toEqual(answer(0))
+    expect(result).toEqual(answer(1))
+    expect(keyedReads(reads)).toEqual(['BatchGet 2'])
+  })
+
+  it('counts rows stored before calls were flagged by reading their calls, as before', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const p = caller.project
+    const [live, deleted, never, both] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()]
+    await startCalls(caller, [live, deleted, both])
+    await remove(caller, [deleted])
+    const payload = { output: { score: 0.9 } }
+    for (const [i, id] of [live, deleted, never, both].entries()) {
+      await seedFeedback(p, `2025-02-01T00:00:0${i}Z`, payload, { weave_ref: callRef(p, id), feedback_type: 'quality' })
+    }
+    // One row of `both` is flagged: that one vouches for its call.
+    await score(caller, callRef(p, both), 0.1)
+
+    // Act
+    const { result, reads } = await readsDuring(() =>
+      count(caller, { query: { $expr: { $gt: [get(QUALITY), lit(0.05)] } } }),
+    )
+
+    // Assess
+    expect(result).toEqual(answer(2))
+    expect(keyedReads(reads)).toEqual(['BatchGet 3'])
+  })
+
+  it('still counts a call whose delete stopped after writing its marker, reading it by key', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const id = randomUUID()
+    await startCalls(caller, [id])
+    await score(caller, callRef(caller.project, id), 0.9)
+    await recordCallDeletions(caller.project, [id])
+
+    // Act
+    const { result, reads } = await readsDuring(() => count(caller))
+
+    // Assess
+    expect(result).toEqual(answer(1))
+    expect(keyedReads(reads)).toEqual(['BatchGet 1'])
+  })
+
+  it('reads the flagged calls by key when the project has many more deletion markers than candidates', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const scored = randomUUID()
+    const gone = Array.from({ length: 20 }, () => randomUUID())
+    await startCalls(caller, [scored, ...gone])
+    await score(caller, callRef(caller.project, scored), 0.9)
+    await remove(caller, gone)
+
+    // Act
+    const { result, reads } = await readsDuring(() => count(caller))
+
+    // Assess
+    expect(result).toEqual(answer(1))
+    expect(keyedReads(reads)).toEqual(['BatchGet 1'])
+  })
+
+  it('answers limit and has_more exactly as the selection of the same calls does', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const p = caller.project
+    const flagged = Array.from({ length: 4 }, () => randomUUID())
+    const [legacy, deleted, never] = [randomUUID(), randomUUID(), randomUUID()]
+    await startCalls(caller, [...flagged, legacy, deleted])
+    for (const id of [...flagged, deleted]) await score(caller, callRef(p, id), 0.9)
+    await remove(caller, [deleted])
+    for (const id of [legacy, never]) {
+      await seedFeedback(
+        p,
+        '2025-02-01T00:00:00Z',
+        { output: { score: 0.7 } },
+        { weave_ref: callRef(p, id), feedback_type: 'quality' },
+      )
+    }
+    // Every call of the project is the caller's: the filter selects them all, but sends the count down the selection.
+    const selection = { filter: { wb_user_ids: [caller.userId] } }
+    const limits = [undefined, 0, 2, 4, 5, 6, 100]
+
+    // Act
+    const fast = await Promise.all(limits.map((limit) => count(caller, { limit })))
+    const selected = await Promise.all(limits.map((limit) => count(caller, { limit, ...selection })))
+
+    // Assess
+    expect(fast).toEqual([
+      answer(5),
+      answer(0, true),
+      answer(2, true),
+      answer(4, true),
+      answer(5),
+      answer(5),
+      answer(5),
+    ])
+    expect(selected).toEqual(fast)
+  })
+
+  it("never counts another project's feedback, calls or deletions", async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const other = `${caller.entity}/p-${randomUUID().slice(0, 8)}`
+    const [shared, theirs] = [randomUUID(), randomUUID()]
+    await startCalls(caller, [shared])
+    await startCalls(caller, [shared, theirs], other)
+    await score(caller, callRef(caller.project, shared), 0.9)
+    // Feedback in this project on the other project's call, and the other project's own feedback and deletion.
+    await score(caller, callRef(other, theirs), 0.9)
+    await score(caller, callRef(other, shared), 0.9, other)
+    await score(caller, callRef(other, theirs), 0.9, other)
+    await remove(caller, [shared], other)
+
+    // Act
+    const mine = await readsDuring(() => count(caller))
+    const theirCount = await count(caller, {}, other)
+
+    // Assess
+    expect(mine.result).toEqual(answer(1))
+    expect(keyedReads(mine.reads)).toEqual([])
+    expect(theirCount).toEqual(answer(1))
   })
 })
