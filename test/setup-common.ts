@@ -1,5 +1,11 @@
 import fc from 'fast-check'
 import { inject, vi } from 'vitest'
+import { clearAuthCache } from '#shared/auth/authenticate'
+import { config, localConfig } from '#shared/config'
+import { clearCatalogCache } from '#shared/inference/catalog'
+// Streaming handlers take the Lambda runtime's `streamifyResponse` when their module first loads, in whichever file
+// that is: every file gets the shim.
+import './support/lambda-shim.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -8,12 +14,26 @@ declare module 'vitest' {
   }
 }
 
+// Test files share their worker process (vitest.config.ts: `isolate: false`), so every file starts from the state
+// the worker had before its first file: `config` as read then (test/setup-env.ts restores the environment), no cached
+// key look-ups or model catalog, no spies. What a file changes never reaches the next file in the worker.
+type Baseline = { config: typeof config; localConfig: typeof localConfig }
+const BASELINE = Symbol.for('loom.test.config')
+const holder = globalThis as { [BASELINE]?: Baseline }
+holder[BASELINE] ??= { config: structuredClone(config), localConfig: structuredClone(localConfig) }
+const baseline = holder[BASELINE]
+Object.assign(config, structuredClone(baseline.config))
+Object.assign(localConfig, structuredClone(baseline.localConfig))
+clearAuthCache()
+clearCatalogCache()
+
 // Every test file, in either project: property runs draw from the run's seed, so a run repeats exactly; a failure
 // prints its seed and path, and LOOM_FC_SEED=<seed> replays it.
 const seed = inject('fcSeed')
 if (!Number.isSafeInteger(seed)) throw new Error('No fast-check seed: run the tests through vitest.config.ts')
 fc.configureGlobal({ seed })
 
+vi.restoreAllMocks()
 for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
   vi.spyOn(console, method).mockImplementation(() => undefined)
 }

@@ -19,6 +19,12 @@ import { addUpstreamModel } from '../support/models.js'
 import { until } from '../support/until.js'
 import { startVllmUpstream, type VllmUpstream } from '../support/vllm-upstream.js'
 
+// This file loads fresh copies of modules; the worker's next file starts from a clean registry (test files share
+// their worker: vitest.config.ts, `isolate: false`).
+afterAll(() => {
+  vi.resetModules()
+})
+
 let upstream: VllmUpstream
 
 beforeAll(async () => {

@@ -1,4 +1,10 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest'
+
+// This file loads fresh copies of modules; the worker's next file starts from a clean registry (test files share
+// their worker: vitest.config.ts, `isolate: false`).
+afterAll(() => {
+  vi.resetModules()
+})
 
 // Each case loads a fresh copy of the module, which reads the environment once at load.
 async function loadConfig() {

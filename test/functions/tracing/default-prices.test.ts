@@ -9,6 +9,12 @@ import { config } from '#shared/config'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
 import { endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
 
+// This file loads fresh copies of modules; the worker's next file starts from a clean registry (test files share
+// their worker: vitest.config.ts, `isolate: false`).
+afterAll(() => {
+  vi.resetModules()
+})
+
 type Cost = Record<string, number | string>
 const dir = mkdtempSync(join(tmpdir(), 'loom-prices-'))
 

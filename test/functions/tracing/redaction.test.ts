@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { app as endApp } from '#functions/tracing/end-call/handler'
 import { app as readApp } from '#functions/tracing/read-call/handler'
 import { app as startApp } from '#functions/tracing/start-call/handler'
@@ -6,6 +6,12 @@ import { app as queryApp } from '#functions/tracing/stream-query-calls/handler'
 import { recordCall } from '#shared/tracing/record-call'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
 import { endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
+
+// This file loads fresh copies of modules; the worker's next file starts from a clean registry (test files share
+// their worker: vitest.config.ts, `isolate: false`).
+afterAll(() => {
+  vi.resetModules()
+})
 
 const SECRET = 'sk-live-0123456789abcdef'
 

@@ -1,8 +1,14 @@
 import fc from 'fast-check'
-import { describe, expect, it, vi } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { applyBiasAndPenalties, finalDistribution, type SamplingOptions } from '#shared/engine/sampler'
 import { decode, EOS_TOKEN_ID, encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
 import { ask, complete, logprobsOf, model, streamAll, text } from './support.js'
+
+// This file loads fresh copies of modules; the worker's next file starts from a clean registry (test files share
+// their worker: vitest.config.ts, `isolate: false`).
+afterAll(() => {
+  vi.resetModules()
+})
 
 const RAISE_N = 'To increase this limit, set the VLLM_MAX_N_SEQUENCES environment variable.'
 
