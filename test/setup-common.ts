@@ -2,6 +2,8 @@ import fc from 'fast-check'
 import { inject, vi } from 'vitest'
 import { clearAuthCache } from '#shared/auth/authenticate'
 import { config, localConfig } from '#shared/config'
+import { forgetRegisteredProjects } from '#shared/db/project-repository'
+import { resetEngines } from '#shared/engine/engine'
 import { clearCatalogCache } from '#shared/inference/catalog'
 // Streaming handlers take the Lambda runtime's `streamifyResponse` when their module first loads, in whichever file
 // that is: every file gets the shim.
@@ -16,7 +18,8 @@ declare module 'vitest' {
 
 // Test files share their worker process (vitest.config.ts: `isolate: false`), so every file starts from the state
 // the worker had before its first file: `config` as read then (test/setup-env.ts restores the environment), no cached
-// key look-ups or model catalog, no spies. What a file changes never reaches the next file in the worker.
+// key look-ups, model catalog or registered projects, cold reference engines (no prefix cache), no spies. What a
+// file changes never reaches the next file in the worker.
 type Baseline = { config: typeof config; localConfig: typeof localConfig }
 const BASELINE = Symbol.for('loom.test.config')
 const holder = globalThis as { [BASELINE]?: Baseline }
@@ -26,6 +29,8 @@ Object.assign(config, structuredClone(baseline.config))
 Object.assign(localConfig, structuredClone(baseline.localConfig))
 clearAuthCache()
 clearCatalogCache()
+resetEngines()
+forgetRegisteredProjects()
 
 // Every test file, in either project: property runs draw from the run's seed, so a run repeats exactly; a failure
 // prints its seed and path, and LOOM_FC_SEED=<seed> replays it.

@@ -97,6 +97,15 @@ export function engineFor(model: CatalogModel): ModelEngine {
   return engine
 }
 
+/**
+ * Forgets every model's engine, with its prefix cache, and numbers unseeded draws from the start again: as after a
+ * restart of the server (tests, so that one test file's requests never change what another's sample or cache).
+ */
+export function resetEngines(): void {
+  engines.clear()
+  unseeded = 0
+}
+
 /** Log-probabilities of each prompt token under the model given the tokens before it. */
 export function promptLogprobs(prepared: Prepared): PromptLogprobs {
   const { job, params } = prepared

@@ -1,13 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { App, CfnResource, Stack, Validations } from 'aws-cdk-lib'
+import { type App, CfnResource, Stack, Validations } from 'aws-cdk-lib'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import nag from 'cdk-nag'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ApiStack } from '../../infra/api-stack.js'
 import { DataStack } from '../../infra/data-stack.js'
+import { testApp } from '../support/cdk.js'
 
 type Violation = { ruleName: string; severity: string; violatingConstructs?: { constructPath: string }[] }
 type Report = { pluginReports: { pluginName: string; violations: Violation[] }[] }
@@ -22,10 +23,7 @@ function nagErrors(build: (app: App) => void, severities: readonly string[] = ['
   const outdir = mkdtempSync(join(tmpdir(), 'loom-nag-'))
   outdirs.push(outdir)
   // Report instead of throwing, so a failure lists every finding.
-  const app = new App({
-    outdir,
-    context: { 'aws:cdk:bundling-stacks': [], '@aws-cdk/core:failSynthOnValidationErrors': false },
-  })
+  const app = testApp({ outdir, context: { '@aws-cdk/core:failSynthOnValidationErrors': false } })
   build(app)
   Validations.of(app).addPlugins(new nag.AwsSolutionsChecks(app))
   const assembly = app.synth()
@@ -90,10 +88,9 @@ describe('AwsSolutions checks (cdk-nag 3)', { timeout: 120_000 }, () => {
 function cfnFindings(build: (app: App) => void): string[] {
   const outdir = mkdtempSync(join(tmpdir(), 'loom-cfn-'))
   outdirs.push(outdir)
-  const app = new App({
+  const app = testApp({
     outdir,
     context: {
-      'aws:cdk:bundling-stacks': [],
       '@aws-cdk/core:failSynthOnValidationErrors': false,
       // Errors stay errors instead of being reported as warnings.
       '@aws-cdk/core:validateAgainstDefaultRules': true,

@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib'
+import { Stack } from 'aws-cdk-lib'
 import { Template } from 'aws-cdk-lib/assertions'
 import {
   type CfnAuthorizer,
@@ -13,12 +13,13 @@ import { describe, expect, it } from 'vitest'
 import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
 import { ApiStack, type ApiStackProps } from '../../infra/api-stack.js'
 import { DataStack } from '../../infra/data-stack.js'
+import { testApp } from '../support/cdk.js'
 
 type Change = (api: ApiStack) => void
 
 /** Synthesises the API stack (bundling skipped), applies `change` before synthesis, and returns its template. */
 function synth(props: Omit<ApiStackProps, 'table'> = {}, change: Change = () => undefined) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
+  const app = testApp()
   const data = new DataStack(app, 'Data')
   const api = new ApiStack(app, 'Api', { table: data.table as unknown as ITable, ...props })
   change(api)

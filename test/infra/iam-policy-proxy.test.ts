@@ -1,5 +1,5 @@
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
-import { App, Stack } from 'aws-cdk-lib'
+import { Stack } from 'aws-cdk-lib'
 import { Table } from 'aws-cdk-lib/aws-dynamodb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { handler as authorize } from '#functions/auth/authorize/handler'
@@ -12,6 +12,7 @@ import { flushUsage } from '#shared/inference/usage-meter'
 import { keyScope, projectModelScope } from '#shared/limits/limiter'
 import { ApiStack } from '../../infra/api-stack.js'
 import { newCaller, type TestCaller } from '../support/auth.js'
+import { testApp } from '../support/cdk.js'
 import { type DynamoFaultProxy, startDynamoFaultProxy } from '../support/dynamo-fault-proxy.js'
 import { authorizerEvent, lambdaContext } from '../support/events.js'
 import {
@@ -45,7 +46,7 @@ const AUTHORIZER_ID = 'auth/authorize'
 
 /** The API stack synthesized (bundling skipped) against this file's table, and each function's role statements. */
 function synthesizedPolicies(): Map<string, PolicyStatement[]> {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
+  const app = testApp()
   const table = Table.fromTableArn(new Stack(app, 'Data'), 'Table', tableArn(tableName()))
   new ApiStack(app, 'Api', { table })
   return functionPolicies(app.synth().directory)

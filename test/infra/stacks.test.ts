@@ -1,4 +1,4 @@
-import { App, type CfnResource, type NestedStack, Stack } from 'aws-cdk-lib'
+import { type CfnResource, type NestedStack, Stack } from 'aws-cdk-lib'
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
 import type { CfnPolicy } from 'aws-cdk-lib/aws-iam'
@@ -9,9 +9,10 @@ import { GLOBAL_INDEXES } from '#shared/db/table'
 import { ApiStack, type ApiStackProps } from '../../infra/api-stack.js'
 import { type HttpFunction, LIMITER_LEADING_KEYS, LIMITER_WRITE_ACTIONS } from '../../infra/constructs/http-function.js'
 import { DataStack } from '../../infra/data-stack.js'
+import { testApp } from '../support/cdk.js'
 
 function synth(props: Omit<ApiStackProps, 'table'> = {}) {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } })
+  const app = testApp()
   const data = new DataStack(app, 'Data', { production: true })
   const api = new ApiStack(app, 'Api', { table: data.table as unknown as ITable, ...props })
   return { data, api }
@@ -94,7 +95,7 @@ describe('DataStack', () => {
       ]),
     )
     // CloudFormation cannot change an index's projection in place: an existing table keeps ALL, same names and keys.
-    const legacy = new DataStack(new App(), 'Legacy', { production: true, allProjectedIndexes: true })
+    const legacy = new DataStack(testApp(), 'Legacy', { production: true, allProjectedIndexes: true })
     expect(projections(legacy)).toEqual(GLOBAL_INDEXES.map((index) => [index.indexName, { ProjectionType: 'ALL' }]))
   })
 })
