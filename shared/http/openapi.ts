@@ -79,13 +79,19 @@ function jsonSchema(schema: z.core.$ZodType): Record<string, unknown> {
   return rest
 }
 
-function queryParameters(schema: z.core.$ZodType): unknown[] {
+// An OpenAPI 3 `example` member, present only where the declaration states one.
+function exampleOf(value: unknown): { example?: unknown } {
+  return value === undefined ? {} : { example: value }
+}
+
+function queryParameters(schema: z.core.$ZodType, examples: Record<string, string> = {}): unknown[] {
   const json = jsonSchema(schema) as { properties?: Record<string, unknown>; required?: string[] }
   return Object.entries(json.properties ?? {}).map(([name, property]) => ({
     name,
     in: 'query',
     required: json.required?.includes(name) ?? false,
     schema: property,
+    ...exampleOf(examples[name]),
   }))
 }
 
@@ -98,28 +104,38 @@ export function buildOpenApiDocument(
   for (const fn of functions) {
     for (const route of fn.routes) {
       const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}')
-      const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => ({
-        name: m[1],
+      const example = route.example ?? {}
+      const pathParams = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map(([, name = '']) => ({
+        name,
         in: 'path',
         required: true,
         schema: { type: 'string' },
+        ...exampleOf(example.params?.[name]),
       }))
       const operation: Record<string, unknown> = {
         summary: route.summary,
         tags: [fn.family],
-        parameters: [...pathParams, ...(route.query ? queryParameters(route.query) : [])],
+        parameters: [...pathParams, ...(route.query ? queryParameters(route.query, example.query) : [])],
         responses: {
           '200': {
             description: 'Success',
             content: route.responseMediaType
               ? { [route.responseMediaType]: {} }
-              : { 'application/json': { schema: route.response ? jsonSchema(route.response) : {} } },
+              : {
+                  'application/json': {
+                    schema: route.response ? jsonSchema(route.response) : {},
+                    ...exampleOf(example.response),
+                  },
+                },
           },
           ...errorResponses(fn.family, fn.auth),
         },
       }
       if (route.body) {
-        operation.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(route.body) } } }
+        operation.requestBody = {
+          required: true,
+          content: { 'application/json': { schema: jsonSchema(route.body), ...exampleOf(example.body) } },
+        }
       }
       if (fn.auth) operation.security = SECURITY[fn.family] ?? []
       paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation }

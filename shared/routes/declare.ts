@@ -8,6 +8,21 @@ export type Family = 'meta' | 'inference' | 'training' | 'tracing'
 
 type Schema = z.core.$ZodType
 
+/**
+ * What a client sends on one route, and optionally what a 200 answers, as OpenAPI shows it; each part parses with the
+ * route's schema (`test/functions/route-examples.test.ts`). Placeholder ids (`my-entity/my-project`), no secrets.
+ */
+export type RouteExample = {
+  /** A value for every path parameter (`{ queue_id: '…' }` for `/annotation_queues/:queue_id`). */
+  params?: Record<string, string>
+  /** Query-string values as sent (strings), for a route with a `query` schema. */
+  query?: Record<string, string>
+  /** The JSON request body, for a route with a `body` schema. */
+  body?: unknown
+  /** A JSON 200 answer, for a route with a `response` schema, where one is short to state. */
+  response?: unknown
+}
+
 /** One route: how a client calls it and what it answers, as the handler, OpenAPI and the tests read it. */
 export type RouteDeclaration = {
   method: HttpMethod
@@ -23,6 +38,8 @@ export type RouteDeclaration = {
   response?: Schema
   /** Media type of a non-JSON response (`text/event-stream`, `application/jsonl`, `application/octet-stream`). */
   responseMediaType?: string
+  /** A request a client would send (and optionally its answer); required where the route has a body or query. */
+  example?: RouteExample
 }
 
 /** What deploying one Lambda needs to know: its folder, family, table access, invocation and credentials. */
@@ -44,7 +61,7 @@ export type FunctionDeclaration<R extends readonly RouteDeclaration[] = readonly
 }
 
 function routeOf(route: RouteDeclaration): RouteDeclaration {
-  const { method, path, summary, body, query, response, responseMediaType } = route
+  const { method, path, summary, body, query, response, responseMediaType, example } = route
   return {
     method,
     path,
@@ -53,6 +70,7 @@ function routeOf(route: RouteDeclaration): RouteDeclaration {
     ...(query === undefined ? {} : { query }),
     ...(response === undefined ? {} : { response }),
     ...(responseMediaType === undefined ? {} : { responseMediaType }),
+    ...(example === undefined ? {} : { example }),
   }
 }
 
