@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { UsageQuerySchema, UsageReportResSchema } from '#shared/schemas/usage'
 
 /** `GET /v1/usage`: the route inference/get-usage serves. */
@@ -12,4 +13,5 @@ export const route = declareRoute({
   summary: 'Gateway usage per hour, project and model, with costs',
   query: UsageQuerySchema,
   response: UsageReportResSchema,
+  example: { query: { project: EXAMPLE_IDS.projectId, start: '2026-11-26T00:00:00Z', end: '2026-11-27T00:00:00Z' } },
 })

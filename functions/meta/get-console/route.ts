@@ -25,6 +25,7 @@ export const route = declareFunction({
       path: '/console/:file',
       summary: 'The Loom Console: `index.html` at /console/ and its content-hashed scripts and styles',
       responseMediaType: 'text/html',
+      example: { params: { file: 'index.html' } },
     },
   ],
 })

@@ -11,4 +11,5 @@ export const route = declareRoute({
   path: '/health',
   summary: 'Liveness probe',
   response: HealthResSchema,
+  example: { response: { status: 'ok' } },
 })

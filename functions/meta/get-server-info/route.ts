@@ -11,4 +11,5 @@ export const route = declareRoute({
   path: '/server_info',
   summary: 'Supported Weave client versions',
   response: ServerInfoResSchema,
+  example: { response: { min_required_weave_python_version: '0.0.0', trace_server_version: null } },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { CallsUsageReqSchema } from '#shared/schemas/call'
 import { UsageResSchema } from '#shared/schemas/call-response'
 
@@ -13,4 +14,5 @@ export const route = declareRoute({
   summary: 'Complete LLM usage of given calls',
   body: CallsUsageReqSchema,
   response: UsageResSchema,
+  example: { body: { project_id: EXAMPLE_IDS.projectId, call_ids: [EXAMPLE_IDS.callId], include_costs: true } },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { FeedbackCreateReqSchema } from '#shared/schemas/feedback'
 import { FeedbackCreateResSchema } from '#shared/schemas/feedback-response'
 
@@ -13,4 +14,12 @@ export const route = declareRoute({
   summary: 'Record feedback',
   body: FeedbackCreateReqSchema,
   response: FeedbackCreateResSchema,
+  example: {
+    body: {
+      project_id: EXAMPLE_IDS.projectId,
+      weave_ref: EXAMPLE_IDS.callRef,
+      feedback_type: 'wandb.note.1',
+      payload: { note: 'Correct, but longer than it needs to be.' },
+    },
+  },
 })

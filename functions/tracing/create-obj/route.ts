@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { ObjCreateReqSchema } from '#shared/schemas/obj'
 import { ObjCreateResSchema } from '#shared/schemas/obj-response'
 
@@ -13,4 +14,18 @@ export const route = declareRoute({
   summary: 'Publish an object version',
   body: ObjCreateReqSchema,
   response: ObjCreateResSchema,
+  example: {
+    body: {
+      obj: {
+        project_id: EXAMPLE_IDS.projectId,
+        object_id: EXAMPLE_IDS.objectId,
+        val: {
+          _type: 'StringPrompt',
+          _class_name: 'StringPrompt',
+          _bases: ['Prompt', 'Object', 'BaseModel'],
+          content: 'Summarize in one sentence: {text}',
+        },
+      },
+    },
+  },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { TableCreateReqSchema } from '#shared/schemas/table'
 import { TableCreateResSchema } from '#shared/schemas/table-response'
 
@@ -13,4 +14,15 @@ export const route = declareRoute({
   summary: 'Store a table of rows',
   body: TableCreateReqSchema,
   response: TableCreateResSchema,
+  example: {
+    body: {
+      table: {
+        project_id: EXAMPLE_IDS.projectId,
+        rows: [
+          { question: 'What is 2 + 2?', expected: '4' },
+          { question: 'What is the capital of France?', expected: 'Paris' },
+        ],
+      },
+    },
+  },
 })

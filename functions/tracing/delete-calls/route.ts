@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { CallsDeleteReqSchema } from '#shared/schemas/call'
 import { CallsDeleteResSchema } from '#shared/schemas/call-response'
 
@@ -13,4 +14,8 @@ export const route = declareRoute({
   summary: 'Soft-delete calls and their descendants',
   body: CallsDeleteReqSchema,
   response: CallsDeleteResSchema,
+  example: {
+    body: { project_id: EXAMPLE_IDS.projectId, call_ids: [EXAMPLE_IDS.callId] },
+    response: { num_deleted: 1 },
+  },
 })

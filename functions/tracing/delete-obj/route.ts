@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { ObjDeleteReqSchema } from '#shared/schemas/obj'
 import { ObjDeleteResSchema } from '#shared/schemas/obj-response'
 
@@ -13,4 +14,7 @@ export const route = declareRoute({
   summary: 'Soft-delete object versions',
   body: ObjDeleteReqSchema,
   response: ObjDeleteResSchema,
+  example: {
+    body: { project_id: EXAMPLE_IDS.projectId, object_id: EXAMPLE_IDS.objectId, digests: [EXAMPLE_IDS.objectDigest] },
+  },
 })

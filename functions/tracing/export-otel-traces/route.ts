@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { OtlpJsonRequestSchema, OtlpJsonResponseSchema } from '#shared/schemas/otlp'
 
 /** `POST /otel/v1/traces`: the route tracing/export-otel-traces serves. */
@@ -14,4 +15,30 @@ export const route = declareRoute({
     '`project_id: <entity>/<project>` header. Each span becomes a call; spans not stored are counted in partialSuccess',
   body: OtlpJsonRequestSchema,
   response: OtlpJsonResponseSchema,
+  example: {
+    // The project comes from the `project_id` header; one span, timestamps in Unix nanoseconds as strings.
+    body: {
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'summarizer' } }] },
+          scopeSpans: [
+            {
+              scope: { name: 'my-instrumentation' },
+              spans: [
+                {
+                  traceId: '5b8efff798038103d269b633813fc60c',
+                  spanId: 'eee19b7ec3c1b174',
+                  name: 'summarize',
+                  kind: 1,
+                  startTimeUnixNano: '1795780800000000000',
+                  endTimeUnixNano: '1795780801250000000',
+                  attributes: [{ key: 'gen_ai.request.model', value: { stringValue: EXAMPLE_IDS.model } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+  },
 })

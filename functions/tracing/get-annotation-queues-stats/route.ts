@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { QueuesStatsReqSchema } from '#shared/schemas/annotation-queue'
 import { QueuesStatsResSchema } from '#shared/schemas/annotation-queue-response'
 
@@ -13,4 +14,8 @@ export const route = declareRoute({
   summary: 'Item counts per annotation queue',
   body: QueuesStatsReqSchema,
   response: QueuesStatsResSchema,
+  example: {
+    body: { project_id: EXAMPLE_IDS.projectId, queue_ids: [EXAMPLE_IDS.queueId] },
+    response: { stats: [{ queue_id: EXAMPLE_IDS.queueId, total_items: 3, completed_items: 1 }] },
+  },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { FeedbackPayloadSchemaResSchema } from '#shared/schemas/feedback-response'
 import { FeedbackPayloadSchemaReqSchema } from '#shared/schemas/feedback-stats'
 
@@ -13,4 +14,12 @@ export const route = declareRoute({
   summary: 'Leaf paths and value types of recent feedback payloads',
   body: FeedbackPayloadSchemaReqSchema,
   response: FeedbackPayloadSchemaResSchema,
+  example: {
+    body: {
+      project_id: EXAMPLE_IDS.projectId,
+      start: '2026-11-20T00:00:00Z',
+      end: '2026-11-27T00:00:00Z',
+      feedback_type: 'wandb.note.1',
+    },
+  },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { ProjectQuerySchema } from '#shared/schemas/obj'
 import { AliasesResSchema } from '#shared/schemas/obj-response'
 
@@ -13,4 +14,5 @@ export const route = declareRoute({
   summary: 'Aliases used in a project',
   query: ProjectQuerySchema,
   response: AliasesResSchema,
+  example: { query: { project_id: EXAMPLE_IDS.projectId }, response: { aliases: ['production'] } },
 })

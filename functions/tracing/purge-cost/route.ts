@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { CostPurgeReqSchema } from '#shared/schemas/cost'
 import { EmptyResSchema } from '#shared/schemas/empty'
 
@@ -13,4 +14,11 @@ export const route = declareRoute({
   summary: 'Delete project LLM prices by id',
   body: CostPurgeReqSchema,
   response: EmptyResSchema,
+  example: {
+    body: {
+      project_id: EXAMPLE_IDS.projectId,
+      query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: EXAMPLE_IDS.costId }] } },
+    },
+    response: {},
+  },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { EmptyResSchema } from '#shared/schemas/empty'
 import { FeedbackPurgeReqSchema } from '#shared/schemas/feedback'
 
@@ -13,4 +14,11 @@ export const route = declareRoute({
   summary: 'Delete feedback by id',
   body: FeedbackPurgeReqSchema,
   response: EmptyResSchema,
+  example: {
+    body: {
+      project_id: EXAMPLE_IDS.projectId,
+      query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: EXAMPLE_IDS.feedbackId }] } },
+    },
+    response: {},
+  },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { CallsQueryStatsReqSchema } from '#shared/schemas/call'
 import { CallsQueryStatsResSchema } from '#shared/schemas/call-response'
 
@@ -13,4 +14,8 @@ export const route = declareRoute({
   summary: 'Count calls',
   body: CallsQueryStatsReqSchema,
   response: CallsQueryStatsResSchema,
+  example: {
+    body: { project_id: EXAMPLE_IDS.projectId, filter: { trace_roots_only: true, op_names: [EXAMPLE_IDS.opName] } },
+    response: { count: 12, has_more: false, total_storage_size_bytes: null },
+  },
 })

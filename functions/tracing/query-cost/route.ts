@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { CostQueryResSchema } from '#shared/schemas/call-response'
 import { CostQueryReqSchema } from '#shared/schemas/cost'
 
@@ -13,4 +14,7 @@ export const route = declareRoute({
   summary: 'Query project LLM prices',
   body: CostQueryReqSchema,
   response: CostQueryResSchema,
+  example: {
+    body: { project_id: EXAMPLE_IDS.projectId, sort_by: [{ field: 'created_at', direction: 'desc' }], limit: 10 },
+  },
 })

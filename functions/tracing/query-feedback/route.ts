@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { FeedbackQueryReqSchema } from '#shared/schemas/feedback'
 import { FeedbackQueryResSchema } from '#shared/schemas/feedback-response'
 
@@ -13,4 +14,12 @@ export const route = declareRoute({
   summary: 'Query feedback',
   body: FeedbackQueryReqSchema,
   response: FeedbackQueryResSchema,
+  example: {
+    body: {
+      project_id: EXAMPLE_IDS.projectId,
+      query: { $expr: { $eq: [{ $getField: 'weave_ref' }, { $literal: EXAMPLE_IDS.callRef }] } },
+      sort_by: [{ field: 'created_at', direction: 'desc' }],
+      limit: 100,
+    },
+  },
 })

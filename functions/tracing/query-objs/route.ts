@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { ObjQueryReqSchema } from '#shared/schemas/obj'
 import { ObjQueryResSchema } from '#shared/schemas/obj-response'
 
@@ -13,4 +14,13 @@ export const route = declareRoute({
   summary: 'Query object versions',
   body: ObjQueryReqSchema,
   response: ObjQueryResSchema,
+  example: {
+    body: {
+      project_id: EXAMPLE_IDS.projectId,
+      filter: { base_object_classes: ['Prompt'], latest_only: true },
+      sort_by: [{ field: 'created_at', direction: 'desc' }],
+      limit: 20,
+      metadata_only: true,
+    },
+  },
 })

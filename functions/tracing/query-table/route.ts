@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { TableQueryReqSchema } from '#shared/schemas/table'
 import { TableQueryResSchema } from '#shared/schemas/table-response'
 
@@ -13,4 +14,5 @@ export const route = declareRoute({
   summary: 'Read rows of a table',
   body: TableQueryReqSchema,
   response: TableQueryResSchema,
+  example: { body: { project_id: EXAMPLE_IDS.projectId, digest: EXAMPLE_IDS.tableDigest, limit: 100, offset: 0 } },
 })

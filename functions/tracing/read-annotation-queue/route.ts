@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { QueueProjectQuerySchema } from '#shared/schemas/annotation-queue'
 import { QueueResSchema } from '#shared/schemas/annotation-queue-response'
 
@@ -13,4 +14,5 @@ export const route = declareRoute({
   summary: 'Read an annotation queue',
   query: QueueProjectQuerySchema,
   response: QueueResSchema,
+  example: { params: { queue_id: EXAMPLE_IDS.queueId }, query: { project_id: EXAMPLE_IDS.projectId } },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { CallReadReqSchema } from '#shared/schemas/call'
 import { CallReadResSchema } from '#shared/schemas/call-response'
 
@@ -13,4 +14,5 @@ export const route = declareRoute({
   summary: 'Read one call',
   body: CallReadReqSchema,
   response: CallReadResSchema,
+  example: { body: { project_id: EXAMPLE_IDS.projectId, id: EXAMPLE_IDS.callId, include_costs: true } },
 })

@@ -1,4 +1,5 @@
 import { declareFunction } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { FileContentReqSchema } from '#shared/schemas/table'
 
 /** The routes tracing/read-file-content serves: `POST /file/content`, `POST /files/content`. */
@@ -14,6 +15,7 @@ export const route = declareFunction({
       summary: 'Download a file',
       body: FileContentReqSchema,
       responseMediaType: 'application/octet-stream',
+      example: { body: { project_id: EXAMPLE_IDS.projectId, digest: EXAMPLE_IDS.fileDigest } },
     },
     {
       method: 'POST',
@@ -21,6 +23,7 @@ export const route = declareFunction({
       summary: 'Alias of /file/content',
       body: FileContentReqSchema,
       responseMediaType: 'application/octet-stream',
+      example: { body: { project_id: EXAMPLE_IDS.projectId, digest: EXAMPLE_IDS.fileDigest } },
     },
   ],
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { ObjReadReqSchema } from '#shared/schemas/obj'
 import { ObjReadResSchema } from '#shared/schemas/obj-response'
 
@@ -13,4 +14,7 @@ export const route = declareRoute({
   summary: 'Read an object version',
   body: ObjReadReqSchema,
   response: ObjReadResSchema,
+  example: {
+    body: { project_id: EXAMPLE_IDS.projectId, object_id: EXAMPLE_IDS.objectId, digest: EXAMPLE_IDS.objectDigest },
+  },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { EmptyResSchema } from '#shared/schemas/empty'
 import { ObjRemoveAliasesBodySchema } from '#shared/schemas/obj'
 
@@ -13,4 +14,9 @@ export const route = declareRoute({
   summary: 'Remove aliases of an object',
   body: ObjRemoveAliasesBodySchema,
   response: EmptyResSchema,
+  example: {
+    params: { object_id: EXAMPLE_IDS.objectId },
+    body: { project_id: EXAMPLE_IDS.projectId, aliases: ['production'] },
+    response: {},
+  },
 })

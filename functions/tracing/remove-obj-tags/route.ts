@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { EmptyResSchema } from '#shared/schemas/empty'
 import { ObjTagsBodySchema } from '#shared/schemas/obj'
 
@@ -13,4 +14,9 @@ export const route = declareRoute({
   summary: 'Remove tags from an object version',
   body: ObjTagsBodySchema,
   response: EmptyResSchema,
+  example: {
+    params: { object_id: EXAMPLE_IDS.objectId, digest: EXAMPLE_IDS.objectDigest },
+    body: { project_id: EXAMPLE_IDS.projectId, tags: ['reviewed'] },
+    response: {},
+  },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { EmptyResSchema } from '#shared/schemas/empty'
 import { ObjSetAliasesBodySchema } from '#shared/schemas/obj'
 
@@ -13,4 +14,9 @@ export const route = declareRoute({
   summary: 'Point aliases at an object version',
   body: ObjSetAliasesBodySchema,
   response: EmptyResSchema,
+  example: {
+    params: { object_id: EXAMPLE_IDS.objectId },
+    body: { project_id: EXAMPLE_IDS.projectId, digest: EXAMPLE_IDS.objectDigest, aliases: ['production'] },
+    response: {},
+  },
 })

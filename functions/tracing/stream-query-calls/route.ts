@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { CallsQueryReqSchema } from '#shared/schemas/call'
 
 /** `POST /calls/stream_query`: the route tracing/stream-query-calls serves. */
@@ -13,4 +14,12 @@ export const route = declareRoute({
   summary: 'Query calls (JSON Lines)',
   body: CallsQueryReqSchema,
   responseMediaType: 'application/jsonl',
+  example: {
+    body: {
+      project_id: EXAMPLE_IDS.projectId,
+      filter: { trace_roots_only: true },
+      sort_by: [{ field: 'started_at', direction: 'desc' }],
+      limit: 100,
+    },
+  },
 })

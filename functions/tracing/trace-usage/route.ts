@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { TraceUsageReqSchema } from '#shared/schemas/call'
 import { UsageResSchema } from '#shared/schemas/call-response'
 
@@ -13,4 +14,7 @@ export const route = declareRoute({
   summary: 'Per-call LLM usage with descendants',
   body: TraceUsageReqSchema,
   response: UsageResSchema,
+  example: {
+    body: { project_id: EXAMPLE_IDS.projectId, filter: { trace_ids: [EXAMPLE_IDS.traceId] }, include_costs: true },
+  },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { ProgressBodySchema } from '#shared/schemas/annotation-queue'
 import { ProgressResSchema } from '#shared/schemas/annotation-queue-response'
 
@@ -13,4 +14,8 @@ export const route = declareRoute({
   summary: "Set the caller's annotation state of a queue item",
   body: ProgressBodySchema,
   response: ProgressResSchema,
+  example: {
+    params: { queue_id: EXAMPLE_IDS.queueId, item_id: EXAMPLE_IDS.itemId },
+    body: { project_id: EXAMPLE_IDS.projectId, annotation_state: 'completed' },
+  },
 })

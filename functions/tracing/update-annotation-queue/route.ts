@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { QueueUpdateBodySchema } from '#shared/schemas/annotation-queue'
 import { QueueResSchema } from '#shared/schemas/annotation-queue-response'
 
@@ -13,4 +14,11 @@ export const route = declareRoute({
   summary: 'Update an annotation queue',
   body: QueueUpdateBodySchema,
   response: QueueResSchema,
+  example: {
+    params: { queue_id: EXAMPLE_IDS.queueId },
+    body: {
+      project_id: EXAMPLE_IDS.projectId,
+      description: 'Check that each summary is faithful and at most one sentence.',
+    },
+  },
 })

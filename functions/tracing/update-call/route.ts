@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { CallUpdateReqSchema } from '#shared/schemas/call'
 import { EmptyResSchema } from '#shared/schemas/empty'
 
@@ -13,4 +14,8 @@ export const route = declareRoute({
   summary: "Update a call's display name",
   body: CallUpdateReqSchema,
   response: EmptyResSchema,
+  example: {
+    body: { project_id: EXAMPLE_IDS.projectId, call_id: EXAMPLE_IDS.callId, display_name: 'Summarize (retry)' },
+    response: {},
+  },
 })

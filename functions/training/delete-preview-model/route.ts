@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { DeletePreviewModelResSchema } from '#shared/schemas/preview-model'
 
 /** `DELETE /v1/preview/models/:model_id`: the route training/delete-preview-model serves. */
@@ -11,4 +12,8 @@ export const route = declareRoute({
   path: '/v1/preview/models/:model_id',
   summary: 'Delete a preview model',
   response: DeletePreviewModelResSchema,
+  example: {
+    params: { model_id: EXAMPLE_IDS.modelId },
+    response: { id: EXAMPLE_IDS.modelId, deleted: true },
+  },
 })

@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { MetricsHistorySchema, MetricsQuerySchema } from '#shared/schemas/training-log'
 
 /** `GET /v1/preview/models/:model_id/metrics`: the route training/get-model-metrics serves. */
@@ -12,4 +13,5 @@ export const route = declareRoute({
   summary: "A model's logged metrics as plot-ready series",
   query: MetricsQuerySchema,
   response: MetricsHistorySchema,
+  example: { params: { model_id: EXAMPLE_IDS.modelId }, query: { split: 'train', after_step: '10' } },
 })

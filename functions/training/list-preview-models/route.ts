@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { ListPreviewModelsQuerySchema, ListPreviewModelsResSchema } from '#shared/schemas/preview-model'
 
 /** `GET /v1/preview/models`: the route training/list-preview-models serves. */
@@ -12,4 +13,5 @@ export const route = declareRoute({
   summary: "List the caller's preview models",
   query: ListPreviewModelsQuerySchema,
   response: ListPreviewModelsResSchema,
+  example: { query: { entity: EXAMPLE_IDS.entity, project: EXAMPLE_IDS.project } },
 })

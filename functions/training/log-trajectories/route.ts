@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { LogRequestSchema, LogResponseSchema } from '#shared/schemas/training-log'
 
 /** `POST /v1/preview/models/:model_id/log`: the route training/log-trajectories serves. */
@@ -12,4 +13,27 @@ export const route = declareRoute({
   summary: 'Log trajectories and calculate metrics',
   body: LogRequestSchema,
   response: LogResponseSchema,
+  example: {
+    // What ART sends after a rollout: groups of trajectories, each a chat with a reward.
+    params: { model_id: EXAMPLE_IDS.modelId },
+    body: {
+      model_id: EXAMPLE_IDS.modelId,
+      split: 'train',
+      trajectory_groups: [
+        {
+          trajectories: [
+            {
+              messages_and_choices: [
+                { role: 'system', content: 'You are a careful solver.' },
+                { role: 'user', content: 'What is 2 + 2?' },
+                { finish_reason: 'stop', index: 0, logprobs: null, message: { role: 'assistant', content: '4' } },
+              ],
+              reward: 1,
+              metrics: { correct: true },
+            },
+          ],
+        },
+      ],
+    },
+  },
 })
