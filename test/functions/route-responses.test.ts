@@ -1,8 +1,20 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
-import { FUNCTIONS } from '#functions/manifest'
+import { FUNCTIONS, type FunctionId } from '#functions/manifest'
+import { putModel } from '#shared/db/model-repository'
+import { clearCatalogCache } from '#shared/inference/catalog'
+import type { FunctionDeclaration } from '#shared/routes/declare'
+import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { newCaller, type TestCaller } from '../support/auth.js'
-import { buildFixtures, callRoute, type Fixtures, probe, probeName, projectProbes } from '../support/route-probes.js'
+import {
+  buildFixtures,
+  callRoute,
+  type Fixtures,
+  probe,
+  probeName,
+  projectProbes,
+  type RouteProbe,
+} from '../support/route-probes.js'
 import { trajectory } from '../support/training.js'
 
 let owner: TestCaller
@@ -58,5 +70,67 @@ describe("every route's happy-path answer", () => {
     expect(failures).toEqual([])
     const withSchema = FUNCTIONS.flatMap((f) => f.routes).filter((r) => r.response !== undefined)
     expect(withSchema.filter((r) => !checked.has(r)).map((r) => `${r.method} ${r.path}`)).toEqual([])
+  })
+})
+
+// A declared example with the caller's project and the fixtures' ids in place of the placeholders (the longest first:
+// the project id before the entity and project names it contains).
+function withFixtureIds<T>(value: T, f: Fixtures, entity: string, keep: string[] = []): T {
+  const ids: [string, string][] = [
+    [EXAMPLE_IDS.projectId, f.project],
+    [EXAMPLE_IDS.entity, entity],
+    [EXAMPLE_IDS.project, f.project.split('/')[1] as string],
+    [EXAMPLE_IDS.callId, f.callId],
+    [EXAMPLE_IDS.objectId, f.objectId],
+    [EXAMPLE_IDS.objectDigest, f.objectDigest],
+    [EXAMPLE_IDS.tableDigest, f.tableDigest],
+    [EXAMPLE_IDS.fileDigest, f.fileDigest],
+    [EXAMPLE_IDS.queueId, f.queueId],
+    [EXAMPLE_IDS.itemId, f.itemId],
+    [EXAMPLE_IDS.feedbackId, f.feedbackId],
+    [EXAMPLE_IDS.modelId, f.modelId],
+  ]
+  let text = JSON.stringify(value)
+  for (const [placeholder, id] of ids) if (!keep.includes(placeholder)) text = text.replaceAll(placeholder, id)
+  return JSON.parse(text) as T
+}
+
+describe("every route's declared request example", () => {
+  it('is answered 200 by its handler, sent as declared but for the ids of data the caller owns', async () => {
+    // Prepare: a fresh project (the test above deletes its model), the example's chat model on the reference engine,
+    // the example requests, destructive ones last
+    const data = await buildFixtures(owner)
+    await putModel({ id: EXAMPLE_IDS.model, backend: { kind: 'reference' }, entities: [owner.entity] })
+    clearCatalogCache()
+    // The fixtures' object is of another class: the create example publishes its own object id.
+    const keep: Partial<Record<FunctionId, string[]>> = { 'tracing/create-obj': [EXAMPLE_IDS.objectId] }
+    const headers: Partial<Record<FunctionId, Record<string, string>>> = {
+      // OTLP names the project in a header, not in the body.
+      'tracing/export-otel-traces': { project_id: data.project },
+    }
+    const probes: RouteProbe[] = []
+    for (const fn of FUNCTIONS as readonly FunctionDeclaration[]) {
+      fn.routes.forEach((route, index) => {
+        const example = route.example
+        if (example === undefined) return
+        const { params, query, body } = withFixtureIds(example, data, owner.entity, keep[fn.id as FunctionId])
+        const spec = { ...(params && { params }), ...(query && { query }), ...(body !== undefined && { body }) }
+        const extra = headers[fn.id as FunctionId]
+        probes.push(probe(fn.id as FunctionId, extra ? { ...spec, headers: extra } : spec, index))
+      })
+    }
+    const destructive = (p: RouteProbe) => /delete|purge/.test(p.route.path) || p.route.method === 'DELETE'
+    probes.sort((a, b) => Number(destructive(a)) - Number(destructive(b)))
+    const failures: string[] = []
+
+    // Act
+    for (const p of probes) {
+      const res = await callRoute(owner, p.probe)
+      if (res.status !== 200) failures.push(`${probeName(p)} → ${res.status} ${res.text.slice(0, 200)}`)
+    }
+
+    // Assess
+    expect(failures).toEqual([])
+    expect(probes.length).toBeGreaterThan(50)
   })
 })
