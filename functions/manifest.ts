@@ -59,9 +59,9 @@ import type { FunctionDeclaration, FunctionFacts, RouteDeclaration } from '#shar
 
 /**
  * Every deployable function, as declared once in its `functions/<family>/<verb-noun>/route.ts`: its id, family, table
- * access, invocation, credentials and routes (path, method, request and response schemas, summary). Read by the local
- * server (to mount each function's `app`), the CDK app (one Lambda per entry), the OpenAPI document and the route
- * tests. Imports only the declarations and the zod schemas they name, never handler code.
+ * access, invocation, credentials and routes (path, method, request and response schemas, summary, example). Read by
+ * the local server (to mount each function's `app`), the CDK app (one Lambda per entry), the OpenAPI document and the
+ * route tests. Imports only the declarations, the zod schemas and the example ids they name, never handler code.
  * `test/functions/manifest.test.ts` checks each entry against its handler.
  */
 
