@@ -22,6 +22,7 @@ export const UNIT_FILES = [
   'test/functions/meta/get-health.test.ts',
   'test/functions/meta/get-openapi.test.ts',
   'test/functions/meta/get-server-info.test.ts',
+  'test/functions/route-examples.test.ts',
   'test/infra/compliance.test.ts',
   'test/infra/stacks.test.ts',
   'test/scripts/start.test.ts',

@@ -174,13 +174,20 @@ describe('an OpenInference-instrumented openai client calling Loom', () => {
     expect(span.output).toMatchObject({
       'output.value': { choices: [{ message: { content: completion.choices[0]?.message.content } }] },
     })
-    const { prompt_tokens, completion_tokens, total_tokens } = completion.usage ?? {}
-    expect(span.summary.usage).toEqual({ 'loom/reference-1': { prompt_tokens, completion_tokens, total_tokens } })
+    const { prompt_tokens, completion_tokens, total_tokens, prompt_tokens_details } = completion.usage ?? {}
+    // Prompt tokens the reference engine found in its prefix cache (vLLM's `cached_tokens`) are exported by the
+    // instrumentation as cache reads, when there are any.
+    const cached = prompt_tokens_details?.cached_tokens ?? 0
+    const cacheRead = cached > 0 ? { cache_read_input_tokens: cached } : {}
+    expect(span.summary.usage).toEqual({
+      'loom/reference-1': { prompt_tokens, completion_tokens, total_tokens, ...cacheRead },
+    })
     expect(prices.status).toBe(200)
     expect(usage.status).toBe(200)
     const rolled = ((await usage.json()) as Call).call_usage[span.id]['loom/reference-1']
     expect(rolled).toMatchObject({ prompt_tokens, completion_tokens, total_tokens })
-    expect(rolled.prompt_tokens_total_cost).toBeCloseTo((prompt_tokens ?? 0) * 0.001, 10)
+    // Cache reads are priced apart (no cache-read price was set here): the prompt price covers the rest.
+    expect(rolled.prompt_tokens_total_cost).toBeCloseTo(((prompt_tokens ?? 0) - cached) * 0.001, 10)
     expect(rolled.completion_tokens_total_cost).toBeCloseTo((completion_tokens ?? 0) * 0.002, 10)
   })
 })
