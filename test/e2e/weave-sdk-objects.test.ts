@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -49,8 +49,9 @@ afterAll(async () => {
 
 function runSdk(project: string): Promise<{ code: number | null; out: string; err: string }> {
   const weavePath = createRequire(import.meta.url).resolve('weave')
+  const cwd = mkdtempSync(join(tmpdir(), 'loom-weave-'))
   const child = spawn(process.execPath, ['-e', SCRIPT], {
-    cwd: mkdtempSync(join(tmpdir(), 'loom-weave-')),
+    cwd,
     env: {
       PATH: process.env.PATH ?? '',
       WEAVE_PATH: weavePath,
@@ -72,6 +73,7 @@ function runSdk(project: string): Promise<{ code: number | null; out: string; er
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
     child.once('exit', (code) => {
       clearTimeout(timer)
+      rmSync(cwd, { recursive: true, force: true })
       resolve({ code, out, err })
     })
   })

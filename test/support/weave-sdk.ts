@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -49,8 +49,9 @@ export function runWeaveScript<T>(
   timeoutMs = 60_000,
 ): Promise<T> {
   const require = createRequire(import.meta.url)
+  const cwd = mkdtempSync(join(tmpdir(), 'loom-weave-'))
   const child = spawn(process.execPath, ['-e', script], {
-    cwd: mkdtempSync(join(tmpdir(), 'loom-weave-')),
+    cwd,
     env: {
       PATH: process.env.PATH ?? '',
       WEAVE_PATH: require.resolve('weave'),
@@ -72,6 +73,7 @@ export function runWeaveScript<T>(
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
     child.once('exit', (code) => {
       clearTimeout(timer)
+      rmSync(cwd, { recursive: true, force: true })
       const line = out.split('\n').find((l) => l.startsWith('{'))
       if (code !== 0 || server.failures.length > 0 || line === undefined) {
         reject(new Error(`weave SDK run failed (exit ${code}):\n${server.failures.join('\n')}\n${err}`))
