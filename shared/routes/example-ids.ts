@@ -21,3 +21,26 @@ export const EXAMPLE_IDS = {
   feedbackId: '0193f1d4-1e2f-7a3b-8c4d-5e6f7a8b9c0d',
   modelId: '2f2b417b-e156-4bfc-b5fa-27581435161c',
 } as const
+
+/** A call's start as the Weave SDKs send it: the example of `call/start` and of `call/upsert_batch`'s start. */
+export const EXAMPLE_CALL_START = {
+  project_id: EXAMPLE_IDS.projectId,
+  id: EXAMPLE_IDS.callId,
+  op_name: EXAMPLE_IDS.opName,
+  trace_id: EXAMPLE_IDS.traceId,
+  started_at: '2026-11-27T12:00:00.000Z',
+  attributes: { weave: { client_version: '0.11.0', source: 'js-sdk' } },
+  inputs: { text: 'Loom serves each endpoint from its own Lambda function.' },
+} as const
+
+/** The same call's end: the example of `call/end` and of `call/upsert_batch`'s end. */
+export const EXAMPLE_CALL_END = {
+  project_id: EXAMPLE_IDS.projectId,
+  id: EXAMPLE_IDS.callId,
+  trace_id: EXAMPLE_IDS.traceId,
+  ended_at: '2026-11-27T12:00:01.250Z',
+  output: 'One Lambda per endpoint.',
+  summary: {
+    usage: { [EXAMPLE_IDS.model]: { requests: 1, prompt_tokens: 42, completion_tokens: 6, total_tokens: 48 } },
+  },
+} as const

@@ -1,5 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
-import { EXAMPLE_IDS } from '#shared/routes/example-ids'
+import { EXAMPLE_CALL_END } from '#shared/routes/example-ids'
 import { CallEndReqSchema } from '#shared/schemas/call'
 import { EmptyResSchema } from '#shared/schemas/empty'
 
@@ -16,16 +16,7 @@ export const route = declareRoute({
   response: EmptyResSchema,
   example: {
     body: {
-      end: {
-        project_id: EXAMPLE_IDS.projectId,
-        id: EXAMPLE_IDS.callId,
-        trace_id: EXAMPLE_IDS.traceId,
-        ended_at: '2026-11-27T12:00:01.250Z',
-        output: 'One Lambda per endpoint.',
-        summary: {
-          usage: { [EXAMPLE_IDS.model]: { requests: 1, prompt_tokens: 42, completion_tokens: 6, total_tokens: 48 } },
-        },
-      },
+      end: EXAMPLE_CALL_END,
     },
     response: {},
   },

@@ -1,5 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
-import { EXAMPLE_IDS } from '#shared/routes/example-ids'
+import { EXAMPLE_CALL_START, EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { CallStartReqSchema } from '#shared/schemas/call'
 import { CallStartResSchema } from '#shared/schemas/call-response'
 
@@ -16,15 +16,7 @@ export const route = declareRoute({
   response: CallStartResSchema,
   example: {
     body: {
-      start: {
-        project_id: EXAMPLE_IDS.projectId,
-        id: EXAMPLE_IDS.callId,
-        op_name: EXAMPLE_IDS.opName,
-        trace_id: EXAMPLE_IDS.traceId,
-        started_at: '2026-11-27T12:00:00.000Z',
-        attributes: { weave: { client_version: '0.11.0', source: 'js-sdk' } },
-        inputs: { text: 'Loom serves each endpoint from its own Lambda function.' },
-      },
+      start: EXAMPLE_CALL_START,
     },
     response: { id: EXAMPLE_IDS.callId, trace_id: EXAMPLE_IDS.traceId },
   },

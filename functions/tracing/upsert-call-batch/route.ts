@@ -1,5 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
-import { EXAMPLE_IDS } from '#shared/routes/example-ids'
+import { EXAMPLE_CALL_END, EXAMPLE_CALL_START, EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { CallCreateBatchReqSchema } from '#shared/schemas/call'
 import { CallUpsertBatchResSchema } from '#shared/schemas/call-response'
 
@@ -21,32 +21,13 @@ export const route = declareRoute({
         {
           mode: 'start',
           req: {
-            start: {
-              project_id: EXAMPLE_IDS.projectId,
-              id: EXAMPLE_IDS.callId,
-              op_name: EXAMPLE_IDS.opName,
-              trace_id: EXAMPLE_IDS.traceId,
-              started_at: '2026-11-27T12:00:00.000Z',
-              attributes: { weave: { client_version: '0.11.0', source: 'js-sdk' } },
-              inputs: { text: 'Loom serves each endpoint from its own Lambda function.' },
-            },
+            start: EXAMPLE_CALL_START,
           },
         },
         {
           mode: 'end',
           req: {
-            end: {
-              project_id: EXAMPLE_IDS.projectId,
-              id: EXAMPLE_IDS.callId,
-              trace_id: EXAMPLE_IDS.traceId,
-              ended_at: '2026-11-27T12:00:01.250Z',
-              output: 'One Lambda per endpoint.',
-              summary: {
-                usage: {
-                  [EXAMPLE_IDS.model]: { requests: 1, prompt_tokens: 42, completion_tokens: 6, total_tokens: 48 },
-                },
-              },
-            },
+            end: EXAMPLE_CALL_END,
           },
         },
       ],
