@@ -8,6 +8,8 @@ import { RawHttpClient, rawPost } from '../../bench/support/raw-http.js'
 let server: Server
 let port: number
 const seen: { path: string; body: string; auth: string | undefined; from: number | undefined }[] = []
+// Called once `/stream` has written its first piece (and before its end): where a test cuts the connection.
+let afterFirstPiece: (() => void) | undefined
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -31,6 +33,7 @@ beforeAll(async () => {
         // Chunked, in pieces written across event-loop turns, each large enough to split across socket reads.
         res.writeHead(200, { 'content-type': 'text/event-stream' })
         res.write(`data: ${'a'.repeat(70_000)}\n\n`)
+        afterFirstPiece?.()
         setTimeout(() => {
           res.write('data: 0\r\n\r\n')
           setImmediate(() => res.end('data: [DONE]\n\n'))
@@ -130,14 +133,17 @@ describe('RawHttpClient', () => {
   it('rejects when the server goes away mid-response', async () => {
     // Prepare
     const client = new RawHttpClient(port)
-    const stream = client.request(rawPost(port, '/stream', {}, '{}'))
-    await new Promise((resolve) => setTimeout(resolve, 5))
 
-    // Act
-    server.closeAllConnections()
+    // Act: the server goes away right after the first piece of the body, whatever the host's speed.
+    afterFirstPiece = () => server.closeAllConnections()
+    const stream = client.request(rawPost(port, '/stream', {}, '{}'))
 
     // Assess
-    await expect(stream).rejects.toThrow(/ECONNRESET|connection closed mid-response/)
-    client.close()
+    try {
+      await expect(stream).rejects.toThrow(/ECONNRESET|connection closed mid-response/)
+    } finally {
+      afterFirstPiece = undefined
+      client.close()
+    }
   })
 })
