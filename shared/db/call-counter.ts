@@ -51,7 +51,9 @@ async function addGuarded(key: Record<string, string>, tokens: string[], delta: 
         TableName: table(),
         Key: key,
         UpdateExpression: 'ADD #n :k, pending :set',
-        ConditionExpression: `attribute_not_exists(pending) OR (${clauses.join(' AND ')})`,
+        // AND binds tighter than OR, so this is `missing OR (all absent)`. Written without the parentheses: dynalite's
+        // expression parser takes about 4x as long on a parenthesised list of 60 clauses (no difference on AWS).
+        ConditionExpression: `attribute_not_exists(pending) OR ${clauses.join(' AND ')}`,
         ExpressionAttributeNames: { '#n': 'n' },
         ExpressionAttributeValues: values,
       }),
