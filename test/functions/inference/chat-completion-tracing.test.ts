@@ -2,6 +2,7 @@ import '../../support/lambda-shim.js'
 import { describe, expect, it } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
 import { app as queryApp } from '#functions/tracing/stream-query-calls/handler'
+import { settleAfterResponse } from '#shared/http/after-response'
 import { jsonInit } from '../../support/auth.js'
 import { upstreamModelFixture } from '../../support/models.js'
 
@@ -23,12 +24,10 @@ async function calls(projectId: string): Promise<Call[]> {
     .map((line) => JSON.parse(line) as Call)
 }
 
-async function eventually(projectId: string, count: number): Promise<Call[]> {
-  for (let i = 0; i < 100; i++) {
-    const found = await calls(projectId)
-    if (found.length >= count) return found
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+// The trace is written after the response (shared/http/after-response.ts): once that work has settled it is stored,
+// or it never will be. No polling: a slow host waits longer instead of failing.
+async function tracedCalls(projectId: string): Promise<Call[]> {
+  await settleAfterResponse()
   return calls(projectId)
 }
 
@@ -45,7 +44,7 @@ describe('tracing of gateway completions', () => {
       jsonInit({ model, messages }, { ...caller.bearer, 'OpenAI-Project': projectId }),
     )
     const body = (await res.json()) as { id: string }
-    const [call, ...more] = await eventually(projectId, 1)
+    const [call, ...more] = await tracedCalls(projectId)
 
     // Assess
     expect(more).toEqual([])
@@ -64,7 +63,7 @@ describe('tracing of gateway completions', () => {
       jsonInit({ model, messages, stream: true }, { ...caller.bearer, 'OpenAI-Project': projectId }),
     )
     await res.text()
-    const [call] = await eventually(projectId, 1)
+    const [call] = await tracedCalls(projectId)
     expect(call?.output).toMatchObject({
       choices: [{ index: 0, message: { role: 'assistant', content: 'trace me please' }, finish_reason: 'stop' }],
     })
@@ -81,10 +80,9 @@ describe('tracing of gateway completions', () => {
       jsonInit({ model, messages }, { ...caller.bearer, 'OpenAI-Project': projectId, 'Loom-Trace': 'off' }),
     )
     await res.json()
-    await new Promise((resolve) => setTimeout(resolve, 200))
 
     // Assess
     expect(res.status).toBe(200)
-    expect(await calls(projectId)).toEqual([])
+    expect(await tracedCalls(projectId)).toEqual([])
   })
 })
