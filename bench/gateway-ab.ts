@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { readFile } from 'node:fs/promises'
+import { spawnSync } from 'node:child_process'
 import os from 'node:os'
 import { join, resolve } from 'node:path'
 import { build } from 'esbuild'
 import { LAMBDA_ESBUILD_OPTIONS } from '../infra/bundling.js'
+import { processCpuMs, type StartedServer, startServer, stopServers } from './support/processes.js'
 import { RawHttpClient, rawPost } from './support/raw-http.js'
 
 // An interleaved A/B of Loom's CPU per chat completion: the floor proxy and Loom built from each given source tree
@@ -22,7 +22,6 @@ const CONCURRENCY = 64
 const root = process.cwd()
 const CORES = os.cpus().length
 const PIN = CORES >= 2 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0
-const children: ChildProcess[] = []
 
 type Target = { name: string; port: number; pids: number[]; key?: string }
 
@@ -32,38 +31,17 @@ function pin(pid: number, gateway: boolean): void {
   spawnSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' })
 }
 
-function start(args: string[], cwd: string, gateway: boolean): Promise<{ line: string; pid: number }> {
-  const child = spawn(process.execPath, args, {
-    cwd,
-    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_ENV: 'production', LOOM_INFERENCE_TRACING: 'off' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.push(child)
-  let out = ''
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (piece: Buffer) => {
-      out += String(piece)
-      const line = out.split('\n').find((l) => l.startsWith('{'))
-      if (line === undefined) return
-      pin(child.pid ?? 0, gateway)
-      resolve({ line, pid: child.pid ?? 0 })
-    })
-    child.stderr?.on('data', (piece: Buffer) => {
-      out += String(piece)
-    })
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`)))
-  })
+// Starts a server (the gateway under test pinned to its core once it is ready, the rest to the harness's).
+async function start(args: string[], cwd: string, gateway: boolean): Promise<StartedServer> {
+  const server = await startServer(args, { cwd, env: { LOOM_INFERENCE_TRACING: 'off' } })
+  pin(server.pid, gateway)
+  return server
 }
 
-// CPU milliseconds a process has used so far (user + system, /proc).
-async function cpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
-
+// CPU milliseconds the processes have used so far (user + system).
 async function cpuOf(pids: number[]): Promise<number> {
-  return (await Promise.all(pids.map(cpuMs))).reduce((a, b) => a + b, 0)
+  const used = await Promise.all(pids.map(processCpuMs))
+  return used.reduce((sum, { user, system }) => sum + user + system, 0)
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN
@@ -155,5 +133,5 @@ async function main() {
 try {
   await main()
 } finally {
-  for (const child of children) child.kill('SIGTERM')
+  stopServers()
 }

@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtemp, readdir, readFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
 import { bundleAsDeployed } from './support/bundle.js'
+import { processCpuMs, startServer, stopServers } from './support/processes.js'
 import { RawHttpClient, rawPost } from './support/raw-http.js'
 
 // Where Loom's CPU goes per chat completion: the bench's Loom server (bench/support/loom-server.ts, bundled with the
@@ -18,36 +18,7 @@ const PROFILE = process.argv[4] !== 'cpu'
 const CONCURRENCY = 64
 const WARM_UP_S = 2
 const root = process.cwd()
-const children: ChildProcess[] = []
-
-// CPU milliseconds a process has used so far: user, system.
-async function cpuMs(pid: number | undefined): Promise<[number, number]> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined)
-  if (stat === undefined) return [Number.NaN, Number.NaN]
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return [Number(fields[11]) * 10, Number(fields[12]) * 10]
-}
-
-function start(args: string[]): Promise<{ line: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_ENV: 'production', LOOM_INFERENCE_TRACING: 'off' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.push(child)
-  let out = ''
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (piece: Buffer) => {
-      out += String(piece)
-      const line = out.split('\n').find((l) => l.startsWith('{'))
-      if (line !== undefined) resolve({ line, child })
-    })
-    child.stderr?.on('data', (piece: Buffer) => {
-      out += String(piece)
-    })
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`)))
-  })
-}
+const TRACING_OFF = { env: { LOOM_INFERENCE_TRACING: 'off' } }
 
 type ProfileNode = {
   id: number
@@ -177,9 +148,9 @@ function summarise(profile: Profile, fileOf: (line: number) => string, skipMs: n
 }
 
 async function main() {
-  const upStart = await start(['--import', 'tsx', 'bench/support/fast-upstream.ts'])
+  const upStart = await startServer(['--import', 'tsx', 'bench/support/fast-upstream.ts'], TRACING_OFF)
   const up = JSON.parse(upStart.line) as { port: number }
-  const storeStart = await start(['--import', 'tsx', 'bench/support/dynalite-server.ts'])
+  const storeStart = await startServer(['--import', 'tsx', 'bench/support/dynalite-server.ts'], TRACING_OFF)
   const store = JSON.parse(storeStart.line) as { port: number }
   const bundle = await bundleAsDeployed(
     'bench/support/loom-server.ts',
@@ -188,13 +159,16 @@ async function main() {
   )
   const dir = await mkdtemp(join(os.tmpdir(), 'loom-prof-'))
   const spawned = performance.now()
-  const loomStart = await start([
-    '--max-semi-space-size=64',
-    ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=100'] : []),
-    bundle,
-    `http://127.0.0.1:${up.port}/v1`,
-    `http://127.0.0.1:${store.port}`,
-  ])
+  const loomStart = await startServer(
+    [
+      '--max-semi-space-size=64',
+      ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=100'] : []),
+      bundle,
+      `http://127.0.0.1:${up.port}/v1`,
+      `http://127.0.0.1:${store.port}`,
+    ],
+    TRACING_OFF,
+  )
   const loom = JSON.parse(loomStart.line) as { port: number; key: string }
   const body = JSON.stringify({
     model: 'bench/fast',
@@ -225,14 +199,16 @@ async function main() {
   await load(WARM_UP_S)
   const skipMs = performance.now() - spawned
   done = 0
-  const pids = { loom: loomStart.child.pid, dynalite: storeStart.child.pid, upstream: upStart.child.pid }
-  const before = await Promise.all(Object.values(pids).map(cpuMs))
+  const pids = { loom: loomStart.pid, dynalite: storeStart.pid, upstream: upStart.pid }
+  const before = await Promise.all(Object.values(pids).map(processCpuMs))
   await load(SECONDS)
-  const after = await Promise.all(Object.values(pids).map(cpuMs))
+  const after = await Promise.all(Object.values(pids).map(processCpuMs))
   client.close()
   const perRequest = Object.keys(pids)
     .map((name, i) => {
-      const [user, system] = [0, 1].map((k) => ((after[i]?.[k] ?? 0) - (before[i]?.[k] ?? 0)) / done)
+      const [user, system] = (['user', 'system'] as const).map(
+        (k) => ((after[i]?.[k] ?? 0) - (before[i]?.[k] ?? 0)) / done,
+      )
       return `${name} ${((user ?? 0) + (system ?? 0)).toFixed(3)} (user ${user?.toFixed(3)}, system ${system?.toFixed(3)})`
     })
     .join(', ')
@@ -259,5 +235,5 @@ async function main() {
 try {
   await main()
 } finally {
-  for (const child of children) child.kill('SIGTERM')
+  stopServers()
 }

@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
 import { bundleAsDeployed } from './support/bundle.js'
+import { processCpuMs, type ServerOptions, type StartedServer, startServer, stopServers } from './support/processes.js'
 import { RawHttpClient, rawPost } from './support/raw-http.js'
 import { quantile } from './support/stats.js'
 import { probeCores } from './support/wake-latency.js'
@@ -46,15 +47,6 @@ function noteFailure(target: Target, stream: boolean, error: unknown): void {
 }
 
 const root = process.cwd()
-const children: ChildProcess[] = []
-
-// CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere.
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined)
-  if (stat === undefined) return Number.NaN
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 
 // The machine's steal and total CPU time so far (/proc/stat, Linux; NaN elsewhere): time the hypervisor gave this
 // VM's CPUs to others. Shared hosts steal in bursts, and a burst during a phase slows whatever that phase measures.
@@ -73,8 +65,10 @@ async function withSteal<T>(phase: () => Promise<T>): Promise<[T, number]> {
   return [result, ((after.steal - before.steal) * 100) / (after.total - before.total)]
 }
 
+// CPU seconds (user + system) the processes have used so far; NaN without /proc.
 async function cpuOf(pids: number[]): Promise<number> {
-  return (await Promise.all(pids.map(cpuSeconds))).reduce((a, b) => a + b, 0)
+  const used = await Promise.all(pids.map(processCpuMs))
+  return used.reduce((sum, { user, system }) => sum + (user + system) / 1000, 0)
 }
 
 // Throughput rounds: where taskset exists (Linux) and the machine has two cores or more, the gateway under test gets
@@ -101,31 +95,10 @@ function pin(on: boolean): void {
   }
 }
 
-function start(role: Role, args: string[], ready: (line: string) => boolean, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', NODE_ENV: 'production', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.push(child)
-  let out = ''
-  return new Promise<{ line: string; pid: number }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start:\n${out}`)), 60_000)
-    const onData = (piece: Buffer) => {
-      out += String(piece)
-      const line = out.split('\n').find(ready)
-      if (line !== undefined) {
-        clearTimeout(timer)
-        roles.set(child.pid ?? 0, role)
-        resolve({ line, pid: child.pid ?? 0 })
-      }
-    }
-    child.stdout?.on('data', onData)
-    child.stderr?.on('data', (piece: Buffer) => {
-      out += String(piece)
-    })
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${out}`)))
-  })
+async function start(role: Role, args: string[], options: ServerOptions = {}): Promise<StartedServer> {
+  const server = await startServer(args, options)
+  roles.set(server.pid, role)
+  return server
 }
 
 // The load generator shares the machine with the servers, so it costs as little as it can: prebuilt request bytes on
@@ -220,14 +193,10 @@ const f = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '
 
 async function main() {
   // One node process per server (tsx as a loader, not its CLI wrapper), so /proc shows each server's own CPU time.
-  const upStart = await start('harness', ['--import', 'tsx', 'bench/support/fast-upstream.ts'], (l) =>
-    l.startsWith('{'),
-  )
+  const upStart = await start('harness', ['--import', 'tsx', 'bench/support/fast-upstream.ts'])
   const up = JSON.parse(upStart.line) as { port: number }
   const upstreamBase = `http://127.0.0.1:${up.port}/v1`
-  const storeStart = await start('harness', ['--import', 'tsx', 'bench/support/dynalite-server.ts'], (l) =>
-    l.startsWith('{'),
-  )
+  const storeStart = await start('harness', ['--import', 'tsx', 'bench/support/dynalite-server.ts'])
   const store = JSON.parse(storeStart.line) as { port: number }
   const loomBundle = await bundleAsDeployed(
     'bench/support/loom-server.ts',
@@ -240,19 +209,16 @@ async function main() {
     // The young-generation size `npm start` gives the server (package.json): a gateway allocates per request, and a
     // larger young generation means fewer scavenges of short-lived request objects.
     ['--max-semi-space-size=64', loomBundle, upstreamBase, `http://127.0.0.1:${store.port}`],
-    (l) => l.startsWith('{'),
-    { LOOM_INFERENCE_TRACING: process.env.BENCH_TRACING === '1' ? 'on' : 'off' },
+    { env: { LOOM_INFERENCE_TRACING: process.env.BENCH_TRACING === '1' ? 'on' : 'off' } },
   )
   const loom = JSON.parse(loomStart.line) as { port: number; key: string }
-  const floorStart = await start('gateway', ['--import', 'tsx', 'bench/support/floor-proxy.ts', upstreamBase], (l) =>
-    l.startsWith('{'),
-  )
+  const floorStart = await start('gateway', ['--import', 'tsx', 'bench/support/floor-proxy.ts', upstreamBase])
   const floor = JSON.parse(floorStart.line) as { port: number }
   const portkeyPort = 18_000 + Math.floor(Math.random() * 2_000)
   const portkeyStart = await start(
     'gateway',
     ['node_modules/@portkey-ai/gateway/build/start-server.js', `--port=${portkeyPort}`, '--headless'],
-    (l) => l.includes('Ready for connections'),
+    { ready: (l) => l.includes('Ready for connections') },
   )
 
   const direct: Target = {
@@ -507,5 +473,5 @@ try {
   await main()
 } finally {
   for (const client of clients.values()) client.close()
-  for (const child of children) child.kill('SIGTERM')
+  stopServers()
 }
