@@ -4,6 +4,8 @@ import { config, localConfig } from '#shared/config'
 import { ensureTable } from '#shared/db/ensure-table'
 import { putModel } from '#shared/db/model-repository'
 import { referenceCatalogModel } from '#shared/engine/settings'
+import { settleAfterResponse } from '#shared/http/after-response'
+import { flushUsage } from '#shared/inference/usage-meter'
 import { createLocalApp } from './local/app.js'
 import { ENGINE_NAMES, startLocalDynamo } from './local/dynamo-engine.js'
 import type { EmbeddedDynamo } from './local/embedded-dynamo.js'
@@ -62,6 +64,11 @@ const server = serve({ fetch: app.fetch, port: localConfig.port, hostname: local
 
 async function shutdown() {
   server.close()
+  // Answered requests' remaining writes (a completion's trace, its token charge) and the usage the meter still holds
+  // (it writes once a second) reach the store before it stops. The embedded store's close then waits only for
+  // connections that are still busy, so no write is lost and Ctrl-C stops at once.
+  await settleAfterResponse()
+  await flushUsage()
   await dynamo?.close()
   process.exit(0)
 }

@@ -17,7 +17,7 @@ async function tempDir(): Promise<string> {
 }
 
 describe('npm start', () => {
-  it('serves /health, prints a first key once and keeps data across restarts', async () => {
+  it('serves /health, prints a first key once and keeps data across restarts, usage metered just before included', async () => {
     // Prepare
     const dir = await tempDir()
     const env = { LOOM_DATA_DIR: join(dir, 'data') }
@@ -26,8 +26,20 @@ describe('npm start', () => {
     const first = await startLocalStack(env, dir)
     const health = await fetch(`${first.url}/health`)
     const openapi = (await (await fetch(`${first.url}/openapi.json`)).json()) as { openapi: string; paths: object }
+    const key = /shown only this once: (loom_[\w-]{43})/.exec(first.output())?.[1] ?? ''
+    const project = 'local/restarts'
+    // Stopped right after the completion, within the meter's one-second flush interval.
+    await new OpenAI({ apiKey: key, baseURL: `${first.url}/v1`, project, maxRetries: 0 }).chat.completions.create({
+      model: 'loom/reference-1',
+      messages: [{ role: 'user', content: 'Hi' }],
+      max_completion_tokens: 4,
+    })
     await first.stop()
     const second = await startLocalStack(env, dir)
+    const usage = await fetch(`${second.url}/v1/usage?project=${project}`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
+    const report = (await usage.json()) as { data: { requests: number; completion_tokens: number }[] }
     await second.stop()
 
     // Assess
@@ -38,6 +50,9 @@ describe('npm start', () => {
     expect(first.output()).toMatch(/shown only this once: loom_[\w-]{43}/)
     expect(second.output()).not.toMatch(/shown only this once/)
     expect(await readdir(join(dir, 'data'))).toContain('dynamodb')
+    expect(usage.status).toBe(200)
+    expect(report.data).toEqual([expect.objectContaining({ requests: 1, completion_tokens: expect.any(Number) })])
+    expect(report.data[0]?.completion_tokens).toBeGreaterThan(0)
   }, 120_000)
 })
 
