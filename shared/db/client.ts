@@ -56,6 +56,33 @@ export function db(): DynamoDBDocumentClient {
   return documentClient
 }
 
+// The SDK's steps a background call yields before: between them its CPU comes in slices of a fraction of a
+// millisecond instead of one of 2-3 ms (a warm `UpdateItem` on a 2-core host; 4-6 ms when it runs once a second).
+const YIELD_STEPS = ['serialize', 'build', 'finalizeRequest', 'deserialize'] as const
+
+const yieldToEventLoop =
+  <A, R>(next: (args: A) => Promise<R>) =>
+  async (args: A): Promise<R> => {
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    return next(args)
+  }
+
+/**
+ * Marks a command as background work (the usage meter's writes, which a long-running server sends once a second
+ * while it serves requests): before each of the SDK's steps it lets the event loop run, so requests that arrived
+ * meanwhile are read and answered between the steps rather than after the whole call. Costs a few event-loop turns
+ * of latency, which work no request waits for does not feel. Returns the command.
+ */
+export function inBackground<C extends { middlewareStack: { add(middleware: never, options: never): void } }>(
+  command: C,
+): C {
+  for (const step of YIELD_STEPS) {
+    // The one middleware fits every step's handler type, which the stack's overloads spell out per step.
+    command.middlewareStack.add(yieldToEventLoop as never, { step, priority: 'high' } as never)
+  }
+  return command
+}
+
 /** The configured table's name. */
 export function table(): string {
   return tableName()

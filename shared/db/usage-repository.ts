@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
-import { db, table } from '#shared/db/client'
+import { db, inBackground, table } from '#shared/db/client'
 import { ifConditionHolds } from '#shared/db/conditional-write'
 import { keyPart } from '#shared/db/key-part'
 import { queryAll } from '#shared/db/query'
@@ -37,43 +37,45 @@ const keyOf = (d: UsageDelta, shard: number) => ({
 export async function addUsage(delta: UsageDelta, shard: number, mark: FlushMark): Promise<void> {
   await ifConditionHolds(
     db().send(
-      new UpdateCommand({
-        TableName: table(),
-        Key: keyOf(delta, shard),
-        // Every name aliased: several (project, hour, shard…) are DynamoDB reserved words.
-        UpdateExpression:
-          'SET #entity = :e, #project = :p, #model = :m, #hour = :h, #shard = :s, #mark = :seq ' +
-          'ADD #requests :r, #aborted :a, #prompt :pt, #completion :ct, #cached :cc, #cost :cost',
-        ConditionExpression: 'attribute_not_exists(#mark) OR #mark < :seq',
-        ExpressionAttributeNames: {
-          '#entity': 'entity',
-          '#project': 'project',
-          '#model': 'model',
-          '#hour': 'hour',
-          '#shard': 'shard',
-          '#mark': `w_${mark.writer}`,
-          '#requests': 'requests',
-          '#aborted': 'abortedRequests',
-          '#prompt': 'promptTokens',
-          '#completion': 'completionTokens',
-          '#cached': 'cachedTokens',
-          '#cost': 'costUsd',
-        },
-        ExpressionAttributeValues: {
-          ':e': delta.entity,
-          ':p': delta.project,
-          ':m': delta.model,
-          ':h': delta.hour,
-          ':s': shard,
-          ':seq': mark.seq,
-          ':r': delta.requests,
-          ':a': delta.abortedRequests,
-          ':pt': delta.promptTokens,
-          ':ct': delta.completionTokens,
-          ':cc': delta.cachedTokens,
-          ':cost': delta.costUsd,
-        },
-      }),
+      inBackground(
+        new UpdateCommand({
+          TableName: table(),
+          Key: keyOf(delta, shard),
+          // Every name aliased: several (project, hour, shard…) are DynamoDB reserved words.
+          UpdateExpression:
+            'SET #entity = :e, #project = :p, #model = :m, #hour = :h, #shard = :s, #mark = :seq ' +
+            'ADD #requests :r, #aborted :a, #prompt :pt, #completion :ct, #cached :cc, #cost :cost',
+          ConditionExpression: 'attribute_not_exists(#mark) OR #mark < :seq',
+          ExpressionAttributeNames: {
+            '#entity': 'entity',
+            '#project': 'project',
+            '#model': 'model',
+            '#hour': 'hour',
+            '#shard': 'shard',
+            '#mark': `w_${mark.writer}`,
+            '#requests': 'requests',
+            '#aborted': 'abortedRequests',
+            '#prompt': 'promptTokens',
+            '#completion': 'completionTokens',
+            '#cached': 'cachedTokens',
+            '#cost': 'costUsd',
+          },
+          ExpressionAttributeValues: {
+            ':e': delta.entity,
+            ':p': delta.project,
+            ':m': delta.model,
+            ':h': delta.hour,
+            ':s': shard,
+            ':seq': mark.seq,
+            ':r': delta.requests,
+            ':a': delta.abortedRequests,
+            ':pt': delta.promptTokens,
+            ':ct': delta.completionTokens,
+            ':cc': delta.cachedTokens,
+            ':cost': delta.costUsd,
+          },
+        }),
+      ),
     ),
   )
 }
