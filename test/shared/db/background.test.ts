@@ -10,8 +10,15 @@ type Command = GetCommand
 async function turnsSeen(command: Command): Promise<Record<string, boolean>> {
   let turned = false
   const seen: Record<string, boolean> = {}
+  // One inspecting middleware for three steps, whose handler types the stack's overloads spell out per step.
+  const stack = command.middlewareStack as unknown as {
+    add(
+      middleware: (next: (args: unknown) => Promise<unknown>) => (args: unknown) => Promise<unknown>,
+      options: object,
+    ): void
+  }
   for (const step of ['serialize', 'build', 'finalizeRequest'] as const) {
-    command.middlewareStack.add(
+    stack.add(
       (next) => async (args) => {
         seen[step] = turned
         return next(args)
