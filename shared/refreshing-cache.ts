@@ -2,6 +2,9 @@ import { logger } from '#shared/logger'
 
 type Entry<V> = { value: V; expires: number }
 
+/** Loads a value; `background` is true for a refresh of a cached value that no request waits for. */
+export type Loader<V> = (background: boolean) => Promise<V>
+
 /** Settings of a `RefreshingCache`, read on every use so tests and composition roots may change them. */
 export type RefreshingCacheOptions = {
   /** How long a loaded value is served, in ms; 0 disables caching. */
@@ -29,8 +32,11 @@ export class RefreshingCache<V> {
     this.#options = options
   }
 
-  /** The cached value of `key`, or the value `load` resolves to (cached for the TTL). */
-  get(key: string, load: () => Promise<V>, now = Date.now()): Promise<V> {
+  /**
+   * The cached value of `key`, or the value `load` resolves to (cached for the TTL). `load` is told whether it runs
+   * as a background refresh (no request waits for it), so it may send its reads as background work.
+   */
+  get(key: string, load: Loader<V>, now = Date.now()): Promise<V> {
     const value = this.peek(key, load, now)
     return value instanceof Promise ? value : Promise.resolve(value)
   }
@@ -39,11 +45,11 @@ export class RefreshingCache<V> {
    * As `get`, but a fresh cached value is returned as it is, not wrapped in a promise: on the request path every
    * look-up is a hit, and an extra promise per look-up is measurable there.
    */
-  peek(key: string, load: () => Promise<V>, now = Date.now()): V | Promise<V> {
+  peek(key: string, load: Loader<V>, now = Date.now()): V | Promise<V> {
     const entry = this.#entries.get(key)
-    if (entry === undefined || entry.expires <= now) return this.#load(key, load, now)
+    if (entry === undefined || entry.expires <= now) return this.#load(key, load, now, false)
     if (entry.expires - now < this.#options.ttlMs() / 4) {
-      this.#load(key, load, now).catch((error: unknown) => {
+      this.#load(key, load, now, true).catch((error: unknown) => {
         logger.warn(`background refresh of the ${this.#options.name} cache failed`, { error })
       })
     }
@@ -57,11 +63,11 @@ export class RefreshingCache<V> {
     this.#loading.clear()
   }
 
-  #load(key: string, load: () => Promise<V>, now: number): Promise<V> {
+  #load(key: string, load: Loader<V>, now: number, background: boolean): Promise<V> {
     const pending = this.#loading.get(key)
     if (pending !== undefined) return pending
     const generation = this.#generation
-    const loading = load()
+    const loading = load(background)
       .then((value) => {
         if (generation === this.#generation) this.#set(key, value, now)
         return value

@@ -35,10 +35,11 @@ export function parseAuthorization(header: string | undefined, scheme: AuthSchem
   throw new UnauthorizedError('Authentication failed')
 }
 
-async function loadPrincipal(key: string): Promise<Principal | undefined> {
-  const record = await findApiKey(key)
+// `background`: a refresh of a cached key, which no request waits for.
+async function loadPrincipal(key: string, background: boolean): Promise<Principal | undefined> {
+  const record = await findApiKey(key, { background })
   if (record === undefined || record.revokedAt !== undefined) return undefined
-  const memberships = await listUserMemberships(record.userId)
+  const memberships = await listUserMemberships(record.userId, { background })
   const entities = [...new Set([record.entity, ...memberships.map((m) => m.entity)])].sort()
   const principal: Principal = { userId: record.userId, keyId: record.keyId, entity: record.entity, entities }
   // The limits travel with the cached principal, so enforcing them needs no look-up of its own.
@@ -49,7 +50,7 @@ async function loadPrincipal(key: string): Promise<Principal | undefined> {
 
 /** Resolves an API key to its principal (cached briefly), or throws 401. */
 export async function authenticateKey(key: string, now = Date.now()): Promise<Principal> {
-  return principalOf(await cache.get(hashApiKey(key), () => loadPrincipal(key), now))
+  return principalOf(await cache.get(hashApiKey(key), (background) => loadPrincipal(key, background), now))
 }
 
 function principalOf(principal: Principal | undefined): Principal {
@@ -63,7 +64,7 @@ function principalOf(principal: Principal | undefined): Principal {
  */
 export function authenticate(header: string | undefined, scheme: AuthScheme): Principal | Promise<Principal> {
   const key = parseAuthorization(header, scheme)
-  const principal = cache.peek(hashApiKey(key), () => loadPrincipal(key))
+  const principal = cache.peek(hashApiKey(key), (background) => loadPrincipal(key, background))
   return principal instanceof Promise ? principal.then(principalOf) : principalOf(principal)
 }
 

@@ -1,5 +1,6 @@
 import { digestsEqual, generateApiKey, hashApiKey, keyIdFromHash } from '#shared/auth/api-key'
 import { getApiKey, putApiKey } from '#shared/db/api-key-repository'
+import type { SendOptions } from '#shared/db/client'
 import { addMembership } from '#shared/db/membership-repository'
 import { ConflictError } from '#shared/errors/http-error'
 import type { ApiKeyRecord } from '#shared/schemas/api-key'
@@ -46,9 +47,9 @@ export async function createApiKey(
 }
 
 /** Looks up a key by its plaintext; undefined when unknown. Compares the stored digest in constant time. */
-export async function findApiKey(key: string): Promise<ApiKeyRecord | undefined> {
+export async function findApiKey(key: string, options?: SendOptions): Promise<ApiKeyRecord | undefined> {
   const keyHash = hashApiKey(key)
-  const record = await getApiKey(keyIdFromHash(keyHash))
+  const record = await getApiKey(keyIdFromHash(keyHash), options)
   if (record === undefined || !digestsEqual(record.keyHash, keyHash)) return undefined
   return record
 }

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
-import { db, table } from '#shared/db/client'
+import { db, type SendOptions, sendAs, table } from '#shared/db/client'
 import { putIfAbsentOrRead, updateIfExists } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
 import { type ApiKeyRecord, ApiKeyRecordSchema } from '#shared/schemas/api-key'
@@ -27,8 +27,10 @@ export async function putApiKey(record: ApiKeyRecord): Promise<{ record: ApiKeyR
 }
 
 /** Reads one key record by id. */
-export async function getApiKey(keyId: string): Promise<ApiKeyRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: keyOf(keyId), ConsistentRead: true }))
+export async function getApiKey(keyId: string, options?: SendOptions): Promise<ApiKeyRecord | undefined> {
+  const { Item } = await db().send(
+    sendAs(new GetCommand({ TableName: table(), Key: keyOf(keyId), ConsistentRead: true }), options),
+  )
   return Item === undefined ? undefined : toRecord(Item)
 }
 

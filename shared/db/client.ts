@@ -83,6 +83,17 @@ export function inBackground<C extends { middlewareStack: { add(middleware: neve
   return command
 }
 
+/** How a repository sends its DynamoDB calls: `background` for work no request waits for (`inBackground`). */
+export type SendOptions = { background?: boolean | undefined }
+
+/** The command as `options` say it is sent: marked `inBackground` when it is background work. */
+export function sendAs<C extends { middlewareStack: { add(middleware: never, options: never): void } }>(
+  command: C,
+  options: SendOptions | undefined,
+): C {
+  return options?.background === true ? inBackground(command) : command
+}
+
 /** The configured table's name. */
 export function table(): string {
   return tableName()

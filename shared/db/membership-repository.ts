@@ -1,3 +1,4 @@
+import type { SendOptions } from '#shared/db/client'
 import { putIfAbsent } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
 import { queryAll } from '#shared/db/query'
@@ -17,12 +18,15 @@ export async function addMembership(membership: Membership): Promise<void> {
 }
 
 /** The entities a user belongs to. */
-export async function listUserMemberships(userId: string): Promise<Membership[]> {
-  const items = await queryAll({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-    ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':sk': 'MEMBER#' },
-    ConsistentRead: true,
-  })
+export async function listUserMemberships(userId: string, options?: SendOptions): Promise<Membership[]> {
+  const items = await queryAll(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': `USER#${userId}`, ':sk': 'MEMBER#' },
+      ConsistentRead: true,
+    },
+    options,
+  )
   return items.map((item) => MembershipSchema.parse(item))
 }
 

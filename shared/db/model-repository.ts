@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
-import { db, table } from '#shared/db/client'
+import { db, type SendOptions, table } from '#shared/db/client'
 import { queryAll } from '#shared/db/query'
 import { type CatalogModel, CatalogModelSchema } from '#shared/schemas/model'
 
@@ -27,11 +27,14 @@ export async function getModel(id: string): Promise<CatalogModel | undefined> {
 }
 
 /** Lists every catalog model, ordered by id. */
-export async function listModels(): Promise<CatalogModel[]> {
-  const items = await queryAll({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-    ExpressionAttributeValues: { ':pk': PARTITION, ':sk': 'MODEL#' },
-  })
+export async function listModels(options?: SendOptions): Promise<CatalogModel[]> {
+  const items = await queryAll(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+      ExpressionAttributeValues: { ':pk': PARTITION, ':sk': 'MODEL#' },
+    },
+    options,
+  )
   return items.map(toModel)
 }
 

@@ -34,10 +34,11 @@ function modelsFromFile(): CatalogModel[] {
   return fileModels
 }
 
-async function load(): Promise<CatalogModel[]> {
+// `background`: a refresh of the cached catalog, which no request waits for.
+async function load(background: boolean): Promise<CatalogModel[]> {
   // Table entries override file entries with the same id: the CLI is how operators change a running catalog.
   const byId = new Map(modelsFromFile().map((m) => [m.id, m]))
-  for (const model of await listModels()) byId.set(model.id, model)
+  for (const model of await listModels({ background })) byId.set(model.id, model)
   return [...byId.values()].sort((a, b) => a.id.localeCompare(b.id))
 }
 

@@ -8,15 +8,18 @@ function newCache(maxEntries = 10) {
 }
 
 // A load that counts its calls and resolves only when told to.
+// A load that counts its calls, records whether each ran as a background refresh, and resolves only when told to.
 function deferredLoads() {
   const pending: ((value: string) => void)[] = []
+  const background: boolean[] = []
   let calls = 0
-  const load = () =>
+  const load = (inBackground: boolean) =>
     new Promise<string>((resolve) => {
       calls++
+      background.push(inBackground)
       pending.push(resolve)
     })
-  return { load, calls: () => calls, resolve: (value: string) => pending.shift()?.(value) }
+  return { load, calls: () => calls, background, resolve: (value: string) => pending.shift()?.(value) }
 }
 
 describe('RefreshingCache', () => {
@@ -40,6 +43,27 @@ describe('RefreshingCache', () => {
     expect(expired).toBeInstanceOf(Promise)
     expect(await expired).toBe('v2')
     expect(loads.calls()).toBe(2)
+  })
+
+  it('tells a load whether it is a background refresh: misses and expired entries are not, the last quarter is', async () => {
+    // Prepare
+    const cache = newCache()
+    const loads = deferredLoads()
+
+    // Act
+    const missing = cache.get('k', loads.load, 0)
+    loads.resolve('v1')
+    await missing
+    const refreshing = cache.peek('k', loads.load, TTL - 1)
+    loads.resolve('v2')
+    await new Promise((resolve) => setImmediate(resolve))
+    const expired = cache.peek('k', loads.load, 10 * TTL)
+    loads.resolve('v3')
+
+    // Assess
+    expect(refreshing).toBe('v1')
+    expect(await expired).toBe('v3')
+    expect(loads.background).toEqual([false, true, false])
   })
 
   it('shares one load between concurrent misses', async () => {
