@@ -414,6 +414,7 @@ describe('Loom Console in Chromium', () => {
       formatTokens(usage.total_tokens),
       formatCost(cost),
     ])
+    expect(await page.getByTestId('trace-usage-pricing').textContent()).toContain("project's cost table")
     await waitForText(page, 'call-detail-name', 'loom.chat.completions')
     await checkPage('trace-completion')
   })
@@ -463,6 +464,7 @@ describe('Loom Console in Chromium', () => {
     )
     expect(await page.getByTestId('usage-total-tokens').textContent()).toBe(formatCount(report.total.total_tokens))
     expect(await page.getByTestId('usage-total-cost').textContent()).toBe(formatCost(report.total.cost_usd))
+    expect(await page.getByTestId('usage-pricing').textContent()).toContain('priced from the model catalog')
     expect(await page.getByTestId('usage-table').textContent()).toContain(MODEL)
     await page.locator('[data-testid=usage-chart] .uplot canvas').waitFor()
     await checkPage('usage')

@@ -33,6 +33,10 @@ function UsageTable({ usage }: { usage: Record<string, Usage> | undefined }) {
       : (u.prompt_tokens_total_cost ?? 0) + (u.completion_tokens_total_cost ?? 0)
   return (
     <div class="table-wrap">
+      <p class="muted small" data-testid="trace-usage-pricing">
+        Cost from the project's cost table (Weave <code>cost/create</code>); the Usage page prices completions from the
+        model catalog.
+      </p>
       <table data-testid="trace-usage-table">
         <thead>
           <tr>

@@ -186,6 +186,12 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
           </div>
         </dl>
       )}
+      {report !== undefined && (
+        <p class="muted small" data-testid="usage-pricing">
+          Costs here are the gateway's meter, priced from the model catalog. A trace's cost is priced from the project's
+          cost table (Weave <code>cost/create</code>), so the two can differ.
+        </p>
+      )}
       {report !== undefined && report.data.length === 0 ? (
         <Empty testId="usage-empty">
           <p>No metered usage in this range. Usage is counted for chat completions through Loom's /v1 API:</p>
