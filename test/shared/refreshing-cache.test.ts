@@ -22,6 +22,16 @@ function deferredLoads() {
   return { load, calls: () => calls, background, resolve: (value: string) => pending.shift()?.(value) }
 }
 
+// A cache holding `value` under 'k', loaded at time 0, and its loads.
+async function holding(value: string) {
+  const cache = newCache()
+  const loads = deferredLoads()
+  const first = cache.get('k', loads.load, 0)
+  loads.resolve(value)
+  await first
+  return { cache, loads }
+}
+
 describe('RefreshingCache', () => {
   it('peeks a fresh value without a promise, and a missing or expired one as the load', async () => {
     // Prepare
@@ -47,13 +57,9 @@ describe('RefreshingCache', () => {
 
   it('tells a load whether it is a background refresh: misses and expired entries are not, the last quarter is', async () => {
     // Prepare
-    const cache = newCache()
-    const loads = deferredLoads()
+    const { cache, loads } = await holding('v1')
 
     // Act
-    const missing = cache.get('k', loads.load, 0)
-    loads.resolve('v1')
-    await missing
     const refreshing = cache.peek('k', loads.load, TTL - 1)
     loads.resolve('v2')
     await new Promise((resolve) => setImmediate(resolve))
@@ -101,11 +107,7 @@ describe('RefreshingCache', () => {
 
   it('never serves an entry past its expiry', async () => {
     // Prepare
-    const cache = newCache()
-    const loads = deferredLoads()
-    const first = cache.get('k', loads.load, 0)
-    loads.resolve('old')
-    await first
+    const { cache, loads } = await holding('old')
 
     // Act
     const expired = cache.get('k', loads.load, TTL)
