@@ -62,7 +62,12 @@ const server = serve({ fetch: app.fetch, port: localConfig.port, hostname: local
   process.stdout.write(`${lines.join('\n')}\n`)
 })
 
+let stopping = false
+
 async function shutdown() {
+  // Once, however many signals arrive (a terminal's Ctrl-C reaches every process of its group; supervisors repeat).
+  if (stopping) return
+  stopping = true
   server.close()
   // Answered requests' remaining writes (a completion's trace, its token charge) and the usage the meter still holds
   // (it writes once a second) reach the store before it stops. The embedded store's close then waits only for
