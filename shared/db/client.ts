@@ -60,6 +60,9 @@ export function db(): DynamoDBDocumentClient {
 // millisecond instead of one of 2-3 ms (a warm `UpdateItem` on a 2-core host; 4-6 ms when it runs once a second).
 const YIELD_STEPS = ['serialize', 'build', 'finalizeRequest', 'deserialize'] as const
 
+/** Any SDK command: what `inBackground` needs of it is its own middleware stack. */
+type Command = { middlewareStack: { add(middleware: never, options: never): void } }
+
 const yieldToEventLoop =
   <A, R>(next: (args: A) => Promise<R>) =>
   async (args: A): Promise<R> => {
@@ -73,9 +76,7 @@ const yieldToEventLoop =
  * meanwhile are read and answered between the steps rather than after the whole call. Costs a few event-loop turns
  * of latency, which work no request waits for does not feel. Returns the command.
  */
-export function inBackground<C extends { middlewareStack: { add(middleware: never, options: never): void } }>(
-  command: C,
-): C {
+export function inBackground<C extends Command>(command: C): C {
   for (const step of YIELD_STEPS) {
     // The one middleware fits every step's handler type, which the stack's overloads spell out per step.
     command.middlewareStack.add(yieldToEventLoop as never, { step, priority: 'high' } as never)
@@ -87,10 +88,7 @@ export function inBackground<C extends { middlewareStack: { add(middleware: neve
 export type SendOptions = { background?: boolean | undefined }
 
 /** The command as `options` say it is sent: marked `inBackground` when it is background work. */
-export function sendAs<C extends { middlewareStack: { add(middleware: never, options: never): void } }>(
-  command: C,
-  options: SendOptions | undefined,
-): C {
+export function sendAs<C extends Command>(command: C, options: SendOptions | undefined): C {
   return options?.background === true ? inBackground(command) : command
 }
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -7,15 +8,27 @@ import { pathToFileURL } from 'node:url'
 export type LocalStack = { url: string; output: () => string; stop: () => Promise<void> }
 
 /**
- * Runs the real start script as `npm start` does (one Node process, tsx as its loader: `node --import tsx
- * scripts/start.ts`) with extra environment, and waits until it serves. `stop` sends SIGTERM to that process.
+ * The Node arguments of `npm start` (package.json: `node <flags> --import tsx scripts/start.ts`, one process), with
+ * tsx and the script by absolute path: the stack's working directory may be a temporary folder without node_modules.
+ */
+function startArgs(root: string): string[] {
+  const manifest = join(root, 'package.json')
+  const start = (JSON.parse(readFileSync(manifest, 'utf8')) as { scripts: { start: string } }).scripts.start
+  const [node, ...args] = start.split(' ')
+  if (node !== 'node') throw new Error(`npm start is expected to run node: ${start}`)
+  const tsx = pathToFileURL(createRequire(manifest).resolve('tsx')).href
+  return args.map((arg, i) =>
+    args[i - 1] === '--import' && arg === 'tsx' ? tsx : arg.endsWith('.ts') ? join(root, arg) : arg,
+  )
+}
+
+/**
+ * Runs the real start script as `npm start` does, with extra environment, and waits until it serves. `stop` sends
+ * SIGTERM to that process.
  */
 export async function startLocalStack(env: Record<string, string>, cwd = process.cwd()): Promise<LocalStack> {
   const root = process.cwd()
-  // tsx by absolute URL: the stack's working directory may be a temporary folder without node_modules.
-  const tsx = pathToFileURL(createRequire(join(root, 'package.json')).resolve('tsx')).href
-  const args = ['--max-semi-space-size=64', '--import', tsx, join(root, 'scripts/start.ts')]
-  const child: ChildProcess = spawn(process.execPath, args, {
+  const child: ChildProcess = spawn(process.execPath, startArgs(root), {
     cwd,
     env: { ...process.env, PORT: '0', POWERTOOLS_LOG_LEVEL: 'SILENT', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
