@@ -48,6 +48,7 @@ export const UNIT_FILES = [
   'test/shared/schemas/present-fields.test.ts',
   'test/shared/tracing/datetime.test.ts',
   'test/shared/tracing/digest.test.ts',
+  'test/shared/tracing/ids.test.ts',
   'test/shared/tracing/json-exact.test.ts',
   'test/shared/tracing/query-eval.test.ts',
   'test/shared/tracing/request-datetime.test.ts',

@@ -1,10 +1,23 @@
-import { randomBytes } from 'node:crypto'
+import { randomFillSync } from 'node:crypto'
+
+// Random bytes are drawn 4 KiB at a time, one `randomFillSync` per 256 ids (as Node's own `randomUUID` buffers its
+// entropy): a call per id cost about 40 µs in a micro-VM, a quarter of a traced completion's own work.
+const POOL = Buffer.alloc(4096)
+let poolAt = POOL.length
 
 /** A new UUIDv7 (time-ordered), the id format Weave servers generate for calls, feedback and queues. */
 export function uuidv7(now = Date.now()): string {
-  const bytes = randomBytes(16)
-  const ms = BigInt(now)
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn)
+  if (poolAt + 16 > POOL.length) {
+    randomFillSync(POOL)
+    poolAt = 0
+  }
+  const bytes = Buffer.allocUnsafe(16)
+  POOL.copy(bytes, 0, poolAt, poolAt + 16)
+  poolAt += 16
+  // The 48-bit Unix time in milliseconds, big-endian, then the version (7) and the variant (10xx) bits.
+  const ms = Math.trunc(now)
+  bytes.writeUInt16BE(Math.floor(ms / 2 ** 32) & 0xffff, 0)
+  bytes.writeUInt32BE(ms % 2 ** 32 >>> 0, 2)
   bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x70
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80
   const hex = bytes.toString('hex')
