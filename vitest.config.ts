@@ -43,6 +43,7 @@ export const UNIT_FILES = [
   'test/shared/inference/upstream-http.test.ts',
   'test/shared/inference/sse-framing.test.ts',
   'test/shared/inference/stream-tally.test.ts',
+  'test/shared/group-commit.test.ts',
   'test/shared/refreshing-cache.test.ts',
   'test/shared/schemas/datetime.test.ts',
   'test/shared/schemas/present-fields.test.ts',

@@ -18,7 +18,8 @@ const PROFILE = process.argv[4] !== 'cpu'
 const CONCURRENCY = 64
 const WARM_UP_S = 2
 const root = process.cwd()
-const TRACING_OFF = { env: { LOOM_INFERENCE_TRACING: 'off' } }
+// BENCH_TRACING=1: completions traced, as `npm start` does (bench/gateway.ts takes the same switch).
+const TRACING = { env: { LOOM_INFERENCE_TRACING: process.env.BENCH_TRACING === '1' ? 'on' : 'off' } }
 
 type ProfileNode = {
   id: number
@@ -148,9 +149,9 @@ function summarise(profile: Profile, fileOf: (line: number) => string, skipMs: n
 }
 
 async function main() {
-  const upStart = await startServer(['--import', 'tsx', 'bench/support/fast-upstream.ts'], TRACING_OFF)
+  const upStart = await startServer(['--import', 'tsx', 'bench/support/fast-upstream.ts'], TRACING)
   const up = JSON.parse(upStart.line) as { port: number }
-  const storeStart = await startServer(['--import', 'tsx', 'bench/support/dynalite-server.ts'], TRACING_OFF)
+  const storeStart = await startServer(['--import', 'tsx', 'bench/support/dynalite-server.ts'], TRACING)
   const store = JSON.parse(storeStart.line) as { port: number }
   const bundle = await bundleAsDeployed(
     'bench/support/loom-server.ts',
@@ -167,7 +168,7 @@ async function main() {
       `http://127.0.0.1:${up.port}/v1`,
       `http://127.0.0.1:${store.port}`,
     ],
-    TRACING_OFF,
+    TRACING,
   )
   const loom = JSON.parse(loomStart.line) as { port: number; key: string }
   const body = JSON.stringify({

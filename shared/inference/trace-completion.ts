@@ -1,7 +1,9 @@
+import { GroupCommit } from '#shared/group-commit'
 import { logger } from '#shared/logger'
 import type { Principal } from '#shared/schemas/api-key'
 import type { ChatCompletionRequest, ChatUsage } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
+import type { RecordCallInput } from '#shared/tracing/record-call'
 
 /** The op name gateway completions are recorded under in the caller's project. */
 export const TRACE_OP_NAME = 'loom.chat.completions'
@@ -26,20 +28,45 @@ export function traceOptedOut(header: string | undefined): boolean {
   return header !== undefined && ['off', 'false', '0', 'no'].includes(header.trim().toLowerCase())
 }
 
+// Completions traced in one write at most (one call ingest of this many calls stays well inside DynamoDB's request
+// limits; OTel exports ingest 1,000 spans at once), and writes in flight at once.
+const TRACE_BATCHING = { maxBatch: 100, maxInFlight: 2 }
+
+/**
+ * Writes a batch of completion traces: together first, and if that fails, each alone, so that one trace the store
+ * refuses (too large, say) costs no other trace its record. A trace that fails alone is logged.
+ */
+async function writeTraces(inputs: RecordCallInput[]): Promise<void> {
+  const { recordCalls } = await import('#shared/tracing/record-call')
+  try {
+    await recordCalls(inputs)
+  } catch (error) {
+    if (inputs.length === 1) throw error
+    await Promise.all(
+      inputs.map((input) =>
+        recordCalls([input]).catch((e: unknown) => logger.warn('tracing a completion failed', { error: e })),
+      ),
+    )
+  }
+}
+
+// Traces of completions that end while a write is in flight go out together in the next one (group commit): a lone
+// completion is written at once, a busy server writes a batch per round trip instead of a call ingest (five DynamoDB
+// requests) per completion. In Lambda each invocation waits for its own trace (`afterResponse`), a batch of one.
+const traces = new GroupCommit(writeTraces, TRACE_BATCHING)
+
 /**
  * Records a completion as a call in the caller's project (op `loom.chat.completions`, inputs = request, output =
  * response, `summary.usage` keyed by model id as Weave expects), so `trace/usage`, costs and feedback work on gateway
- * traffic. Never throws: tracing must not fail a completion. The tracing module loads on first use, keeping it out of
- * the chat function's cold start.
+ * traffic; resolves once it is stored, together with the other completions that ended meanwhile. Never throws:
+ * tracing must not fail a completion. The tracing module loads on first use, keeping it out of the chat function's
+ * cold start.
  */
 export async function traceCompletion(trace: CompletionTrace): Promise<void> {
   try {
-    const [{ recordCall }, { uuidv7 }] = await Promise.all([
-      import('#shared/tracing/record-call'),
-      import('#shared/tracing/ids'),
-    ])
+    const { uuidv7 } = await import('#shared/tracing/ids')
     const { prompt_tokens, completion_tokens } = trace.usage
-    await recordCall({
+    await traces.add({
       id: uuidv7(trace.startedAt.getTime()),
       projectId: trace.projectId,
       opName: TRACE_OP_NAME,

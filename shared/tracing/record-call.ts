@@ -1,5 +1,5 @@
 import type { Principal } from '#shared/schemas/api-key'
-import { ingestCalls } from '#shared/tracing/call-ingest'
+import { type IngestItem, ingestCalls } from '#shared/tracing/call-ingest'
 
 /** Token usage of one model, in Weave's `LLMUsageSchema` shape (extra keys are kept). */
 export type RecordedUsage = {
@@ -42,24 +42,10 @@ export type RecordCallInput = {
 
 const iso = (t: Date | string) => (t instanceof Date ? t.toISOString() : t)
 
-/**
- * Records one finished call (start and end parts) in the project's traces, idempotently on `input.id`: a retry with
- * the same id neither duplicates the call nor counts it twice. Returns the call and trace ids.
- *
- * @example await recordCall({ id: uuidv7(), projectId: 'acme/inference', opName: 'chat.completions', inputs, output,
- *   summary: { usage: { 'llama-3': { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, requests: 1 } } },
- *   startedAt, endedAt: new Date(), userId: principal.userId })
- */
-export async function recordCall(input: RecordCallInput): Promise<{ id: string; trace_id: string }> {
-  const entity = input.projectId.split('/', 1)[0] ?? input.projectId
-  const principal: Principal = {
-    userId: input.userId,
-    keyId: 'internal',
-    entity,
-    entities: input.entities ?? [entity],
-  }
+/** The two parts (start, end) of a finished call, as the call ingest takes them. */
+function partsOf(input: RecordCallInput): IngestItem[] {
   const traceId = input.traceId ?? input.id
-  const [started] = await ingestCalls(principal, [
+  return [
     {
       mode: 'start',
       start: {
@@ -86,6 +72,61 @@ export async function recordCall(input: RecordCallInput): Promise<{ id: string; 
         summary: input.summary ?? {},
       },
     },
-  ])
-  return { id: input.id, trace_id: (started as { trace_id: string } | undefined)?.trace_id ?? traceId }
+  ]
+}
+
+const entityOf = (projectId: string) => projectId.split('/', 1)[0] ?? projectId
+
+/** Who a call is recorded as: its user, authorised for the input's entities (by default its project's own). */
+function principalOf(input: RecordCallInput): Principal {
+  const entity = entityOf(input.projectId)
+  return { userId: input.userId, keyId: 'internal', entity, entities: input.entities ?? [entity] }
+}
+
+/**
+ * Records finished calls (start and end parts) in their projects' traces, idempotently on each `input.id`: a retry
+ * with the same id neither duplicates the call nor counts it twice. The calls of one user, entities and project go
+ * through the call ingest together, a handful of DynamoDB requests for all of them rather than for each. Returns each
+ * call's `{id, trace_id}`, in order. Every part is checked against DynamoDB's limits before anything is written: a
+ * call too large fails its group with nothing of the group written. On a failure it throws only once every group has
+ * settled, so a retry never runs beside a write of the same calls still in flight (which could count them twice).
+ */
+export async function recordCalls(inputs: readonly RecordCallInput[]): Promise<{ id: string; trace_id: string }[]> {
+  const groups = new Map<string, { principal: Principal; at: number[] }>()
+  inputs.forEach((input, i) => {
+    const principal = principalOf(input)
+    const key = [principal.userId, input.projectId, ...principal.entities].join('\n')
+    const group = groups.get(key) ?? { principal, at: [] }
+    group.at.push(i)
+    groups.set(key, group)
+  })
+  const traceIds = inputs.map((input) => input.traceId ?? input.id)
+  const settled = await Promise.allSettled(
+    [...groups.values()].map(async ({ principal, at }) => {
+      const results = await ingestCalls(
+        principal,
+        at.flatMap((i) => partsOf(inputs[i] as RecordCallInput)),
+      )
+      at.forEach((i, k) => {
+        const started = results[2 * k] as { trace_id?: string } | undefined
+        if (started?.trace_id !== undefined) traceIds[i] = started.trace_id
+      })
+    }),
+  )
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+  if (failed !== undefined) throw failed.reason
+  return inputs.map((input, i) => ({ id: input.id, trace_id: traceIds[i] as string }))
+}
+
+/**
+ * Records one finished call (start and end parts) in the project's traces, idempotently on `input.id`: a retry with
+ * the same id neither duplicates the call nor counts it twice. Returns the call and trace ids.
+ *
+ * @example await recordCall({ id: uuidv7(), projectId: 'acme/inference', opName: 'chat.completions', inputs, output,
+ *   summary: { usage: { 'llama-3': { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12, requests: 1 } } },
+ *   startedAt, endedAt: new Date(), userId: principal.userId })
+ */
+export async function recordCall(input: RecordCallInput): Promise<{ id: string; trace_id: string }> {
+  const [recorded] = await recordCalls([input])
+  return recorded as { id: string; trace_id: string }
 }

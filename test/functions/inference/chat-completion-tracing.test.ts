@@ -1,8 +1,13 @@
 import '../../support/lambda-shim.js'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
+import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
 import { app as queryApp } from '#functions/tracing/stream-query-calls/handler'
+import { rawDb } from '#shared/db/client'
 import { settleAfterResponse } from '#shared/http/after-response'
+import { traceCompletion } from '#shared/inference/trace-completion'
+import { logger } from '#shared/logger'
+import type { CatalogModel } from '#shared/schemas/model'
 import { jsonInit } from '../../support/auth.js'
 import { upstreamModelFixture } from '../../support/models.js'
 
@@ -22,6 +27,31 @@ async function calls(projectId: string): Promise<Call[]> {
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as Call)
+}
+
+/** Counts the `BatchWriteItem` requests the DynamoDB client sends until `stop`. */
+function countBatchWrites(): { stop: () => number } {
+  let count = 0
+  const name = `count-batch-writes-${Date.now()}`
+  rawDb().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'BatchWriteItemCommand') count++
+      return next(args)
+    },
+    { step: 'initialize', name },
+  )
+  return {
+    stop: () => {
+      rawDb().middlewareStack.remove(name)
+      return count
+    },
+  }
+}
+
+/** The project's unfiltered `calls/query_stats` count: each stored call counted once. */
+async function count(projectId: string): Promise<number> {
+  const res = await statsApp.request('/calls/query_stats', jsonInit({ project_id: projectId }, caller.basic))
+  return ((await res.json()) as { count: number }).count
 }
 
 // The trace is written after the response (shared/http/after-response.ts): once that work has settled it is stored,
@@ -84,5 +114,67 @@ describe('tracing of gateway completions', () => {
     // Assess
     expect(res.status).toBe(200)
     expect(await tracedCalls(projectId)).toEqual([])
+  })
+
+  it('traces concurrent completions together: each once, in a few batch writes rather than one per completion', async () => {
+    // Prepare
+    const projectId = `${caller.entity}/traced-burst-${Date.now()}`
+    const batchWrites = countBatchWrites()
+
+    // Act
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        app.request(
+          '/v1/chat/completions',
+          jsonInit(
+            { model, messages: [{ role: 'user', content: `burst ${i}` }] },
+            { ...caller.bearer, 'OpenAI-Project': projectId },
+          ),
+        ),
+      ),
+    )
+    const ids = await Promise.all(answers.map(async (res) => ((await res.json()) as { id: string }).id))
+    const traced = await tracedCalls(projectId)
+    const writes = batchWrites.stop()
+
+    // Assess
+    expect(answers.map((res) => res.status)).toEqual(answers.map(() => 200))
+    expect(traced.map((call) => call.output.id).sort()).toEqual([...ids].sort())
+    expect(await count(projectId)).toBe(30)
+    // 60 parts: one write per completion would take 30; batched, they fill BatchWriteItem's 25 items per request.
+    expect(writes).toBeLessThanOrEqual(10)
+  })
+
+  it('keeps the traces of a batch when the store refuses one of them, which is logged', async () => {
+    // Prepare
+    const projectId = `${caller.entity}/traced-refused-${Date.now()}`
+    const foreign = `ent-foreign-${Date.now()}/p`
+    const warn = vi.spyOn(logger, 'warn')
+    const principal = { userId: caller.userId, keyId: caller.keyId, entity: caller.entity, entities: [caller.entity] }
+    const trace = (project: string, content: string) => ({
+      principal,
+      projectId: project,
+      model: { id: model } as CatalogModel,
+      request: { model, messages: [{ role: 'user' as const, content }] },
+      output: { content },
+      usage: { prompt_tokens: 1, completion_tokens: 1 },
+      startedAt: new Date(),
+      endedAt: new Date(),
+    })
+
+    // Act: traced in one turn, so they share a write; the caller has no access to the foreign project.
+    await Promise.all([
+      traceCompletion(trace(projectId, 'first')),
+      traceCompletion(trace(foreign, 'refused')),
+      traceCompletion(trace(projectId, 'second')),
+    ])
+    const traced = await calls(projectId)
+
+    // Assess
+    expect(traced.map((call) => call.output.content).sort()).toEqual(['first', 'second'])
+    // Written together, then again one by one after the refusal: counted once each all the same.
+    expect(await count(projectId)).toBe(2)
+    expect(warn).toHaveBeenCalledTimes(1)
+    expect(warn).toHaveBeenCalledWith('tracing a completion failed', expect.anything())
   })
 })

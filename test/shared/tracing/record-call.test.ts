@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { readCallCount } from '#shared/db/call-counter'
 import { readCall } from '#shared/tracing/call-ops'
 import { uuidv7 } from '#shared/tracing/ids'
-import { recordCall } from '#shared/tracing/record-call'
+import { type RecordCallInput, recordCall, recordCalls } from '#shared/tracing/record-call'
 
 describe('recordCall', () => {
   it('records one finished call with usage keyed by model and is idempotent on its id', async () => {
@@ -73,5 +73,58 @@ describe('recordCall', () => {
     // Assess
     expect(call).toMatchObject({ trace_id: 'trace-1', parent_id: 'parent-1', exception: 'out of memory' })
     expect(call?.summary).toMatchObject({ weave: { status: 'error' } })
+  })
+})
+
+describe('recordCalls', () => {
+  const call = (projectId: string, userId: string, fields: Partial<RecordCallInput> = {}): RecordCallInput => ({
+    id: uuidv7(),
+    projectId,
+    opName: 'chat.completions.create',
+    inputs: {},
+    output: { n: 1 },
+    startedAt: '2025-03-01T10:00:00Z',
+    endedAt: '2025-03-01T10:00:01Z',
+    userId,
+    ...fields,
+  })
+
+  it('records the calls of several users and projects at once, each once, answering in order', async () => {
+    // Prepare
+    const [a, b] = [`ent-${randomUUID().slice(0, 8)}`, `ent-${randomUUID().slice(0, 8)}`]
+    const inputs = [
+      call(`${a}/one`, 'user-a'),
+      call(`${b}/two`, 'user-b', { traceId: 'trace-b' }),
+      call(`${a}/one`, 'user-a'),
+      call(`${a}/three`, 'user-a'),
+    ]
+
+    // Act
+    const recorded = await recordCalls(inputs)
+    const again = await recordCalls(inputs)
+    const stored = await Promise.all(inputs.map((input) => readCall(input.projectId, input.id, {})))
+
+    // Assess
+    expect(recorded).toEqual(inputs.map((input) => ({ id: input.id, trace_id: input.traceId ?? input.id })))
+    expect(again).toEqual(recorded)
+    expect(stored.map((c) => c?.wb_user_id)).toEqual(['user-a', 'user-b', 'user-a', 'user-a'])
+    expect(await readCallCount(`${a}/one`)).toBe(2)
+    expect(await readCallCount(`${b}/two`)).toBe(1)
+    expect(await readCallCount(`${a}/three`)).toBe(1)
+  })
+
+  it('fails for a group it may not write, once the other groups are stored, and writes nothing of that group', async () => {
+    // Prepare
+    const own = `ent-${randomUUID().slice(0, 8)}`
+    const ok = call(`${own}/ok`, 'user-c')
+    const foreign = call(`ent-${randomUUID().slice(0, 8)}/theirs`, 'user-c', { entities: [own] })
+
+    // Act
+    const failure = await recordCalls([ok, foreign]).catch((e: unknown) => e)
+
+    // Assess
+    expect((failure as Error).name).toBe('ForbiddenError')
+    expect(await readCall(ok.projectId, ok.id, {})).toMatchObject({ id: ok.id })
+    expect(await readCall(foreign.projectId, foreign.id, {})).toBeNull()
   })
 })
