@@ -17,7 +17,7 @@ export function uuidv7(now = Date.now()): string {
   // The 48-bit Unix time in milliseconds, big-endian, then the version (7) and the variant (10xx) bits.
   const ms = Math.trunc(now)
   bytes.writeUInt16BE(Math.floor(ms / 2 ** 32) & 0xffff, 0)
-  bytes.writeUInt32BE(ms % 2 ** 32 >>> 0, 2)
+  bytes.writeUInt32BE((ms % 2 ** 32) >>> 0, 2)
   bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x70
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80
   const hex = bytes.toString('hex')
