@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path'
 import { build } from 'esbuild'
 import { LAMBDA_ESBUILD_OPTIONS } from '../infra/bundling.js'
 import { processCpuMs, type StartedServer, startServer, stopServers } from './support/processes.js'
-import { RawHttpClient, rawPost } from './support/raw-http.js'
+import { benchChatBody, RawHttpClient, rawPost } from './support/raw-http.js'
 
 // An interleaved A/B of Loom's CPU per chat completion: the floor proxy and Loom built from each given source tree
 // (this checkout, or another commit exported beside it with `git archive <commit> | tar -x -C <dir>` and its
@@ -71,12 +71,7 @@ async function main() {
     const { port, key } = JSON.parse(loom.line) as { port: number; key: string }
     targets.push({ name: `Loom ${i + 1} (${tree})`, port, key, pids: [loom.pid, store.pid] })
   }
-  const body = JSON.stringify({
-    model: 'bench/fast',
-    messages: [{ role: 'user', content: 'Say hello in a few words.' }],
-    max_tokens: 16,
-    ...(MODE === 'stream' ? { stream: true } : {}),
-  })
+  const body = benchChatBody('bench/fast', MODE === 'stream')
   const round = async (target: Target, seconds: number): Promise<number> => {
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     if (target.key !== undefined) headers.authorization = `Bearer ${target.key}`

@@ -3,7 +3,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { bundleAsDeployed } from './support/bundle.js'
 import { processCpuMs, startServer, stopServers } from './support/processes.js'
-import { RawHttpClient, rawPost } from './support/raw-http.js'
+import { loomChatRequest, RawHttpClient } from './support/raw-http.js'
 
 // Where Loom's CPU goes per chat completion: the bench's Loom server (bench/support/loom-server.ts, bundled with the
 // deployed settings but not minified, so the profile keeps names and each bundled module's `// path` comment) under
@@ -171,18 +171,7 @@ async function main() {
     TRACING,
   )
   const loom = JSON.parse(loomStart.line) as { port: number; key: string }
-  const body = JSON.stringify({
-    model: 'bench/fast',
-    messages: [{ role: 'user', content: 'Say hello in a few words.' }],
-    max_tokens: 16,
-    ...(MODE === 'stream' ? { stream: true } : {}),
-  })
-  const bytes = rawPost(
-    loom.port,
-    '/v1/chat/completions',
-    { 'content-type': 'application/json', authorization: `Bearer ${loom.key}` },
-    body,
-  )
+  const bytes = loomChatRequest(loom.port, loom.key, MODE === 'stream')
   const client = new RawHttpClient(loom.port)
   let done = 0
   const load = async (seconds: number) => {

@@ -3,7 +3,7 @@ import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { bundleAsDeployed } from './support/bundle.js'
 import { processCpuMs, type StartedServer, startServer, stopServers } from './support/processes.js'
-import { RawHttpClient, rawPost } from './support/raw-http.js'
+import { loomChatRequest, RawHttpClient } from './support/raw-http.js'
 
 // What tracing every completion costs the long-running server (`npm start` traces by default): N completions through
 // Loom's chat function (bundled as deployed) at 64 in flight, with tracing off and on, the fast upstream and a dynalite
@@ -50,18 +50,7 @@ async function measure(bundle: string, upstreamPort: number, mode: Mode, tracing
     env,
   )
   const { port, key } = JSON.parse(loom.line) as { port: number; key: string }
-  const body = JSON.stringify({
-    model: 'bench/fast',
-    messages: [{ role: 'user', content: 'Say hello in a few words.' }],
-    max_tokens: 16,
-    ...(mode === 'stream' ? { stream: true } : {}),
-  })
-  const bytes = rawPost(
-    port,
-    '/v1/chat/completions',
-    { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    body,
-  )
+  const bytes = loomChatRequest(port, key, mode === 'stream')
   const client = new RawHttpClient(port)
   const run = async (n: number) => {
     let left = n

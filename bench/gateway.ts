@@ -4,7 +4,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { bundleAsDeployed } from './support/bundle.js'
 import { processCpuMs, type ServerOptions, type StartedServer, startServer, stopServers } from './support/processes.js'
-import { RawHttpClient, rawPost } from './support/raw-http.js'
+import { benchChatBody, RawHttpClient, rawPost } from './support/raw-http.js'
 import { quantile } from './support/stats.js'
 import { probeCores } from './support/wake-latency.js'
 
@@ -111,12 +111,7 @@ function requestBytes(target: Target, stream: boolean): Buffer {
   const key = `${target.name} ${stream}`
   let bytes = requests.get(key)
   if (bytes === undefined) {
-    const body = JSON.stringify({
-      model: target.model,
-      messages: [{ role: 'user', content: 'Say hello in a few words.' }],
-      max_tokens: 16,
-      ...(stream ? { stream: true } : {}),
-    })
+    const body = benchChatBody(target.model, stream)
     bytes = rawPost(target.port, target.path, { 'content-type': 'application/json', ...target.headers }, body)
     requests.set(key, bytes)
   }

@@ -20,6 +20,22 @@ export function rawPost(port: number, path: string, headers: Record<string, stri
   return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body}`)
 }
 
+/** The benchmarks' chat completion body: a short prompt, at most 16 tokens, streamed or not. */
+export function benchChatBody(model: string, stream: boolean): string {
+  return JSON.stringify({
+    model,
+    messages: [{ role: 'user', content: 'Say hello in a few words.' }],
+    max_tokens: 16,
+    ...(stream ? { stream: true } : {}),
+  })
+}
+
+/** That completion of the fast model (`bench/fast`) as bytes for Loom's bench server (bench/support/loom-server.ts). */
+export function loomChatRequest(port: number, key: string, stream: boolean): Buffer {
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` }
+  return rawPost(port, '/v1/chat/completions', headers, benchChatBody('bench/fast', stream))
+}
+
 type State = 'head' | 'length' | 'size' | 'data' | 'trailer'
 
 class Connection {
