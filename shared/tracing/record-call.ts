@@ -95,7 +95,7 @@ export async function recordCalls(inputs: readonly RecordCallInput[]): Promise<{
   const groups = new Map<string, { principal: Principal; at: number[] }>()
   inputs.forEach((input, i) => {
     const principal = principalOf(input)
-    const key = [principal.userId, input.projectId, ...principal.entities].join('\n')
+    const key = JSON.stringify([principal.userId, input.projectId, principal.entities])
     const group = groups.get(key) ?? { principal, at: [] }
     group.at.push(i)
     groups.set(key, group)
