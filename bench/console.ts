@@ -7,7 +7,6 @@
  * its target, with the CPU model, for docs/benchmarks.md. Not a test: nothing here asserts a timing.
  */
 import { randomUUID } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { cpus } from 'node:os'
 import { serve } from '@hono/node-server'
@@ -25,6 +24,7 @@ import { createLocalApp } from '../scripts/local/app.js'
 import { CHROMIUM_MISSING, findChromium } from '../test/support/chromium.js'
 import { launchChromium, WIDE } from '../test/support/console-browser.js'
 import { addToCallCount } from './support/call-count.js'
+import { cpuModel } from './support/processes.js'
 
 const PROJECT_CALLS = Number(process.env.BENCH_CONSOLE_CALLS ?? 100_000)
 const TRACE_CALLS = Number(process.env.BENCH_CONSOLE_TRACE_CALLS ?? 10_000)
@@ -40,13 +40,6 @@ const verdict = (ok: boolean) => (ok ? 'meets' : 'MISSES')
 // A 60 Hz refresh is 16.67 ms apart, and the page's clock has a 0.1 ms resolution (Chromium coarsens
 // performance.now()), so frames that each land on their refresh read 16.6-16.8 ms: a p95 of 16.8 ms is 60 fps.
 const SMOOTH_P95_MS = 16.8
-
-function cpuModel(): string {
-  const line = readFileSync('/proc/cpuinfo', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('model name'))
-  return line?.split(':')[1]?.trim() ?? cpus()[0]?.model ?? 'unknown'
-}
 
 // Items as call/upsert_batch stores them (start + end part), with small inputs and outputs.
 function callItems(project: string, traceId: string, parentId: string | undefined, startedMs: number) {

@@ -3,7 +3,7 @@ import os from 'node:os'
 import { join, resolve } from 'node:path'
 import { build } from 'esbuild'
 import { LAMBDA_ESBUILD_OPTIONS } from '../infra/bundling.js'
-import { processCpuMs, type StartedServer, startServer, stopServers } from './support/processes.js'
+import { processesCpuMs, type StartedServer, startServer, stopServers } from './support/processes.js'
 import { benchChatBody, RawHttpClient, rawPost } from './support/raw-http.js'
 
 // An interleaved A/B of Loom's CPU per chat completion: the floor proxy and Loom built from each given source tree
@@ -36,12 +36,6 @@ async function start(args: string[], cwd: string, gateway: boolean): Promise<Sta
   const server = await startServer(args, { cwd, env: { LOOM_INFERENCE_TRACING: 'off' } })
   pin(server.pid, gateway)
   return server
-}
-
-// CPU milliseconds the processes have used so far (user + system).
-async function cpuOf(pids: number[]): Promise<number> {
-  const used = await Promise.all(pids.map(processCpuMs))
-  return used.reduce((sum, { user, system }) => sum + user + system, 0)
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN
@@ -78,7 +72,7 @@ async function main() {
     const bytes = rawPost(target.port, '/v1/chat/completions', headers, body)
     const client = new RawHttpClient(target.port)
     let done = 0
-    const before = await cpuOf(target.pids)
+    const before = await processesCpuMs(target.pids)
     const end = performance.now() + seconds * 1000
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -89,7 +83,7 @@ async function main() {
         }
       }),
     )
-    const after = await cpuOf(target.pids)
+    const after = await processesCpuMs(target.pids)
     client.close()
     return (after - before) / done
   }

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import { join } from 'node:path'
 import { bundleAsDeployed } from './support/bundle.js'
-import { processCpuMs, type StartedServer, startServer, stopServers } from './support/processes.js'
+import { cpuModel, processesCpuMs, type StartedServer, startServer, stopServers } from './support/processes.js'
 import { loomChatRequest, RawHttpClient } from './support/raw-http.js'
 
 // What tracing every completion costs the long-running server (`npm start` traces by default): N completions through
@@ -19,16 +18,10 @@ const IDLE_CPU_MS = 5
 const POLL_MS = 200
 const root = process.cwd()
 
-const cpuModel = () =>
-  /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? 'unknown (no /proc/cpuinfo)'
-
 type Mode = 'buffered' | 'stream'
 type Reading = { mode: Mode; tracing: boolean; rps: number; drainS: number; loomMs: number; storeMs: number }
 
-async function cpuOf(servers: StartedServer[]): Promise<number[]> {
-  const used = await Promise.all(servers.map((s) => processCpuMs(s.pid)))
-  return used.map((u) => u.user + u.system)
-}
+const cpuOf = (servers: StartedServer[]) => Promise.all(servers.map((s) => processesCpuMs([s.pid])))
 
 /** Waits until the servers' CPU over a poll stays under IDLE_CPU_MS; returns their CPU then. */
 async function idle(servers: StartedServer[]): Promise<number[]> {

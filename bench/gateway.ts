@@ -3,7 +3,13 @@ import { readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
 import { bundleAsDeployed } from './support/bundle.js'
-import { processCpuMs, type ServerOptions, type StartedServer, startServer, stopServers } from './support/processes.js'
+import {
+  processesCpuMs,
+  type ServerOptions,
+  type StartedServer,
+  startServer,
+  stopServers,
+} from './support/processes.js'
 import { benchChatBody, RawHttpClient, rawPost } from './support/raw-http.js'
 import { quantile } from './support/stats.js'
 import { probeCores } from './support/wake-latency.js'
@@ -63,12 +69,6 @@ async function withSteal<T>(phase: () => Promise<T>): Promise<[T, number]> {
   const result = await phase()
   const after = await machineTime()
   return [result, ((after.steal - before.steal) * 100) / (after.total - before.total)]
-}
-
-// CPU seconds (user + system) the processes have used so far; NaN without /proc.
-async function cpuOf(pids: number[]): Promise<number> {
-  const used = await Promise.all(pids.map(processCpuMs))
-  return used.reduce((sum, { user, system }) => sum + (user + system) / 1000, 0)
 }
 
 // Throughput rounds: where taskset exists (Linux) and the machine has two cores or more, the gateway under test gets
@@ -133,7 +133,7 @@ async function request(target: Target, stream: boolean): Promise<Sample> {
 
 async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_S) {
   const [round, steal] = await withSteal(async () => {
-    const cpuBefore = await cpuOf(target.pids)
+    const cpuBefore = await processesCpuMs(target.pids)
     let done = 0
     let errors = 0
     const end = performance.now() + seconds * 1000
@@ -150,7 +150,7 @@ async function throughput(target: Target, stream: boolean, seconds = THROUGHPUT_
     }
     const started = performance.now()
     await Promise.all(Array.from({ length: CONCURRENCY }, worker))
-    const cpuMsPerRequest = done === 0 ? Number.NaN : (((await cpuOf(target.pids)) - cpuBefore) * 1000) / done
+    const cpuMsPerRequest = done === 0 ? Number.NaN : ((await processesCpuMs(target.pids)) - cpuBefore) / done
     return { rps: done / ((performance.now() - started) / 1000), errors, cpuMsPerRequest }
   })
   return { ...round, steal }

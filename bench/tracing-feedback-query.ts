@@ -8,7 +8,6 @@
  * Storage is an in-process dynalite, so absolute figures are for this machine only; the ratio is what the target
  * (≤ 2×) is about. Prints the CPU model and the load average.
  */
-import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { loadavg } from 'node:os'
 import { BatchWriteCommand, type BatchWriteCommandOutput, QueryCommand } from '@aws-sdk/lib-dynamodb'
@@ -20,6 +19,7 @@ import { ensureTable } from '#shared/db/ensure-table'
 import { feedbackItem } from '#shared/db/feedback-repository'
 import { uuidv7 } from '#shared/tracing/ids'
 import { feedbackRow } from '../test/support/feedback.js'
+import { cpuModel } from './support/processes.js'
 
 const CALLS = Number(process.argv[2] ?? 100_000)
 const ITERATIONS = Number(process.argv[3] ?? 5)
@@ -33,8 +33,6 @@ const rand = () => {
   return seed / 2 ** 31
 }
 
-const cpuModel = () =>
-  /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1]?.trim() ?? 'unknown (no /proc/cpuinfo)'
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))

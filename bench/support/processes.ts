@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import { cpus } from 'node:os'
 
 // The bench's servers (upstream, dynalite, gateways), each a Node process of its own, and what they cost.
 
@@ -61,4 +63,22 @@ export async function processCpuMs(pid: number): Promise<{ user: number; system:
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   // utime and stime, in clock ticks of 10 ms.
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }
+}
+
+/** CPU milliseconds the processes have used so far together, user and system; NaN without /proc. */
+export async function processesCpuMs(pids: readonly number[]): Promise<number> {
+  const used = await Promise.all(pids.map(processCpuMs))
+  return used.reduce((sum, { user, system }) => sum + user + system, 0)
+}
+
+/** The host's CPU model (/proc/cpuinfo, else Node's view), written next to every run's figures. */
+export function cpuModel(): string {
+  let info = ''
+  try {
+    info = readFileSync('/proc/cpuinfo', 'utf8')
+  } catch {
+    // Not Linux: Node's own view below.
+  }
+  const line = info.split('\n').find((l) => l.startsWith('model name'))
+  return line?.split(':')[1]?.trim() ?? cpus()[0]?.model ?? 'unknown'
 }
