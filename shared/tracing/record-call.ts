@@ -1,3 +1,4 @@
+import { entityOf } from '#shared/auth/authenticate'
 import type { Principal } from '#shared/schemas/api-key'
 import { type IngestItem, ingestCalls } from '#shared/tracing/call-ingest'
 
@@ -74,8 +75,6 @@ function partsOf(input: RecordCallInput): IngestItem[] {
     },
   ]
 }
-
-const entityOf = (projectId: string) => projectId.split('/', 1)[0] ?? projectId
 
 /** Who a call is recorded as: its user, authorised for the input's entities (by default its project's own). */
 function principalOf(input: RecordCallInput): Principal {
