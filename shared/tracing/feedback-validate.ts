@@ -61,6 +61,14 @@ function demojize(emoji: string): string {
   return tone !== undefined && base !== undefined ? `${base.slice(0, -1)}_${TONES[tone]}_skin_tone:` : emoji
 }
 
+// Lengths as Weave counts them: pydantic's `max_length` and the `jsonschema` package count code points (Python `len`),
+// not UTF-16 units, so an emoji is one character.
+function codePoints(text: string): number {
+  let n = 0
+  for (const _ of text) n++
+  return n
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
@@ -75,8 +83,9 @@ function matchesSchema(value: unknown, schema: unknown): boolean {
     if (typeof schema.maximum === 'number' && value > schema.maximum) return false
   } else if (type === 'string') {
     if (typeof value !== 'string') return false
-    if (typeof schema.maxLength === 'number' && value.length > schema.maxLength) return false
-    if (typeof schema.minLength === 'number' && value.length < schema.minLength) return false
+    const length = codePoints(value)
+    if (typeof schema.maxLength === 'number' && length > schema.maxLength) return false
+    if (typeof schema.minLength === 'number' && length < schema.minLength) return false
   } else if (type === 'boolean' && typeof value !== 'boolean') return false
   if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return false
   return true
@@ -136,7 +145,7 @@ export async function validateFeedback(req: FeedbackCreateReq): Promise<Record<s
   }
   if (type === 'wandb.note.1') {
     const note = req.payload.note
-    if (typeof note !== 'string' || note.length < 1 || note.length > NOTE_MAX) {
+    if (typeof note !== 'string' || note === '' || codePoints(note) > NOTE_MAX) {
       throw new BadRequestError(
         `Invalid payload for feedback_type ${type}: note must be a string of 1 to ${NOTE_MAX} characters`,
       )

@@ -132,12 +132,20 @@ describe('POST /feedback/create', () => {
     expect(notString.body.reason).toMatch(/^Invalid payload for feedback_type wandb\.reaction\.1: /)
   })
 
-  it('checks notes for length 1 to 1024', async () => {
+  it('checks notes for length 1 to 1024 characters, counted as code points as pydantic counts them', async () => {
     const caller = await newProjectCaller()
     const note = (n: unknown) =>
       send(app, '/feedback/create', base(caller, { feedback_type: 'wandb.note.1', payload: { note: n } }), caller)
-    const results = await Promise.all([note('x'), note('x'.repeat(1024)), note(''), note('x'.repeat(1025))])
-    expect(results.map((r) => r.status)).toEqual([200, 200, 400, 400])
+    const results = await Promise.all([
+      note('x'),
+      note('x'.repeat(1024)),
+      note(''),
+      note('x'.repeat(1025)),
+      // 1,024 emoji are 2,048 UTF-16 units but 1,024 characters.
+      note('🌍'.repeat(1024)),
+      note('🌍'.repeat(1025)),
+    ])
+    expect(results.map((r) => r.status)).toEqual([200, 200, 400, 400, 200, 400])
   })
 
   it('enforces which refs each feedback type may carry', async () => {
@@ -204,14 +212,32 @@ describe('POST /feedback/create', () => {
         caller,
       )
 
+    const textRef = `weave:///${caller.project}/object/short:${await publish(caller, 'short', {
+      name: 'short',
+      field_schema: { type: 'string', minLength: 2, maxLength: 3 },
+      _type: 'AnnotationSpec',
+      _class_name: 'AnnotationSpec',
+      _bases: ['BaseObject', 'BaseModel'],
+    })}`
+    const annotateText = (value: string) =>
+      send(
+        app,
+        '/feedback/create',
+        base(caller, { feedback_type: 'wandb.annotation.short', annotation_ref: textRef, payload: { value } }),
+        caller,
+      )
+
     // Act
     const ok = await annotate(4)
     const outOfRange = await annotate(9)
+    // String bounds count characters (code points), as the `jsonschema` package Weave validates with does.
+    const texts = await Promise.all(['🌍🌍', '🌍🌍🌍', '🌍', '🌍🌍🌍🌍'].map(annotateText))
     const missingSpec = await annotate(4, `weave:///${caller.project}/object/rating:${'A'.repeat(43)}`)
 
     // Assess
     expect(ok.status).toBe(200)
     expect(outOfRange).toEqual({ status: 400, body: { reason: 'Feedback payload does not match annotation spec' } })
+    expect(texts.map((r) => r.status)).toEqual([200, 200, 400, 400])
     expect(missingSpec).toEqual({
       status: 400,
       body: { reason: `Annotation ref weave:///${caller.project}/object/rating:${'A'.repeat(43)} not found` },
