@@ -24,8 +24,11 @@ import {
  * `shared/tracing/call-count.ts`). See docs/data-model.md, "Tracing: calls".
  */
 
-/** A call's JSON column, stored inline or as large-value chunks in the call's partition. */
-export type CallJsonColumn = 'attributes' | 'inputs' | 'otel_dump' | 'output' | 'summary'
+/**
+ * A call's JSON column, stored inline or as large-value chunks in the call's partition. `exception` is a string
+ * column, chunked (as its JSON text) only when too long to keep inline.
+ */
+export type CallJsonColumn = 'attributes' | 'inputs' | 'otel_dump' | 'output' | 'summary' | 'exception'
 
 const COLUMN_PREFIX: Record<CallJsonColumn, string> = {
   attributes: 'S#attributes',
@@ -33,6 +36,7 @@ const COLUMN_PREFIX: Record<CallJsonColumn, string> = {
   otel_dump: 'S#otel',
   output: 'E#output',
   summary: 'E#summary',
+  exception: 'E#exception',
 }
 
 /** Keeps a call's JSON column inline when small, else stores its chunks; returns what its part holds. */

@@ -39,7 +39,8 @@ export const CallEndItemSchema = z.object({
   project_id: z.string(),
   id: z.string(),
   ended_at: z.string(),
-  exception: opt,
+  // The text, or a ref to the chunks of its JSON text when it is longer than a column kept inline.
+  exception: z.optional(z.union([z.string(), StoredJsonSchema])),
   output: z.optional(StoredJsonSchema),
   summary: StoredJsonSchema,
   trace_id: opt,

@@ -99,12 +99,14 @@ function startItem(
   }
 }
 
-function endItem(e: EndedCall, json: EndJson, columns: Columns<'output' | 'summary'>, traceId: string | undefined) {
+type EndColumns = Columns<'output' | 'summary'> & { exception: string | StoredJson | undefined }
+
+function endItem(e: EndedCall, json: EndJson, columns: EndColumns, traceId: string | undefined) {
   return {
     project_id: e.project_id,
     id: e.id,
     ended_at: storedTime(e.ended_at, 'ended_at'),
-    exception: opt(e.exception),
+    exception: columns.exception,
     output: columns.output,
     summary: columns.summary,
     trace_id: traceId,
@@ -130,11 +132,21 @@ export async function buildStart(
   return startItem(s, json, columns, userId)
 }
 
+// An exception is text: kept inline as the string when short; a long one (a whole prompt or stack dump in the message:
+// Weave stores any length) is stored in chunks as its JSON text, like the JSON columns, so it never makes its end part
+// too large for an item.
+const longException = (e: EndedCall): string | undefined => {
+  const exception = opt(e.exception)
+  return exception !== undefined && bytes(exception) > INLINE_LIMIT_BYTES ? JSON.stringify(exception) : undefined
+}
+
 /** Stores an end's large JSON columns as chunks and returns its item (the part itself is not written). */
 export async function buildEnd(e: EndedCall, json: EndJson, traceId: string | undefined): Promise<CallEndItem> {
+  const long = longException(e)
   const columns = {
     output: await storeCallJson(e.project_id, e.id, 'output', json.output),
     summary: await storeCallJson(e.project_id, e.id, 'summary', json.summary),
+    exception: long === undefined ? opt(e.exception) : await storeCallJson(e.project_id, e.id, 'exception', long),
   }
   return endItem(e, json, columns, traceId)
 }
@@ -162,6 +174,11 @@ export function assertStartFits(
 
 /** Throws the 4xx an end answers when its item would break a DynamoDB limit (413 for size, 400 for a key). */
 export function assertEndFits(e: EndedCall, json: EndJson): void {
-  const columns = { output: planned(json.output), summary: planned(json.summary) }
+  const long = longException(e)
+  const columns = {
+    output: planned(json.output),
+    summary: planned(json.summary),
+    exception: long === undefined ? opt(e.exception) : planned(long),
+  }
   assertCallEndFits(endItem(e, json, columns, opt(e.trace_id)))
 }

@@ -54,12 +54,14 @@ export async function loadCall(parts: CallParts): Promise<LoadedCall | undefined
   const s = parts.start
   if (s === undefined) return undefined
   const e = parts.end
-  const [attributes, inputs, otel, output, summary] = await maybeAll([
+  const stored = e?.exception
+  const [attributes, inputs, otel, output, summary, exception] = await maybeAll([
     json(s, 'attributes', s.attributes),
     json(s, 'inputs', s.inputs),
     json(s, 'otel_dump', s.otel_dump),
     json(s, 'output', e?.output),
     json(s, 'summary', e?.summary),
+    typeof stored === 'object' ? json(s, 'exception', stored) : stored,
   ])
   const attrs = isObj(attributes) ? attributes : {}
   return {
@@ -73,7 +75,7 @@ export async function loadCall(parts: CallParts): Promise<LoadedCall | undefined
     turn_id: s.turn_id ?? null,
     started_at: s.started_at,
     ended_at: e?.ended_at ?? null,
-    exception: e?.exception ?? null,
+    exception: typeof exception === 'string' ? exception : null,
     attributes: otel === undefined ? attrs : { ...attrs, otel_span: otel },
     inputs: isObj(inputs) ? inputs : {},
     output: output === undefined ? null : output,

@@ -325,11 +325,12 @@ describe('call parts too large for DynamoDB are refused before anything is writt
     expect(await stored(caller)).toEqual([])
   })
 
-  it('answers 413 for an end whose exception and inline output together pass 400 KB', async () => {
-    // Prepare
+  it('answers 413 for an end whose output refs alone pass 400 KB, storing and counting nothing', async () => {
+    // Prepare: the output itself is chunked, but the refs found in it are kept on the end item for `output_refs`.
     const caller = await newProjectCaller()
     const id = randomUUID()
-    const end = endPart(caller.project, id, { exception: 'e'.repeat(350_000), output: { text: 'o'.repeat(60_000) } })
+    const refs = Array.from({ length: 6_000 }, (_, i) => `weave:///${caller.project}/object/item-${i}:${'d'.repeat(43)}`)
+    const end = endPart(caller.project, id, { output: { refs } })
 
     // Act
     const res = await send(endCall, '/call/end', { end }, caller)
@@ -350,6 +351,37 @@ describe('call parts too large for DynamoDB are refused before anything is writt
     expect(batch.status).toBe(413)
     expect(await count(caller)).toBe(0)
     expect(await stored(caller)).toEqual([])
+  })
+
+  it('stores an exception longer than an item holds whole, beside an inline output, and reads it back', async () => {
+    // Prepare: Weave stores an exception of any length; 450,000 characters (900 KB in UTF-8) with a 60 KB output.
+    const caller = await newProjectCaller()
+    const id = randomUUID()
+    const exception = `Error: ${'é'.repeat(450_000)}`
+    const end = endPart(caller.project, id, { exception, output: { text: 'o'.repeat(60_000) } })
+    const start = startPart(caller.project, { id })
+
+    // Act
+    const batch = await send(
+      upsertBatch,
+      '/call/upsert_batch',
+      { batch: [{ mode: 'start', req: { start } }, { mode: 'end', req: { end } }] },
+      caller,
+    )
+    const read = await send(readCall, '/call/read', { project_id: caller.project, id }, caller)
+    const errors = await streamQuery.request(
+      '/calls/stream_query',
+      jsonInit({ project_id: caller.project, filter: { call_ids: [id] }, columns: ['id', 'exception'] }, caller.basic),
+    )
+
+    // Assess
+    expect(batch.status).toBe(200)
+    expect(read.status).toBe(200)
+    expect(read.body.call.exception).toBe(exception)
+    expect(read.body.call.output).toEqual({ text: 'o'.repeat(60_000) })
+    expect(read.body.call.summary.weave.status).toBe('error')
+    expect(JSON.parse((await errors.text()).trim()).exception).toBe(exception)
+    expect(await count(caller)).toBe(1)
   })
 
   for (const field of ['op_name', 'trace_id', 'parent_id', 'thread_id', 'id'] as const) {
