@@ -94,6 +94,8 @@ const common = {
     AWS_REGION: 'us-east-1',
     LOOM_ENGINE_SEED: String(seed),
     CDK_VALIDATION: 'false',
+    // The deployed (Lambda) body limit, so the body-limit tests build 5 MiB bodies rather than the local server's 32 MiB.
+    LOOM_MAX_BODY_BYTES: String(5 * 1024 * 1024),
   },
   pool: 'forks',
   // Files share their worker process and its loaded modules: importing the AWS SDK, Hono, zod and Loom's modules

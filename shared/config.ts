@@ -46,7 +46,11 @@ export type Config = {
   authCacheTtlMs: number
   /** Upper bound on cached key look-ups per process. */
   authCacheMaxEntries: number
-  /** Largest accepted request body in bytes (Lambda's synchronous payload limit is 6 MB). */
+  /**
+   * Largest accepted request body in bytes (`LOOM_MAX_BODY_BYTES`): by default 5 MiB in Lambda (its synchronous
+   * payload limit is 6 MB) and 32 MiB elsewhere, Weave's own limit: the JS SDK sends call batches of up to 10 MiB,
+   * the Python SDK up to 31 MiB (docs/tracing.md, §1 Limits).
+   */
   maxBodyBytes: number
   /** True inside AWS Lambda. */
   inLambda: boolean
@@ -154,6 +158,11 @@ export type LocalConfig = {
   bootstrapEntity: string
 }
 
+const inLambda = read('AWS_LAMBDA_FUNCTION_NAME') !== undefined
+
+/** The default `maxBodyBytes` in Lambda, and on the local server and any other host. */
+export const MAX_BODY_BYTES = { lambda: 5 * 1024 * 1024, server: 32 * 1024 * 1024 } as const
+
 /** The process-wide configuration, read from the environment once. */
 export const config: Config = {
   tableName: read('LOOM_TABLE_NAME'),
@@ -170,8 +179,8 @@ export const config: Config = {
   },
   authCacheTtlMs: readInt('LOOM_AUTH_CACHE_TTL_MS', 5_000),
   authCacheMaxEntries: readInt('LOOM_AUTH_CACHE_MAX_ENTRIES', 10_000, 1),
-  maxBodyBytes: readInt('LOOM_MAX_BODY_BYTES', 5 * 1024 * 1024, 1),
-  inLambda: read('AWS_LAMBDA_FUNCTION_NAME') !== undefined,
+  maxBodyBytes: readInt('LOOM_MAX_BODY_BYTES', inLambda ? MAX_BODY_BYTES.lambda : MAX_BODY_BYTES.server, 1),
+  inLambda,
   concurrencyLeaseMs: readInt('LOOM_CONCURRENCY_LEASE_MS', 15 * 60_000, 1),
   inference: {
     modelsFile: read('LOOM_MODELS_FILE'),

@@ -33,3 +33,15 @@ describe('LOOM_DYNAMODB', () => {
     )
   })
 })
+
+describe('LOOM_MAX_BODY_BYTES', () => {
+  it("defaults to Lambda's 5 MiB in Lambda and to 32 MiB elsewhere, where the weave SDK's 10 MiB batches fit", async () => {
+    vi.stubEnv('LOOM_MAX_BODY_BYTES', '')
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', '')
+    expect((await loadConfig()).config.maxBodyBytes).toBe(32 * 1024 * 1024)
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'loom-tracing-upsert-call-batch')
+    expect((await loadConfig()).config.maxBodyBytes).toBe(5 * 1024 * 1024)
+    vi.stubEnv('LOOM_MAX_BODY_BYTES', '1000')
+    expect((await loadConfig()).config.maxBodyBytes).toBe(1000)
+  })
+})
