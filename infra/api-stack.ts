@@ -559,6 +559,14 @@ export class ApiStack extends Stack {
         retryAfter: true,
       },
       {
+        // API Gateway's answer for a path or method no resource serves is a 403 "Missing Authentication Token" in its
+        // own shape; the functions answer an unknown route 404 in their family's shape, and so does the gateway.
+        id: 'NoRoute',
+        type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
+        status: 404,
+        body: body('No route for this method and path', 'Not Found', 404),
+      },
+      {
         id: 'Throttled',
         type: ResponseType.THROTTLED,
         status: 429,

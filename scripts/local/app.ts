@@ -1,6 +1,8 @@
 import { Hono } from 'hono'
 import { FUNCTIONS, type FunctionEntry } from '#functions/manifest'
 import { config } from '#shared/config'
+import type { AppEnv } from '#shared/http/app-env'
+import { createInferenceApp, createTrainingApp } from '#shared/http/create-app'
 import { drainUnreadBody } from '#shared/http/request-body'
 
 type FunctionModule = { app: { fetch: (request: Request, env?: unknown) => Response | Promise<Response> } }
@@ -17,6 +19,10 @@ export async function loadFunction(entry: FunctionEntry): Promise<FunctionModule
  */
 export async function createLocalApp(functions: readonly FunctionEntry[] = FUNCTIONS): Promise<Hono> {
   const root = new Hono()
+  // What answers a `/v1` request no route takes, in its family's shape as vLLM's server does (after the key check, a
+  // 404, or a 405 with `Allow` for a path served under other methods), so the OpenAI SDK reads the error; training
+  // routes live under `/v1/preview`. Each holds its family's routes only to know which methods a path has.
+  const fallbacks = { inference: createInferenceApp(), training: createTrainingApp() }
   for (const entry of functions) {
     const { app } = await loadFunction(entry)
     for (const route of entry.routes) {
@@ -25,9 +31,14 @@ export async function createLocalApp(functions: readonly FunctionEntry[] = FUNCT
         // The Node bindings (`incoming`, `outgoing`) travel along, so a function can read the body and watch for a
         // disconnect without materialising a full fetch `Request`.
         root.on(route.method, path, (c) => app.fetch(c.req.raw, c.env))
+        if (entry.family === 'inference' || entry.family === 'training') {
+          fallbacks[entry.family].on(route.method, path, (c) => app.fetch(c.req.raw, c.env))
+        }
       }
     }
   }
+  root.all('/v1/preview/*', (c) => fallbacks.training.fetch(c.req.raw, c.env as AppEnv['Bindings']))
+  root.all('/v1/*', (c) => fallbacks.inference.fetch(c.req.raw, c.env as AppEnv['Bindings']))
   root.notFound(async (c) => {
     // No function reads the body of an unknown route: drained first, so an uploading client reads the 404.
     await drainUnreadBody(c, 2 * config.maxBodyBytes)

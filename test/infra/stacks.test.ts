@@ -111,7 +111,7 @@ describe('ApiStack', () => {
     })
   })
 
-  it("answers API Gateway's own 401, authorizer failure and throttling with every family's error key", () => {
+  it("answers API Gateway's own 401, authorizer failure, throttling and unknown route with every family's error key", () => {
     // Prepare
     const responses = Object.values(Template.fromStack(api).findResources('AWS::ApiGateway::GatewayResponse')).map(
       (r) => r.Properties as { ResponseType: string; StatusCode: string; ResponseTemplates: Record<string, string> },
@@ -123,6 +123,8 @@ describe('ApiStack', () => {
       ['UNAUTHORIZED', '401', 'AuthenticationError'],
       ['AUTHORIZER_FAILURE', '503', 'ServiceUnavailableError'],
       ['THROTTLED', '429', 'RateLimitError'],
+      // A path or method no resource serves: API Gateway's own answer is a 403 "Missing Authentication Token".
+      ['MISSING_AUTHENTICATION_TOKEN', '404', 'Not Found'],
     ] as const) {
       const response = byType.get(type)
       expect(response?.StatusCode).toBe(status)

@@ -28,6 +28,36 @@ describe('local server dispatch', () => {
     expect(unknown.status).toBe(404)
   })
 
+  it('answers an unknown /v1 path 404 and a wrong method 405 in the OpenAI shape, after the key check', async () => {
+    // Prepare
+    const app = await createLocalApp()
+    const caller = await newCaller()
+    const get = (path: string, headers: Record<string, string>) => app.request(path, { headers })
+
+    // Act
+    const noKey = await get('/v1/embeddings', {})
+    const unknown = await app.request('/v1/completions', {
+      method: 'POST',
+      headers: { ...caller.bearer, 'content-type': 'application/json' },
+      body: '{}',
+    })
+    const wrongMethod = await get('/v1/chat/completions', caller.bearer)
+    const training = await get('/v1/preview/nowhere', caller.bearer)
+
+    // Assess: what vLLM's server (FastAPI behind its API-key middleware) answers, so the OpenAI SDK can read it.
+    expect(noKey.status).toBe(401)
+    expect(((await noKey.json()) as { error: { type: string } }).error.type).toBe('AuthenticationError')
+    expect(unknown.status).toBe(404)
+    expect(await unknown.json()).toEqual({
+      error: { message: 'No route for POST /v1/completions', type: 'Not Found', param: null, code: 404 },
+    })
+    expect(wrongMethod.status).toBe(405)
+    expect(wrongMethod.headers.get('allow')).toBe('POST')
+    expect(((await wrongMethod.json()) as { error: { code: number } }).error.code).toBe(405)
+    expect(training.status).toBe(404)
+    expect(await training.json()).toEqual({ detail: 'No route for GET /v1/preview/nowhere' })
+  })
+
   it('serves a route with a trailing slash as API Gateway does', async () => {
     const app = await createLocalApp()
     const res = await app.request('/v1/chat/completions/', {
