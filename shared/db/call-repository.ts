@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb'
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
 import { getBatch, inParallel, writeBatch } from '#shared/db/batch-write'
 import { type IndexWalkOptions, walkIndex, walkMerged } from '#shared/db/call-index-walk'
 import { allShards, CALL_INDEX, callIndexPk, callPk, LEAN_PROJECTION, opBase } from '#shared/db/call-keys'
@@ -6,6 +6,7 @@ import { endRecord, startRecord } from '#shared/db/call-records'
 import { db, table } from '#shared/db/client'
 import { putIfAbsent, updateIfExists } from '#shared/db/conditional-write'
 import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
+import { TTL_ATTRIBUTE } from '#shared/db/table'
 import {
   type CallEndItem,
   CallEndItemSchema,
@@ -38,6 +39,9 @@ const COLUMN_PREFIX: Record<CallJsonColumn, string> = {
   summary: 'E#summary',
   exception: 'E#exception',
 }
+
+// The sort key of a display name set by `call/update` before the call's start was stored.
+const PENDING_NAME_SK = 'U'
 
 /** Keeps a call's JSON column inline when small, else stores its chunks; returns what its part holds. */
 export function storeCallJson(project: string, id: string, column: CallJsonColumn, json: string): Promise<StoredJson> {
@@ -135,13 +139,17 @@ function addPart(parts: Map<string, CallParts>, item: Record<string, unknown>): 
   }
   if (item.SK === 'S') entry.start = CallStartItemSchema.parse(item)
   else if (item.SK === 'E') entry.end = CallEndItemSchema.parse(item)
+  else if (item.SK === PENDING_NAME_SK) entry.pendingDisplayName = String(item.display_name ?? '')
 }
 
 /** Which parts of a call a read fetches. */
 export type CallPartsWanted = 'both' | 'start' | 'end'
 
-/** Options of a read by id: the parts wanted (default both), `lean` to skip the large JSON columns. */
-export type CallPartsOptions = { parts?: CallPartsWanted; lean?: boolean }
+/**
+ * Options of a read by id: the parts wanted (default both), `lean` to skip the large JSON columns, `pendingNames` to
+ * read the display name a `call/update` left for a call not started yet too (ingest, for the starts it stores).
+ */
+export type CallPartsOptions = { parts?: CallPartsWanted; lean?: boolean; pendingNames?: boolean }
 
 const SORT_KEYS: Record<CallPartsWanted, readonly string[]> = { both: ['S', 'E'], start: ['S'], end: ['E'] }
 
@@ -151,7 +159,8 @@ async function readParts(
   options: CallPartsOptions,
   into: Map<string, CallParts>,
 ): Promise<Map<string, CallParts>> {
-  const which = SORT_KEYS[options.parts ?? 'both']
+  const parts = SORT_KEYS[options.parts ?? 'both']
+  const which = options.pendingNames === true ? [...parts, PENDING_NAME_SK] : parts
   const keys = [...new Set(ids)].flatMap((id) => which.map((SK) => ({ PK: callPk(project, id), SK })))
   const chunks: (typeof keys)[] = []
   for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
@@ -342,6 +351,29 @@ export async function traceStorageSize(project: string, traceId: string): Promis
     if (end.traceId === undefined || end.traceId === traceId) total += end.size
   }
   return total
+}
+
+// How long such a name waits for its start: the SDKs retry a batch for hours, so a day (then TTL removes it).
+const PENDING_NAME_TTL_S = 24 * 3600
+
+/**
+ * Keeps a display name for a call whose start is not stored yet (`call/update` may come before the start: Weave
+ * stores an update as a part of its own and merges it when read): the ingest that stores the start applies it.
+ */
+export async function putPendingDisplayName(project: string, id: string, displayName: string): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: table(),
+      Item: {
+        PK: callPk(project, id),
+        SK: PENDING_NAME_SK,
+        project_id: project,
+        id,
+        display_name: displayName,
+        [TTL_ATTRIBUTE]: Math.floor(Date.now() / 1000) + PENDING_NAME_TTL_S,
+      },
+    }),
+  )
 }
 
 // DynamoDB's refusal of an update that would take the item past 400 KB (dynalite words it the same way).

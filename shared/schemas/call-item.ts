@@ -50,5 +50,8 @@ export const CallEndItemSchema = z.object({
 })
 export type CallEndItem = z.infer<typeof CallEndItemSchema>
 
-/** Both stored parts of one call; either may be missing (an end may arrive before its start). */
-export type CallParts = { start?: CallStartItem; end?: CallEndItem }
+/**
+ * Both stored parts of one call; either may be missing (an end may arrive before its start). `pendingDisplayName`:
+ * a `call/update` that came before the start (item `SK = U`; '' clears), read only by ingest when asked for.
+ */
+export type CallParts = { start?: CallStartItem; end?: CallEndItem; pendingDisplayName?: string }

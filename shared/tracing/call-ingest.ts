@@ -1,8 +1,10 @@
 import * as z from 'zod/mini'
 import { assertProjectAccess } from '#shared/auth/authenticate'
+import { assertCallStartFits } from '#shared/db/call-records'
 import { getCallParts, storedTraceIds } from '#shared/db/call-repository'
 import { registerProjects } from '#shared/db/project-repository'
 import { claimRetryValue } from '#shared/db/retry-key-repository'
+import { PayloadTooLargeError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { EndedCall, StartedCall } from '#shared/schemas/call'
 import type { CallParts } from '#shared/schemas/call-item'
@@ -116,6 +118,25 @@ export async function ingestCalls(
   })
 }
 
+/**
+ * A new start's item, with the display name a `call/update` left before it arrived (the later write wins, as the
+ * user renamed the call after making it; '' clears). A name that would take the start past DynamoDB's item size is
+ * left out rather than failing the batch.
+ */
+async function buildRenamedStart(s: KeyedStart, stored: CallParts | undefined, userId: string) {
+  const pending = stored?.pendingDisplayName
+  const item = await buildStart(s, s.json, userId)
+  if (pending === undefined) return item
+  const renamed = { ...item, display_name: pending === '' ? undefined : pending }
+  try {
+    assertCallStartFits(renamed)
+  } catch (error) {
+    if (error instanceof PayloadTooLargeError) return item
+    throw error
+  }
+  return renamed
+}
+
 /** Writes one project's parts; returns the trace id each start of the batch has in the store. */
 async function ingestProject(
   userId: string,
@@ -127,13 +148,14 @@ async function ingestProject(
   const ends = [...allEnds.values()].filter((e) => e.project_id === project)
   const startById = new Map(starts.map((s) => [s.id, s]))
   const lookup = [...startById.keys(), ...ends.filter((e) => !e.trace_id && !startById.has(e.id)).map((e) => e.id)]
+  // With the display names `call/update` left for calls not started yet, in the same read.
   const stored: Map<string, CallParts> =
-    lookup.length > 0 ? await getCallParts(project, lookup, { parts: 'start' }) : new Map()
+    lookup.length > 0 ? await getCallParts(project, lookup, { parts: 'start', pendingNames: true }) : new Map()
   const fresh = starts.filter((s) => stored.get(s.id)?.start === undefined)
   const traceIds = new Map(starts.map((s) => [s.id, stored.get(s.id)?.start?.trace_id ?? s.trace_id]))
   await storeCountingStarts(project, {
     startIds: starts.map((s) => s.id),
-    fresh: fresh.map((s) => ({ id: s.id, build: () => buildStart(s, s.json, userId) })),
+    fresh: fresh.map((s) => ({ id: s.id, build: () => buildRenamedStart(s, stored.get(s.id), userId) })),
     ends: async (raced) => {
       // A start stored before this request (a retry) keeps its trace id; so does one another writer stored meanwhile.
       if (raced.length > 0) for (const [id, t] of await storedTraceIds(project, raced)) traceIds.set(id, t)

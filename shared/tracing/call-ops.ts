@@ -1,8 +1,14 @@
 import { recordCallDeletions } from '#shared/db/call-liveness'
-import { getCallParts, setCallDisplayName, traceStorageSize, walkCalls } from '#shared/db/call-repository'
+import {
+  getCallParts,
+  putPendingDisplayName,
+  setCallDisplayName,
+  traceStorageSize,
+  walkCalls,
+} from '#shared/db/call-repository'
 import { listFeedback } from '#shared/db/feedback-repository'
 import { MAX_ITEM_BYTES } from '#shared/db/item-size'
-import { BadRequestError, NotFoundError, PayloadTooLargeError } from '#shared/errors/http-error'
+import { BadRequestError, PayloadTooLargeError } from '#shared/errors/http-error'
 import type { CallParts } from '#shared/schemas/call-item'
 import { awaitsUncount, deleteCountingCalls } from '#shared/tracing/call-count'
 import { expandRefs, objectRefReader, type RefReader } from '#shared/tracing/call-expand'
@@ -97,7 +103,12 @@ export async function readCall(
   return rendered ?? null
 }
 
-/** `call/update`: sets the display name (an empty string clears it). */
+/**
+ * `call/update`: sets the display name (an empty string clears it). A call whose start is not stored yet (the SDKs
+ * send parts in batches, so a rename right after a call often comes first) keeps the name for its start, as Weave's
+ * update part waits to be merged: the ingest storing the start applies it. Checked again after keeping it, so a start
+ * stored meanwhile gets it too.
+ */
 export async function updateCallDisplayName(
   project: string,
   id: string,
@@ -110,8 +121,12 @@ export async function updateCallDisplayName(
   if (Buffer.byteLength(displayName, 'utf8') > MAX_ITEM_BYTES) {
     throw new PayloadTooLargeError('display_name is too large to store with the call')
   }
-  const result = await setCallDisplayName(project, id, displayName === '' ? undefined : displayName)
-  if (result === 'missing') throw new NotFoundError(`Call not found: ${id}`)
+  const name = displayName === '' ? undefined : displayName
+  let result = await setCallDisplayName(project, id, name)
+  if (result === 'missing') {
+    await putPendingDisplayName(project, id, displayName)
+    result = await setCallDisplayName(project, id, name)
+  }
   if (result === 'too-large') throw new PayloadTooLargeError('display_name is too large to store with the call')
 }
 

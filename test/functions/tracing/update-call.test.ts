@@ -40,18 +40,49 @@ describe('POST /call/update', () => {
     expect(await read()).toBeNull()
   })
 
-  it('answers 400 without display_name, 404 for an unknown call and 403 for a foreign project', async () => {
+  it("keeps a name set before the call's start and gives it to the start when it arrives, as Weave merges it", async () => {
+    // Prepare: the SDKs batch starts, so a rename right after a call can reach the server first.
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const plain = startPart(project)
+    const named = startPart(project, { display_name: 'from the start' })
+    const cleared = startPart(project, { display_name: 'cleared later' })
+    const never = startPart(project)
+    const update = (id: string, name: string) =>
+      app.request('/call/update', jsonInit({ project_id: project, call_id: id, display_name: name }, caller.basic))
+    const read = async (id: string) =>
+      (
+        (await (await readApp.request('/call/read', jsonInit({ project_id: project, id }, caller.basic))).json()) as {
+          call: { display_name: string | null } | null
+        }
+      ).call
+
+    // Act
+    const answers = await Promise.all([
+      update(plain.id, 'Renamed early'),
+      update(named.id, 'Renamed over'),
+      update(cleared.id, ''),
+      update(never.id, 'Never started'),
+    ])
+    await writeCalls(caller, [{ start: plain }, { start: named }, { start: cleared }])
+
+    // Assess: the rename came after the call was made, so it wins over the start's own name; a call never started
+    // stays unlisted.
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200])
+    expect(await Promise.all(answers.map((r) => r.json()))).toEqual([{}, {}, {}, {}])
+    expect((await read(plain.id))?.display_name).toBe('Renamed early')
+    expect((await read(named.id))?.display_name).toBe('Renamed over')
+    expect((await read(cleared.id))?.display_name).toBeNull()
+    expect(await read(never.id)).toBeNull()
+  })
+
+  it('answers 400 without display_name and 403 for a foreign project', async () => {
     const caller = await newCaller()
     const stranger = await newCaller()
     const project = newProject(caller)
     const none = await app.request('/call/update', jsonInit({ project_id: project, call_id: 'x' }, caller.basic))
     expect(none.status).toBe(400)
     expect(await none.json()).toEqual({ reason: 'One of [display_name] is required for call update' })
-    const unknown = await app.request(
-      '/call/update',
-      jsonInit({ project_id: project, call_id: 'x', display_name: 'n' }, caller.basic),
-    )
-    expect(unknown.status).toBe(404)
     const foreign = await app.request(
       '/call/update',
       jsonInit({ project_id: project, call_id: 'x', display_name: 'n' }, stranger.basic),
@@ -66,7 +97,7 @@ describe('POST /call/update', () => {
       method: 'POST',
       path: '/call/update',
       headers: { 'content-type': 'application/json', ...caller.basic },
-      body: JSON.stringify({ project_id: project, call_id: 'nope', display_name: 'x' }),
+      body: JSON.stringify({ project_id: project, call_id: 'not-started-yet', display_name: 'x' }),
       authorizer: authorizerFor(caller),
     })
 
@@ -74,7 +105,7 @@ describe('POST /call/update', () => {
     const result = await handler(event, lambdaContext())
 
     // Assess
-    expect(result.statusCode).toBe(404)
-    expect(JSON.parse(result.body)).toEqual({ reason: 'Call not found: nope' })
+    expect(result.statusCode).toBe(200)
+    expect(JSON.parse(result.body)).toEqual({})
   })
 })
