@@ -19,6 +19,7 @@ export const UNIT_FILES = [
   'test/console/csv.test.ts',
   'test/console/format.test.ts',
   'test/console/tree.test.ts',
+  'test/console/usage.test.ts',
   'test/functions/meta/get-health.test.ts',
   'test/functions/meta/get-openapi.test.ts',
   'test/functions/meta/get-server-info.test.ts',

@@ -1,6 +1,7 @@
 import { render } from 'preact'
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
 import './styles.css'
+import { ErrorBoundary } from './components/ErrorBoundary'
 import { Api } from './lib/api'
 import { PAGES, type PageId, parseRoute, routeHash } from './lib/route'
 import { clearSession, loadSession, type Session, saveSession } from './lib/session'
@@ -126,7 +127,7 @@ function App() {
       </button>
       <Nav current={signingIn ? 'signin' : route.page} session={session} onSignOut={signOut} />
       <main id="main" tabIndex={-1}>
-        {page}
+        <ErrorBoundary resetKey={hash}>{page}</ErrorBoundary>
       </main>
     </>
   )

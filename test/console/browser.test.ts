@@ -1,15 +1,28 @@
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import OpenAI from 'openai'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { putModel } from '#shared/db/model-repository'
 import { referenceCatalogModel } from '#shared/engine/settings'
 import { settleAfterResponse } from '#shared/http/after-response'
 import { clearCatalogCache } from '#shared/inference/catalog'
 import { flushUsage } from '#shared/inference/usage-meter'
-import { type Call, type CallFilters, callsPageRequest, callsStatsRequest } from '../../console/src/lib/calls.js'
-import { formatCost, formatCount, formatNumber, formatTokens, formatTotal } from '../../console/src/lib/format.js'
+import {
+  type Call,
+  type CallFilters,
+  callsPageRequest,
+  callsStatsRequest,
+  totalCost,
+} from '../../console/src/lib/calls.js'
+import {
+  formatCost,
+  formatCount,
+  formatNumber,
+  formatTokens,
+  formatTotal,
+  plural,
+} from '../../console/src/lib/format.js'
 import { createLocalApp } from '../../scripts/local/app.js'
 import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
 import { findChromium } from '../support/chromium.js'
@@ -78,6 +91,8 @@ const here = () => weave.requireCurrentCallStackEntry()
 type SdkRun = { ids: { agent: string; lookup: string; judge: string; trace: string } }
 // biome-ignore lint/suspicious/noExplicitAny: API answers are checked field by field by the assertions.
 type Json = any
+// The page's `getComputedStyle`, typed by hand: the root tsconfig has no DOM library.
+type StyledWindow = { getComputedStyle: (el: unknown) => { borderBottomStyle: string } }
 
 const ROOTS_ONLY: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: true }
 const MODEL = 'loom/reference-1'
@@ -242,7 +257,7 @@ describe('Loom Console in Chromium', () => {
 
     // Act
     await open('traces', 'page-traces')
-    await waitForText(page, 'traces-total', `${formatTotal(stats)} traces`)
+    await waitForText(page, 'traces-total', `${formatTotal(stats)} ${plural(stats.count, 'trace')}`)
     await waitForCount(page, 'traces-row', newest.length)
 
     // Assess
@@ -259,6 +274,7 @@ describe('Loom Console in Chromium', () => {
     expect(await row.getByTestId('traces-tokens').textContent()).toBe(formatTokens(usage.total_tokens))
     const cost = usage.prompt_tokens_total_cost + usage.completion_tokens_total_cost
     expect(Number(await row.getByTestId('traces-cost').getAttribute('title'))).toBeCloseTo(cost, 12)
+    expect(totalCost(usage)).toBeCloseTo(cost, 12)
     await checkPage('traces')
   })
 
@@ -286,6 +302,10 @@ describe('Loom Console in Chromium', () => {
     await waitForCount(page, 'call-feedback-item', feedback.result.length)
     await page.locator('[data-testid=json-feedback] .json-toggle[aria-expanded=false]').first().click()
     expect(await page.getByTestId('json-feedback').textContent()).toContain(XSS[0])
+    // The feedback list's rule draws a line under each feedback, not under each row of the JSON viewer inside it.
+    const border = (el: unknown) => (globalThis as unknown as StyledWindow).getComputedStyle(el).borderBottomStyle
+    expect(await page.getByTestId('call-feedback-item').first().evaluate(border)).toBe('solid')
+    expect(await page.locator('[data-testid=json-feedback] li').first().evaluate(border)).toBe('none')
     expect(
       await page.locator(`[data-testid=trace-tree-row][data-call-id="${run.ids.lookup}"]`).textContent(),
     ).toContain(XSS[1])
@@ -394,6 +414,45 @@ describe('Loom Console in Chromium', () => {
     }
   })
 
+  it('marks the total as counting while a new selection is counted, Next usable from the page length', async () => {
+    // Prepare: every call, not only roots (the 600-call trace above makes more than a page); query_stats held back
+    const everyCall = { ...ROOTS_ONLY, rootsOnly: false }
+    const roots = await post('calls/query_stats', callsStatsRequest(project, ROOTS_ONLY))
+    const stats = await post('calls/query_stats', callsStatsRequest(project, everyCall))
+    await open('traces', 'page-traces')
+    await waitForText(page, 'traces-total', `${formatTotal(roots)} ${plural(roots.count, 'trace')}`)
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await page.route('**/calls/query_stats', async (route) => {
+      await held
+      await route.continue()
+    })
+
+    try {
+      // Act: the new selection's page arrives, its total does not
+      await page.getByTestId('filter-roots').uncheck()
+      await page.getByTestId('filter-apply').click()
+      await waitForCount(page, 'traces-row', 50)
+
+      // Assess: no total of the roots is shown for every call, and Next goes by the full page
+      await waitForText(page, 'page-range', '1–50 of …')
+      expect(await page.getByTestId('traces-total').textContent()).toBe('counting…')
+      expect(await page.getByTestId('page-next').isEnabled()).toBe(true)
+
+      // Act: the total arrives
+      release()
+
+      // Assess
+      await waitForText(page, 'traces-total', `${formatTotal(stats)} calls`)
+      expect(await page.getByTestId('page-range').textContent()).toBe(`1–50 of ${formatTotal(stats)}`)
+    } finally {
+      release()
+      await page.unroute('**/calls/query_stats')
+    }
+  })
+
   it("rolls up a completion's tokens and cost as trace/usage does", async () => {
     // Prepare
     const rolled = await post('trace/usage', { filter: { trace_ids: [completionCall.trace_id] }, include_costs: true })
@@ -405,7 +464,7 @@ describe('Loom Console in Chromium', () => {
 
     // Assess
     const cells = await page.getByTestId('trace-usage-row').locator('td').allTextContents()
-    const cost = usage.prompt_tokens_total_cost + usage.completion_tokens_total_cost
+    const cost = totalCost(usage)
     expect(cells).toEqual([
       MODEL,
       formatCount(usage.requests),
@@ -417,6 +476,67 @@ describe('Loom Console in Chromium', () => {
     expect(await page.getByTestId('trace-usage-pricing').textContent()).toContain("project's cost table")
     await waitForText(page, 'call-detail-name', 'loom.chat.completions')
     await checkPage('trace-completion')
+  })
+
+  it('says when a deep link names a call, trace, queue or object that does not exist, and the pages still work', async () => {
+    // Prepare
+    const calls = await streamCalls({ project_id: project, filter: { trace_ids: [run.ids.trace] } })
+    const [missingCall, missingTrace, missingQueue] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()]
+    const go = (hash: string) => page.evaluate(`location.hash = ${JSON.stringify(hash)}`)
+
+    // Act: a trace with a selected call that does not exist (call/read answers {"call": null}), as a queue item of a
+    // deleted call links to it
+    await go(`#/trace/${run.ids.trace}?call=${missingCall}`)
+
+    // Assess: the call says so, the rest of the trace works
+    await waitForTextContaining(page, 'call-detail-missing', 'Call not found (it may have been deleted)')
+    await waitForCount(page, 'trace-tree-row', calls.length)
+    await page.locator(`[data-testid=trace-tree-row][data-call-id="${run.ids.agent}"] button.tree-name`).click()
+    await waitForText(page, 'call-detail-name', 'agent')
+
+    // Act and assess: a trace, a queue and an object that do not exist
+    await go(`#/trace/${missingTrace}`)
+    await waitForTextContaining(page, 'trace-empty', `No calls found for trace ${missingTrace}`)
+    expect(await page.getByTestId('trace-meta').textContent()).toContain('0 calls')
+    await go(`#/queues/${missingQueue}`)
+    await waitForTextContaining(page, 'queue-not-found', 'Queue not found')
+    expect(await page.getByTestId('queue-detail').count()).toBe(0)
+    await go('#/objects/no-such-object')
+    await waitForTextContaining(page, 'object-not-found', 'Object not found')
+
+    // Act: on to another page
+    await open('traces', 'page-traces')
+
+    // Assess: that page alone, no uncaught error on the way
+    expect(await page.locator('main > [data-testid^="page-"]').count()).toBe(1)
+    expect(watched.errors).toEqual([])
+  })
+
+  it("shows a page's render error as an alert, and the next page renders alone", async () => {
+    // Prepare: an answer the Objects page cannot render (a null object), standing for any render error
+    await page.route('**/objs/query', async (route) => {
+      if (route.request().postDataJSON()?.filter?.latest_only === true) await route.fulfill({ json: { objs: [null] } })
+      else await route.continue()
+    })
+
+    try {
+      // Act
+      await page.getByTestId('nav-objects').click()
+
+      // Assess: the error as an alert, with its message
+      await waitForTextContaining(page, 'page-error', 'Cannot read properties of null')
+      expect(await page.getByTestId('page-error').getAttribute('role')).toBe('alert')
+    } finally {
+      await page.unroute('**/objs/query')
+    }
+
+    // Act: navigation goes on
+    await open('traces', 'page-traces')
+
+    // Assess: the next page alone, the error contained
+    expect(await page.getByTestId('page-error').count()).toBe(0)
+    expect(await page.locator('main > [data-testid^="page-"]').count()).toBe(1)
+    expect(watched.errors).toEqual([])
   })
 
   it('charts a feedback metric with the window totals of feedback/stats', async () => {
@@ -466,6 +586,9 @@ describe('Loom Console in Chromium', () => {
     expect(await page.getByTestId('usage-total-cost').textContent()).toBe(formatCost(report.total.cost_usd))
     expect(await page.getByTestId('usage-pricing').textContent()).toContain('priced from the model catalog')
     expect(await page.getByTestId('usage-table').textContent()).toContain(MODEL)
+    // The table shows hours in the browser's zone and says which (the CSV's are UTC).
+    const zone = await page.evaluate('Intl.DateTimeFormat().resolvedOptions().timeZone')
+    expect(await page.getByTestId('usage-time-column').textContent()).toBe(`Hour (${zone})`)
     await page.locator('[data-testid=usage-chart] .uplot canvas').waitFor()
     await checkPage('usage')
   })
@@ -532,6 +655,33 @@ describe('Loom Console in Chromium', () => {
     await waitForTextContaining(page, 'json-object-value', value.note)
     expect(value.note).toBe(XSS[0])
     await checkPage('objects')
+  })
+
+  it("switches to another object without reading it at the previous object's version", async () => {
+    // Prepare: another object than settings (the judge op the SDK published), and the obj/read requests the page sends
+    const objects = (await post('objs/query', { filter: { latest_only: true }, metadata_only: true })).objs
+    const other = objects.find((o: { object_id: string }) => o.object_id !== 'settings')
+    const reads: { object_id: string; digest: string }[] = []
+    const onRequest = (r: Request) => {
+      if (new URL(r.url()).pathname.endsWith('/obj/read')) reads.push(r.postDataJSON())
+    }
+    await page.goto(`${server.url}/console/#/objects/settings`)
+    await page.locator('[data-testid=object-detail][data-object-id=settings] [data-testid=json-object-value]').waitFor()
+    page.on('request', onRequest)
+
+    try {
+      // Act
+      await page.locator(`[data-testid=objects-row][data-object-id="${other.object_id}"] a`).click()
+      await page
+        .locator(`[data-testid=object-detail][data-object-id="${other.object_id}"] [data-testid=json-object-value]`)
+        .waitFor()
+    } finally {
+      page.off('request', onRequest)
+    }
+
+    // Assess: one read, at the new object's own latest version, and no error
+    expect(reads).toEqual([expect.objectContaining({ object_id: other.object_id, digest: other.digest })])
+    expect(await page.getByTestId('object-error').count()).toBe(0)
   })
 
   it('renders the API reference from /openapi.json', async () => {

@@ -10,8 +10,10 @@ import {
   callsQuery,
   callsStatsRequest,
   callTokens,
+  pagerState,
   TOTAL_CAP,
   toIso,
+  totalCost,
   tracePageRequest,
 } from '../../console/src/lib/calls.js'
 
@@ -46,12 +48,12 @@ describe('callsQuery', () => {
     })
   })
 
-  it('searches free text in op name, display name, inputs, output and exception', () => {
+  it('searches free text in op name, display name, output and exception, the fields $contains can match', () => {
     const q = callsQuery({ ...NONE, text: 'needle' }) as { $expr: { $or: unknown[] } }
-    expect(q.$expr.$or).toHaveLength(5)
-    expect(q.$expr.$or[2]).toEqual({
-      $contains: { input: { $getField: 'inputs' }, substr: { $literal: 'needle' }, case_insensitive: true },
+    const contains = (field: string) => ({
+      $contains: { input: { $getField: field }, substr: { $literal: 'needle' }, case_insensitive: true },
     })
+    expect(q.$expr.$or).toEqual(['op_name', 'display_name', 'output', 'exception'].map(contains))
   })
 
   it('ignores an invalid date', () => {
@@ -100,6 +102,27 @@ describe('callsPageRequest', () => {
     })
     // The unfiltered total comes from the call counter: exact whatever its size.
     expect(callsStatsRequest('e/p', NONE)).toEqual({ project_id: 'e/p' })
+  })
+})
+
+describe('pagerState', () => {
+  it('shows the range with the total, and no Next past it', () => {
+    expect(pagerState(0, 50, 50, { count: 120 })).toEqual({ range: '1–50 of 120', hasNext: true })
+    expect(pagerState(100, 20, 50, { count: 120 })).toEqual({ range: '101–120 of 120', hasNext: false })
+    expect(pagerState(0, 50, 50, { count: 50 })).toEqual({ range: '1–50 of 50', hasNext: false })
+  })
+
+  it('keeps Next past a capped total that has more', () => {
+    expect(pagerState(9_950, 50, 50, { count: 10_000, has_more: true })).toEqual({
+      range: '9,951–10,000 of 10,000+',
+      hasNext: true,
+    })
+  })
+
+  it('marks the total as counting and pages by the page length while it is unknown', () => {
+    expect(pagerState(0, 50, 50, undefined)).toEqual({ range: '1–50 of …', hasNext: true })
+    expect(pagerState(50, 7, 50, undefined)).toEqual({ range: '51–57 of …', hasNext: false })
+    expect(pagerState(0, 0, 50, undefined)).toEqual({ range: '', hasNext: false })
   })
 })
 
@@ -161,6 +184,28 @@ describe('derived call values', () => {
     expect(callLatency(done)).toBe(1000)
     expect(callTokens(done)).toBe(22)
     expect(callCost(done)).toBeCloseTo(0.0035, 12)
+  })
+
+  it('prices a model by every *_total_cost it carries, cache reads and creations included', () => {
+    // Prepare: one model's entry as trace/usage answers it with include_costs
+    const entry = {
+      requests: 1,
+      prompt_tokens: 100,
+      completion_tokens: 20,
+      cache_read_input_tokens: 3000,
+      prompt_tokens_total_cost: 0.1,
+      completion_tokens_total_cost: 0.04,
+      cache_read_input_tokens_total_cost: 3,
+      cache_creation_input_tokens_total_cost: 1,
+    }
+
+    // Act
+    const cost = totalCost(entry)
+
+    // Assess: the Traces table's rule gives the same for the call's summary.weave.costs
+    expect(cost).toBeCloseTo(4.14, 12)
+    expect(callCost({ ...base, summary: { weave: { costs: { m: entry } } } })).toBeCloseTo(4.14, 12)
+    expect(totalCost({ requests: 1, prompt_tokens_total_cost: null })).toBeNull()
   })
 
   it('derives the status of a call without a summary, and has no tokens, cost or latency', () => {

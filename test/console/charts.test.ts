@@ -4,12 +4,14 @@ import {
   bucketStart,
   type FeedbackStats,
   feedbackSeries,
+  loggedSteps,
   metricNames,
   metricSlug,
   stack,
   trainingSeries,
   type UsageRow,
   usageSeries,
+  usageTimeColumn,
 } from '../../console/src/lib/charts.js'
 
 const row = (hour: string, model: string, project: string, requests: number, cost = 0): UsageRow => ({
@@ -85,6 +87,11 @@ describe('usage series', () => {
       { label: 'a', values: [1, 2, 0] },
       { label: 'b', values: [4, 2, 4] },
     ])
+  })
+
+  it("names the time zone of the table's time column: the browser's for hours, UTC for days", () => {
+    expect(usageTimeColumn('hour', 'Europe/Berlin')).toBe('Hour (Europe/Berlin)')
+    expect(usageTimeColumn('day', 'Europe/Berlin')).toBe('Day (UTC)')
   })
 
   it('finds the start of an hour or day', () => {
@@ -205,6 +212,13 @@ describe('training series', () => {
       },
     ]
     expect(metricNames(rows).metrics).toEqual(['train/reward', 'train/exception_rate', 'train/a'])
+  })
+
+  it('counts the distinct steps logged, not the rows (a step per split, or logged twice, counts once)', () => {
+    expect(a).toHaveLength(4)
+    expect(loggedSteps(a)).toBe(2)
+    expect(loggedSteps([...a, ...b])).toBe(3)
+    expect(loggedSteps([])).toBe(0)
   })
 
   it('lists splits and metrics, reward and exception rate first', () => {

@@ -3,12 +3,14 @@ import {
   durationBetween,
   formatCost,
   formatCount,
+  formatCountOf,
   formatDate,
   formatDuration,
   formatNumber,
   formatPercent,
   formatTokens,
   formatTotal,
+  plural,
 } from '../../console/src/lib/format.js'
 
 describe('formatDuration', () => {
@@ -41,6 +43,17 @@ describe('formatTotal', () => {
     expect(formatTotal({ count: 10_000, has_more: true })).toBe('10,000+')
     expect(formatTotal({ count: 10_000, has_more: false })).toBe('10,000')
     expect(formatTotal({ count: 1234 })).toBe('1,234')
+  })
+})
+
+describe('plural and formatCountOf', () => {
+  it('names one of a thing in the singular and any other count in the plural', () => {
+    expect(formatCountOf(1, 'trace')).toBe('1 trace')
+    expect(formatCountOf(0, 'call')).toBe('0 calls')
+    expect(formatCountOf(2, 'call')).toBe('2 calls')
+    expect(formatCountOf(12_345, 'call')).toBe('12,345 calls')
+    expect(formatCountOf(1, 'entry', 'entries')).toBe('1 entry')
+    expect(plural(3, 'entry', 'entries')).toBe('entries')
   })
 })
 

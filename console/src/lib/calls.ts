@@ -1,5 +1,8 @@
 // The Traces page's requests and the derived values of a call it shows.
 
+// A `.js` path: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
+import { formatCount, formatTotal } from './format.js'
+
 /** A call as `calls/stream_query` returns it (the fields the console reads). */
 export type Call = {
   id: string
@@ -65,8 +68,11 @@ export function callsQuery(filters: CallFilters): Record<string, unknown> | unde
   if (to !== undefined) ops.push({ $lt: [get('started_at'), lit(to)] })
   const text = filters.text.trim()
   if (text !== '') {
+    // `$contains` follows Weave's ClickHouse semantics: a JSON field is text only when it holds a string, number or
+    // boolean, and an object reads as ''. So a string output matches, but text inside an object output never does and
+    // inputs (always an object) are not asked; the search box and docs/console.md promise only what matches.
     ops.push({
-      $or: ['op_name', 'display_name', 'inputs', 'output', 'exception'].map((field) => ({
+      $or: ['op_name', 'display_name', 'output', 'exception'].map((field) => ({
         $contains: { input: get(field), substr: lit(text), case_insensitive: true },
       })),
     })
@@ -137,6 +143,25 @@ export function tracePageRequest(
  */
 export const TOTAL_CAP = 10_000
 
+/**
+ * The Traces page's pager for a page of `rows` calls at `offset`: the range it shows and whether Next may move on.
+ * `total` is undefined while `calls/query_stats` counts a new selection: the range then says so ("of …") and a full page
+ * is enough for Next, so a stale or missing total never blocks paging.
+ */
+export function pagerState(
+  offset: number,
+  rows: number,
+  pageSize: number,
+  total: { count: number; has_more?: boolean } | undefined,
+): { range: string; hasNext: boolean } {
+  const range =
+    rows === 0
+      ? ''
+      : `${formatCount(offset + 1)}–${formatCount(offset + rows)} of ${total === undefined ? '…' : formatTotal(total)}`
+  const more = total === undefined || total.has_more === true || offset + pageSize < total.count
+  return { range, hasNext: rows >= pageSize && more }
+}
+
 /** The body of `calls/query_stats` for the same filters (the total behind the pager), capped unless unfiltered. */
 export function callsStatsRequest(project: string, filters: CallFilters): Record<string, unknown> {
   const query = callsQuery(filters)
@@ -184,23 +209,34 @@ export function callTokens(call: Call): number | null {
   return any ? total : null
 }
 
+/**
+ * The cost of one model's usage: the sum of every `*_total_cost` it carries (prompt, completion, cache read and cache
+ * creation, and any the API adds), or null without prices. The Traces table and the trace view both price by it, so a
+ * call's cost reads the same on both.
+ */
+export function totalCost(entry: Record<string, unknown>): number | null {
+  let total = 0
+  let any = false
+  for (const [k, v] of Object.entries(entry)) {
+    if (k.endsWith('_total_cost') && typeof v === 'number') {
+      total += v
+      any = true
+    }
+  }
+  return any ? total : null
+}
+
 /** Total cost over the models of `summary.weave.costs` (every `*_total_cost`), or null without prices. */
 export function callCost(call: Call): number | null {
   const weave = isObj(call.summary?.weave) ? call.summary.weave : {}
   const costs = weave.costs
   if (!isObj(costs)) return null
-  let total = 0
-  let any = false
+  let total: number | null = null
   for (const entry of Object.values(costs)) {
-    if (!isObj(entry)) continue
-    for (const [k, v] of Object.entries(entry)) {
-      if (k.endsWith('_total_cost') && typeof v === 'number') {
-        total += v
-        any = true
-      }
-    }
+    const cost = isObj(entry) ? totalCost(entry) : null
+    if (cost !== null) total = (total ?? 0) + cost
   }
-  return any ? total : null
+  return total
 }
 
 /** The name a call is shown by: its display name, else the op's name without the `weave:///…/op/` ref and version. */

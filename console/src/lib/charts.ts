@@ -34,6 +34,14 @@ export type UsageMetric = (typeof USAGE_METRICS)[number]
 const HOUR_S = 3600
 const DAY_S = 86_400
 
+/**
+ * The heading of the usage table's time column, naming the zone its times are in: hours are shown in `timeZone` (the
+ * browser's), days are UTC days (the CSV's columns are `hour_utc` and `day_utc`).
+ */
+export function usageTimeColumn(resolution: 'hour' | 'day', timeZone: string): string {
+  return resolution === 'hour' ? `Hour (${timeZone})` : 'Day (UTC)'
+}
+
 /** The start of the UTC hour or day holding `seconds`. */
 export function bucketStart(seconds: number, resolution: 'hour' | 'day'): number {
   const size = resolution === 'hour' ? HOUR_S : DAY_S
@@ -173,6 +181,14 @@ export function feedbackSeries(stats: FeedbackStats, jsonPath: string, valueType
 
 /** One row of `GET /v1/preview/models/{id}/metrics` (`rows[]`). */
 export type MetricsRow = { split: string; step: number; recorded_at: string; metrics: Record<string, number> }
+
+/**
+ * How many steps a model logged: its distinct `step` values. The history has a row per split and log call, so a step
+ * logged for train and val, or logged twice, is still one step.
+ */
+export function loggedSteps(rows: readonly MetricsRow[]): number {
+  return new Set(rows.map((r) => r.step)).size
+}
 
 /**
  * Splits and metric names present in metrics rows, sorted with reward and exception rate first (the training log names

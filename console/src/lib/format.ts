@@ -31,6 +31,16 @@ export function formatTotal(stats: { count: number; has_more?: boolean }): strin
   return `${formatCount(stats.count)}${stats.has_more === true ? '+' : ''}`
 }
 
+/** The noun of a count: `one` for exactly 1, else `many` (`one` + "s" unless given): `1 trace`, `0 traces`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return n === 1 ? one : many
+}
+
+/** A count with its noun, singular for exactly 1: `1 call`, `12,345 calls`. */
+export function formatCountOf(n: number, one: string, many?: string): string {
+  return `${formatCount(n)} ${plural(n, one, many)}`
+}
+
 /** Token counts are counts. */
 export const formatTokens = formatCount
 

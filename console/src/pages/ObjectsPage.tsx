@@ -74,7 +74,10 @@ function Versions({ api, project, objectId }: { api: Api; project: string; objec
         { project_id: project, object_id: objectId, digest, include_tags_and_aliases: true },
         abort.signal,
       )
-      .then((r) => setValue(r.obj))
+      .then((r) => {
+        setValue(r.obj)
+        setError(undefined)
+      })
       .catch((err) => abort.signal.aborted || setError(err))
     return () => abort.abort()
   }, [api, project, objectId, digest])
@@ -82,44 +85,52 @@ function Versions({ api, project, objectId }: { api: Api; project: string; objec
     <section aria-label={`Object ${objectId}`} data-testid="object-detail" data-object-id={objectId}>
       <h2>{objectId}</h2>
       <ErrorBox error={error} testId="object-error" />
-      <div class="table-wrap">
-        <table data-testid="object-versions">
-          <thead>
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Created</th>
-              <th scope="col">Tags and aliases</th>
-              <th scope="col">Digest</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(versions ?? []).map((v) => (
-              <tr
-                key={v.digest}
-                data-testid="object-version-row"
-                data-digest={v.digest}
-                class={v.digest === digest ? 'selected' : ''}
-              >
-                <td>
-                  <button
-                    type="button"
-                    class="link"
-                    onClick={() => setDigest(v.digest)}
-                    aria-pressed={v.digest === digest}
-                  >
-                    v{v.version_index}
-                  </button>
-                </td>
-                <td>{formatDate(v.created_at)}</td>
-                <td>
-                  <Labels obj={v} />
-                </td>
-                <td class="mono">{v.digest.slice(0, 12)}</td>
+      {versions !== undefined && versions.length === 0 ? (
+        <Empty testId="object-not-found">
+          <p>
+            Object not found: no versions of {objectId} in {project}. It may have been deleted.
+          </p>
+        </Empty>
+      ) : (
+        <div class="table-wrap">
+          <table data-testid="object-versions">
+            <thead>
+              <tr>
+                <th scope="col">Version</th>
+                <th scope="col">Created</th>
+                <th scope="col">Tags and aliases</th>
+                <th scope="col">Digest</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+            </thead>
+            <tbody>
+              {(versions ?? []).map((v) => (
+                <tr
+                  key={v.digest}
+                  data-testid="object-version-row"
+                  data-digest={v.digest}
+                  class={v.digest === digest ? 'selected' : ''}
+                >
+                  <td>
+                    <button
+                      type="button"
+                      class="link"
+                      onClick={() => setDigest(v.digest)}
+                      aria-pressed={v.digest === digest}
+                    >
+                      v{v.version_index}
+                    </button>
+                  </td>
+                  <td>{formatDate(v.created_at)}</td>
+                  <td>
+                    <Labels obj={v} />
+                  </td>
+                  <td class="mono">{v.digest.slice(0, 12)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
       {value !== undefined && (
         <>
           <h3>Value of v{value.version_index}</h3>
@@ -203,7 +214,9 @@ export function ObjectsPage({ api, project, objectId }: { api: Api; project: str
               </tbody>
             </table>
           </div>
-          {current !== undefined && <Versions api={api} project={project} objectId={current} />}
+          {/* Keyed by object: a new object starts with no chosen version, so its first read never asks for the previous
+          object's digest (a 404). */}
+          {current !== undefined && <Versions key={current} api={api} project={project} objectId={current} />}
         </div>
       )}
     </div>

@@ -132,7 +132,8 @@ export function QueuesPage({ api, project, queueId }: { api: Api; project: strin
       .catch((err) => abort.signal.aborted || setError(err))
     return () => abort.abort()
   }, [api, project])
-  const current = queues?.find((q) => q.id === queueId) ?? queues?.[0]
+  // A deep link names its queue: one that is not in the project says so rather than showing another queue.
+  const current = queueId === undefined ? queues?.[0] : queues?.find((q) => q.id === queueId)
   return (
     <div data-testid="page-queues">
       <PageHeader title="Queues" />
@@ -185,6 +186,13 @@ export function QueuesPage({ api, project, queueId }: { api: Api; project: strin
             </table>
           </div>
           {current !== undefined && <QueueItems api={api} project={project} queue={current} />}
+          {queues !== undefined && current === undefined && (
+            <Empty testId="queue-not-found">
+              <p>
+                Queue not found: no queue {queueId} in {project}. It may have been deleted; choose one from the list.
+              </p>
+            </Empty>
+          )}
         </div>
       )}
     </div>

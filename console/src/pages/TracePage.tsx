@@ -1,21 +1,22 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { CallTree } from '../components/CallTree'
-import { ErrorBox, PageHeader } from '../components/common'
+import { Empty, ErrorBox, PageHeader } from '../components/common'
 import { JsonViewer } from '../components/JsonViewer'
 import type { Api } from '../lib/api'
 import { type Call, callName, callStatus, tracePageRequest } from '../lib/calls'
-import { durationBetween, formatCost, formatCount, formatDate, formatDuration, formatTokens } from '../lib/format'
+import {
+  durationBetween,
+  formatCost,
+  formatCount,
+  formatCountOf,
+  formatDate,
+  formatDuration,
+  formatTokens,
+} from '../lib/format'
 import { routeHash } from '../lib/route'
 import { CallForest, subtreeSize, timelineBounds, visibleRows } from '../lib/tree'
+import { type ModelUsage, usageTable } from '../lib/usage'
 
-type Usage = {
-  requests: number
-  prompt_tokens: number
-  completion_tokens: number
-  total_tokens: number
-  prompt_tokens_total_cost: number | null
-  completion_tokens_total_cost: number | null
-}
 type Feedback = { id: string; feedback_type: string; payload: unknown; created_at: string; wb_user_id: string }
 
 // The first page is small so the tree shows at once; later pages grow (500, 1,000, then 2,000 calls), so a large trace
@@ -24,13 +25,9 @@ const FIRST_PAGE = 100
 const LAST_PAGE = 2000
 const nextPage = (limit: number) => (limit === FIRST_PAGE ? 500 : Math.min(LAST_PAGE, limit * 2))
 
-function UsageTable({ usage }: { usage: Record<string, Usage> | undefined }) {
-  const models = Object.entries(usage ?? {})
-  if (models.length === 0) return <p class="muted">No LLM usage recorded in this trace.</p>
-  const cost = (u: Usage) =>
-    u.prompt_tokens_total_cost === null && u.completion_tokens_total_cost === null
-      ? null
-      : (u.prompt_tokens_total_cost ?? 0) + (u.completion_tokens_total_cost ?? 0)
+function UsageTable({ usage }: { usage: Record<string, ModelUsage> | undefined }) {
+  const table = usageTable(usage ?? {})
+  if (table.rows.length === 0) return <p class="muted">No LLM usage recorded in this trace.</p>
   return (
     <div class="table-wrap">
       <p class="muted small" data-testid="trace-usage-pricing">
@@ -44,20 +41,24 @@ function UsageTable({ usage }: { usage: Record<string, Usage> | undefined }) {
             <th scope="col">Requests</th>
             <th scope="col">Prompt tokens</th>
             <th scope="col">Completion tokens</th>
+            {table.cacheRead && <th scope="col">Cache read tokens</th>}
+            {table.cacheCreation && <th scope="col">Cache creation tokens</th>}
             <th scope="col">Total tokens</th>
             <th scope="col">Cost</th>
           </tr>
         </thead>
         <tbody>
-          {models.map(([model, u]) => (
-            <tr key={model} data-testid="trace-usage-row">
-              <td>{model}</td>
-              <td class="num">{formatCount(u.requests)}</td>
-              <td class="num">{formatTokens(u.prompt_tokens)}</td>
-              <td class="num">{formatTokens(u.completion_tokens)}</td>
-              <td class="num">{formatTokens(u.total_tokens)}</td>
-              <td class="num" title={String(cost(u) ?? '')}>
-                {formatCost(cost(u))}
+          {table.rows.map((r) => (
+            <tr key={r.model} data-testid="trace-usage-row">
+              <td>{r.model}</td>
+              <td class="num">{formatCount(r.requests)}</td>
+              <td class="num">{formatTokens(r.prompt)}</td>
+              <td class="num">{formatTokens(r.completion)}</td>
+              {table.cacheRead && <td class="num">{formatTokens(r.cacheRead)}</td>}
+              {table.cacheCreation && <td class="num">{formatTokens(r.cacheCreation)}</td>}
+              <td class="num">{formatTokens(r.total)}</td>
+              <td class="num" title={String(r.cost ?? '')}>
+                {formatCost(r.cost)}
               </td>
             </tr>
           ))}
@@ -68,7 +69,8 @@ function UsageTable({ usage }: { usage: Record<string, Usage> | undefined }) {
 }
 
 function CallDetail({ api, project, id }: { api: Api; project: string; id: string }) {
-  const [call, setCall] = useState<Call | undefined>()
+  // null: `call/read` found no such call (it answers 200 `{"call": null}` for an unknown or deleted id).
+  const [call, setCall] = useState<Call | null | undefined>()
   const [feedback, setFeedback] = useState<Feedback[] | undefined>()
   const [error, setError] = useState<unknown>()
   useEffect(() => {
@@ -77,7 +79,7 @@ function CallDetail({ api, project, id }: { api: Api; project: string; id: strin
     setFeedback(undefined)
     setError(undefined)
     api
-      .post<{ call: Call }>('call/read', { project_id: project, id, include_costs: true }, abort.signal)
+      .post<{ call: Call | null }>('call/read', { project_id: project, id, include_costs: true }, abort.signal)
       .then((r) => setCall(r.call))
       .catch((err) => abort.signal.aborted || setError(err))
     const ref = `weave:///${project}/call/${id}`
@@ -100,6 +102,12 @@ function CallDetail({ api, project, id }: { api: Api; project: string; id: strin
       <ErrorBox error={error} testId="call-detail-error" />
       {call === undefined ? (
         <p class="muted">Loading call…</p>
+      ) : call === null ? (
+        <Empty testId="call-detail-missing">
+          <p>
+            Call not found (it may have been deleted): <code class="break">{id}</code>
+          </p>
+        </Empty>
       ) : (
         <>
           <h2 data-testid="call-detail-name">{callName(call)}</h2>
@@ -177,7 +185,7 @@ export function TracePage({
   const [forest, setForest] = useState(() => new CallForest<Call>())
   const [version, setVersion] = useState(0)
   const [done, setDone] = useState(false)
-  const [usage, setUsage] = useState<Record<string, Record<string, Usage>> | undefined>()
+  const [usage, setUsage] = useState<Record<string, Record<string, ModelUsage>> | undefined>()
   const [error, setError] = useState<unknown>()
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set())
   const [now, setNow] = useState(Date.now())
@@ -197,7 +205,7 @@ export function TracePage({
     const fail = (err: unknown) => abort.signal.aborted || setError(err)
     const usageRollUp = () =>
       api
-        .post<{ call_usage: Record<string, Record<string, Usage>> }>(
+        .post<{ call_usage: Record<string, Record<string, ModelUsage>> }>(
           'trace/usage',
           { project_id: project, filter: { trace_ids: [traceId] }, include_costs: true },
           abort.signal,
@@ -253,54 +261,67 @@ export function TracePage({
         <a href={routeHash('traces')}>Back to traces</a>
       </PageHeader>
       <p class="muted small" data-testid="trace-meta">
-        {formatCount(forest.size)} calls{done ? '' : ' (loading…)'} · {formatDuration(bounds.end - bounds.start)} ·
-        trace {traceId}
+        {formatCountOf(forest.size, 'call')}
+        {done ? '' : ' (loading…)'} · {formatDuration(bounds.end - bounds.start)} · trace {traceId}
       </p>
       <ErrorBox error={error} testId="trace-error" />
-      <section aria-label="Usage roll-up" data-testid="trace-usage">
-        <h2>Tokens and cost</h2>
-        {usage === undefined ? (
-          <p class="muted">Loading usage…</p>
-        ) : (
-          usageRoots.map((r) => (
-            <div key={r.call.id}>
-              {usageRoots.length > 1 && <h3>{callName(r.call)}</h3>}
-              <UsageTable usage={usage[r.call.id]} />
-            </div>
-          ))
-        )}
-      </section>
-      <div class="trace-layout">
-        <section aria-label="Calls" class="trace-tree-panel">
-          <div class="tree-toolbar">
-            <button
-              type="button"
-              class="secondary"
-              onClick={() => setCollapsed(new Set())}
-              data-testid="tree-expand-all"
-            >
-              Expand all
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              onClick={() =>
-                setCollapsed(
-                  new Set(roots.flatMap((r) => r.children.filter((c) => c.children.length > 0).map((c) => c.call.id))),
-                )
-              }
-              data-testid="tree-collapse-all"
-            >
-              Collapse below roots
-            </button>
-            {root !== undefined && (
-              <span class="muted small">{formatCount(subtreeSize(root))} calls under the root</span>
+      {done && forest.size === 0 ? (
+        <Empty testId="trace-empty">
+          <p>
+            No calls found for trace <code class="break">{traceId}</code>. It may have been deleted, or belong to
+            another project.
+          </p>
+        </Empty>
+      ) : (
+        <>
+          <section aria-label="Usage roll-up" data-testid="trace-usage">
+            <h2>Tokens and cost</h2>
+            {usage === undefined ? (
+              <p class="muted">Loading usage…</p>
+            ) : (
+              usageRoots.map((r) => (
+                <div key={r.call.id}>
+                  {usageRoots.length > 1 && <h3>{callName(r.call)}</h3>}
+                  <UsageTable usage={usage[r.call.id]} />
+                </div>
+              ))
             )}
+          </section>
+          <div class="trace-layout">
+            <section aria-label="Calls" class="trace-tree-panel">
+              <div class="tree-toolbar">
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() => setCollapsed(new Set())}
+                  data-testid="tree-expand-all"
+                >
+                  Expand all
+                </button>
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() =>
+                    setCollapsed(
+                      new Set(
+                        roots.flatMap((r) => r.children.filter((c) => c.children.length > 0).map((c) => c.call.id)),
+                      ),
+                    )
+                  }
+                  data-testid="tree-collapse-all"
+                >
+                  Collapse below roots
+                </button>
+                {root !== undefined && (
+                  <span class="muted small">{formatCountOf(subtreeSize(root), 'call')} under the root</span>
+                )}
+              </div>
+              <CallTree rows={rows} bounds={bounds} now={now} selected={current} onSelect={select} onToggle={toggle} />
+            </section>
+            {current !== undefined && <CallDetail api={api} project={project} id={current} />}
           </div>
-          <CallTree rows={rows} bounds={bounds} now={now} selected={current} onSelect={select} onToggle={toggle} />
-        </section>
-        {current !== undefined && <CallDetail api={api} project={project} id={current} />}
-      </div>
+        </>
+      )}
     </div>
   )
 }

@@ -13,8 +13,9 @@ import {
   callsPageRequest,
   callsStatsRequest,
   callTokens,
+  pagerState,
 } from '../lib/calls'
-import { formatCost, formatCount, formatDate, formatDuration, formatTokens, formatTotal } from '../lib/format'
+import { formatCost, formatDate, formatDuration, formatTokens, formatTotal, plural } from '../lib/format'
 import { routeHash } from '../lib/route'
 
 const PAGE_SIZE = 50
@@ -38,12 +39,14 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
   const [sort, setSort] = useState<Sort>({ column: 'started', direction: 'desc' })
   const [offset, setOffset] = useState(0)
   const [calls, setCalls] = useState<Call[]>([])
-  const [total, setTotal] = useState<{ count: number; has_more?: boolean } | undefined>()
+  // The total with the selection it counts: a total of other filters is never shown while the new one is counted.
+  const [counted, setCounted] = useState<{ selection: string; stats: { count: number; has_more?: boolean } }>()
   const [loading, setLoading] = useState(true)
   const [error, setError] = useState<unknown>()
 
   useEffect(() => {
     const abort = new AbortController()
+    const selection = JSON.stringify(callsStatsRequest(project, filters))
     setCalls([])
     setError(undefined)
     setLoading(true)
@@ -71,7 +74,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
           abort.signal,
         ),
       )
-      .then((s) => setTotal(s))
+      .then((stats) => setCounted({ selection, stats }))
     Promise.all([page, stats]).catch((err) => {
       if (!abort.signal.aborted) setError(err)
     })
@@ -93,6 +96,11 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
     setSort((s) => ({ column, direction: s.column === column && s.direction === 'desc' ? 'asc' : 'desc' }))
   }
 
+  const total = counted?.selection === JSON.stringify(callsStatsRequest(project, filters)) ? counted.stats : undefined
+  const pager = pagerState(offset, calls.length, PAGE_SIZE, total)
+  const noun = filters.rootsOnly ? 'trace' : 'call'
+  let totalLabel = error === undefined ? 'counting…' : ''
+  if (total !== undefined) totalLabel = `${formatTotal(total)} ${plural(total.count, noun)}`
   const shown = sortPage(calls, sort)
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS)
   const pageSorted = CALL_COLUMNS.find((c) => c.id === sort.column)?.path === null
@@ -100,7 +108,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
     <div data-testid="page-traces">
       <PageHeader title="Traces">
         <span class="muted" data-testid="traces-total">
-          {total === undefined ? '' : `${formatTotal(total)} ${filters.rootsOnly ? 'traces' : 'calls'}`}
+          {totalLabel}
         </span>
       </PageHeader>
       <form class="filters" onSubmit={apply} data-testid="traces-filters" aria-label="Filter calls">
@@ -148,7 +156,8 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
           Search
           <input
             type="search"
-            placeholder="text in op, inputs, output, exception"
+            placeholder="op name, display name, exception, text output"
+            title="Case-insensitive text in the op name, display name or exception, or an output that is itself a string or number. Text inside input or output objects is not searched (the API's $contains reads a JSON object as empty, as Weave does)."
             value={draft.text}
             onInput={(e) => setDraft({ ...draft, text: e.currentTarget.value })}
             data-testid="filter-text"
@@ -250,14 +259,11 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
           Previous
         </button>
         <span class="muted" data-testid="page-range">
-          {calls.length === 0 ? '' : `${formatCount(offset + 1)}–${formatCount(offset + calls.length)}`}
-          {total === undefined ? '' : ` of ${formatTotal(total)}`}
+          {pager.range}
         </span>
         <button
           type="button"
-          disabled={
-            calls.length < PAGE_SIZE || (total !== undefined && !total.has_more && offset + PAGE_SIZE >= total.count)
-          }
+          disabled={!pager.hasNext}
           onClick={() => setOffset(offset + PAGE_SIZE)}
           data-testid="page-next"
         >

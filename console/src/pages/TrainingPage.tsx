@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { Chart } from '../components/Chart'
 import { Empty, ErrorBox, PageHeader } from '../components/common'
 import type { Api } from '../lib/api'
-import { type MetricsRow, metricNames, trainingSeries } from '../lib/charts'
+import { loggedSteps, type MetricsRow, metricNames, trainingSeries } from '../lib/charts'
 import { formatCount } from '../lib/format'
 
 type Model = { id: string; entity: string; project: string; name: string; base_model: string; run_id: string | null }
@@ -96,7 +96,7 @@ export function TrainingPage({ api, project }: { api: Api; project: string }) {
                       </td>
                       <td>{m.base_model}</td>
                       <td class="num">
-                        {histories[m.id] === undefined ? '—' : formatCount(histories[m.id]?.rows.length ?? 0)}
+                        {histories[m.id] === undefined ? '—' : formatCount(loggedSteps(histories[m.id]?.rows ?? []))}
                       </td>
                     </tr>
                   ))}

@@ -2,7 +2,14 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { Chart } from '../components/Chart'
 import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
 import type { Api } from '../lib/api'
-import { aggregateUsage, USAGE_METRICS, type UsageMetric, type UsageRow, usageSeries } from '../lib/charts'
+import {
+  aggregateUsage,
+  USAGE_METRICS,
+  type UsageMetric,
+  type UsageRow,
+  usageSeries,
+  usageTimeColumn,
+} from '../lib/charts'
 import { toCsv } from '../lib/csv'
 import { formatCost, formatCount, formatDate } from '../lib/format'
 
@@ -29,6 +36,9 @@ const METRIC_LABELS: Record<UsageMetric, string> = {
   total_tokens: 'Total tokens',
   cost_usd: 'Cost (USD)',
 }
+
+// Hourly rows are shown in the browser's time zone, named in the column heading (the CSV's hours are UTC).
+const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone
 
 /** Starts a download of `text` as a file, through a Blob URL (no data leaves the browser). */
 function download(name: string, text: string, type: string) {
@@ -211,7 +221,9 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
               <table data-testid="usage-table">
                 <thead>
                   <tr>
-                    <th scope="col">{resolution === 'hour' ? 'Hour' : 'Day (UTC)'}</th>
+                    <th scope="col" data-testid="usage-time-column">
+                      {usageTimeColumn(resolution, TIME_ZONE)}
+                    </th>
                     <th scope="col">{groupBy === 'model' ? 'Model' : 'Project'}</th>
                     <th scope="col">Requests</th>
                     <th scope="col">Prompt</th>
@@ -226,7 +238,7 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
                     <tr key={`${r.bucket}-${r.key}`} data-testid="usage-row">
                       <td>
                         {resolution === 'hour'
-                          ? formatDate(r.bucket * 1000)
+                          ? formatDate(r.bucket * 1000, TIME_ZONE)
                           : new Date(r.bucket * 1000).toISOString().slice(0, 10)}
                       </td>
                       <td>{r.key}</td>
