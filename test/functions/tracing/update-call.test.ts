@@ -48,9 +48,9 @@ describe('POST /call/update', () => {
     const named = startPart(project, { display_name: 'from the start' })
     const cleared = startPart(project, { display_name: 'cleared later' })
     const never = startPart(project)
-    const update = (id: string, name: string) =>
+    const update = (id: unknown, name: string) =>
       app.request('/call/update', jsonInit({ project_id: project, call_id: id, display_name: name }, caller.basic))
-    const read = async (id: string) =>
+    const read = async (id: unknown) =>
       (
         (await (await readApp.request('/call/read', jsonInit({ project_id: project, id }, caller.basic))).json()) as {
           call: { display_name: string | null } | null
