@@ -5,19 +5,47 @@ import { EOS_TOKEN_ID, tokenBytes } from '#shared/engine/tokenizer'
 /** A finished beam: its sequence (text, tokens, finish reason) and score. */
 export type Beam = { sequence: Sequence; score: number; logprobs: LogprobEntry[] }
 
-type Candidate = { tokens: number[]; logprobs: number[]; entries: LogprobEntry[]; cum: number }
+// A beam's tokens as a persistent list: a child shares its parent's, so extending a beam copies nothing.
+type Path = { token: number; logprob: number; entry: LogprobEntry; length: number; prev: Path | null }
+// A live beam keeps its decoding state and extends it by one token per step (replaying every beam from its start at
+// every step made the search quadratic in its length).
+type Live = { sequence: Sequence; path: Path | null; cum: number }
+type Candidate = { parent: Live; path: Path; cum: number }
+type Finished = { path: Path; cum: number }
 
 // vLLM's `get_beam_search_score`: cumulative logprob over (prompt + output length) ** length_penalty, EOS not counted.
-function score(job: Job, c: Candidate, lengthPenalty: number): number {
-  let length = job.prompt.length + c.tokens.length
-  if (c.tokens[c.tokens.length - 1] === EOS_TOKEN_ID) length--
-  return c.cum / length ** lengthPenalty
+function score(job: Job, { path, cum }: Finished, lengthPenalty: number): number {
+  let length = job.prompt.length + path.length
+  if (path.token === EOS_TOKEN_ID) length--
+  return cum / length ** lengthPenalty
 }
 
-function replay(job: Job, c: Candidate): Sequence {
-  const seq = new Sequence(job, new Rng('beam'))
-  for (const [i, t] of c.tokens.entries()) seq.append(t, c.logprobs[i] as number)
-  return seq
+// Each kept candidate continues its parent's sequence: a parent's last kept child takes the sequence over, the
+// others get a fork of it, taken before the parent changes.
+function extend(kept: Candidate[]): Live[] {
+  const children = new Map<Live, number>()
+  for (const c of kept) children.set(c.parent, (children.get(c.parent) ?? 0) + 1)
+  return kept.map((c) => {
+    const left = (children.get(c.parent) as number) - 1
+    children.set(c.parent, left)
+    const sequence = left === 0 ? c.parent.sequence : c.parent.sequence.fork()
+    sequence.append(c.path.token, c.path.logprob)
+    return { sequence, path: c.path, cum: c.cum }
+  })
+}
+
+// The returned beam, decoded once from its path.
+function materialise(job: Job, { path }: Finished): { sequence: Sequence; logprobs: LogprobEntry[] } {
+  const steps: Path[] = []
+  for (let p: Path | null = path; p !== null; p = p.prev) steps.push(p)
+  steps.reverse()
+  const sequence = new Sequence(job, new Rng('beam'))
+  for (const step of steps) sequence.append(step.token, step.logprob)
+  if (path.token === EOS_TOKEN_ID && !job.params.ignoreEos) {
+    sequence.finishReason = 'stop'
+    sequence.stopReason = EOS_TOKEN_ID
+  }
+  return { sequence, logprobs: steps.map((s) => s.entry) }
 }
 
 /**
@@ -28,51 +56,46 @@ function replay(job: Job, c: Candidate): Sequence {
  */
 export async function beamSearch(job: Job, width: number, yieldEvery: () => Promise<boolean>): Promise<Beam[]> {
   const { params } = job
-  const greedyJob: Job = { ...job, params: { ...params, sampling: { ...params.sampling, temperature: 0 } } }
-  let live: Candidate[] = [{ tokens: [], logprobs: [], entries: [], cum: 0 }]
-  const finished: Candidate[] = []
+  // vLLM's BeamSearchParams carry no `stop`, `stop_token_ids` or repetition detection: a beam ends at EOS (finish
+  // reason `stop`, stop reason the EOS id) or at max_tokens (`length`) only, and its text is never cut.
+  const beamJob: Job = { ...job, params: { ...params, stop: [], stopTokenIds: [], repetition: undefined } }
+  const greedy: Job = { ...beamJob, params: { ...beamJob.params, sampling: { ...params.sampling, temperature: 0 } } }
+  let live: Live[] = [{ sequence: new Sequence(greedy, new Rng('beam')), path: null, cum: 0 }]
+  const finished: Finished[] = []
   while (live.length > 0) {
     const next: Candidate[] = []
     for (const beam of live) {
-      const seq = replay(greedyJob, beam)
-      const dist = seq.distribution()
+      const dist = beam.sequence.distribution()
+      const top = params.logprobs
+        ? topTokens(dist, params.topLogprobs).map(([t, v]) => ({
+            token: tokenLabel(t, params.tokensAsIds),
+            logprob: clampLogprob(v),
+            bytes: tokenBytes(t),
+          }))
+        : []
       for (const [token, lp] of topTokens(dist, 2 * width)) {
         if (lp === Number.NEGATIVE_INFINITY) continue
         const entry: LogprobEntry = {
           token: tokenLabel(token, params.tokensAsIds),
           logprob: clampLogprob(lp),
           bytes: tokenBytes(token),
-          top_logprobs: params.logprobs
-            ? topTokens(dist, params.topLogprobs).map(([t, v]) => ({
-                token: tokenLabel(t, params.tokensAsIds),
-                logprob: clampLogprob(v),
-                bytes: tokenBytes(t),
-              }))
-            : [],
+          top_logprobs: top,
         }
-        const child: Candidate = {
-          tokens: [...beam.tokens, token],
-          logprobs: [...beam.logprobs, lp],
-          entries: [...beam.entries, entry],
-          cum: beam.cum + lp,
-        }
-        if (token === EOS_TOKEN_ID && !params.ignoreEos) finished.push(child)
-        else if (child.tokens.length >= params.maxTokens) finished.push(child)
-        else next.push(child)
+        const path: Path = { token, logprob: lp, entry, length: (beam.path?.length ?? 0) + 1, prev: beam.path }
+        const cum = beam.cum + lp
+        if ((token === EOS_TOKEN_ID && !params.ignoreEos) || path.length >= params.maxTokens)
+          finished.push({ path, cum })
+        else next.push({ parent: beam, path, cum })
       }
     }
     next.sort((a, b) => b.cum - a.cum)
-    live = next.slice(0, width)
+    live = extend(next.slice(0, width))
     if (!(await yieldEvery())) break
   }
-  finished.push(...live)
-  const ranked = finished
-    .map((c) => ({ c, s: score(job, c, params.lengthPenalty) }))
+  for (const { path, cum } of live) if (path !== null) finished.push({ path, cum })
+  return finished
+    .map((f) => ({ f, s: score(job, f, params.lengthPenalty) }))
     .sort((a, b) => b.s - a.s)
     .slice(0, width)
-  return ranked.map(({ c, s }) => {
-    const sequence = replay(job, c)
-    if (c.tokens[c.tokens.length - 1] === EOS_TOKEN_ID && !params.ignoreEos) sequence.stopReason = EOS_TOKEN_ID
-    return { sequence, score: s, logprobs: c.entries }
-  })
+    .map(({ f, s }) => ({ ...materialise(beamJob, f), score: s }))
 }

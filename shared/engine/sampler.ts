@@ -3,8 +3,9 @@ import { VOCAB_SIZE } from '#shared/engine/tokenizer'
 /**
  * Logit processing and sampling with vLLM's semantics: masks (`allowed_token_ids`, `bad_words`, `min_tokens`,
  * structured outputs), `logit_bias`, repetition / frequency / presence penalties, then temperature (0 = greedy),
- * `min_p`, `top_k` and `top_p`. The log-softmax of the processed logits is the distribution the token is drawn from,
- * and the one logprobs report.
+ * `min_p`, `top_k` and `top_p`. The log-softmax of the processed logits is the distribution the token is drawn from.
+ * Logprobs do not report it: like vLLM's default `logprobs_mode: raw_logprobs`, they report the model's distribution
+ * under the engine's own constraint only (grammar, forced `</think>`; `Sequence` in `sequence.ts` computes both).
  */
 
 /** Sampling parameters after defaults. */

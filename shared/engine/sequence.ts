@@ -80,7 +80,7 @@ export function isRepetitive(
  * strings held back while they might still match, and the finish reason once it ends.
  */
 export class Sequence {
-  readonly output: number[] = []
+  readonly output: number[]
   readonly history: number[]
   content = ''
   reasoning = ''
@@ -91,26 +91,47 @@ export class Sequence {
   private reasoningTokens = 0
   private inReasoning: boolean
   private grammar: MatchState | undefined
-  private readonly counts = new Map<number, number>()
+  private readonly counts: Map<number, number>
   private readonly contentText: Detokenizer
   private readonly reasoningText: Detokenizer
   private readonly holdBack: number
 
+  /** A new choice of `job`, or with `from` a copy of that sequence (see `fork`). */
   constructor(
     private readonly job: Job,
     private readonly rng: Rng,
+    from?: Sequence,
   ) {
-    this.history = [...job.prompt]
-    this.inReasoning = job.reasoningOpen
-    this.grammar = job.matcher?.initial
+    this.output = [...(from?.output ?? [])]
+    this.history = [...(from?.history ?? job.prompt)]
+    this.counts = new Map(from?.counts)
+    this.inReasoning = from?.inReasoning ?? job.reasoningOpen
+    this.grammar = from ? from.grammar : job.matcher?.initial
     const options = {
       skipSpecialTokens: job.params.skipSpecialTokens,
       spacesBetweenSpecialTokens: job.params.spacesBetweenSpecialTokens,
     }
-    this.contentText = new Detokenizer(options)
-    this.reasoningText = new Detokenizer(options)
+    this.contentText = from?.contentText.fork() ?? new Detokenizer(options)
+    this.reasoningText = from?.reasoningText.fork() ?? new Detokenizer(options)
     const longest = Math.max(0, ...job.params.stop.map((s) => s.length))
     this.holdBack = job.params.includeStopStr ? 0 : Math.max(0, longest - 1)
+    if (from) {
+      this.content = from.content
+      this.reasoning = from.reasoning
+      this.cumulativeLogprob = from.cumulativeLogprob
+      this.finishReason = from.finishReason
+      this.stopReason = from.stopReason
+      this.released = from.released
+      this.reasoningTokens = from.reasoningTokens
+    }
+  }
+
+  /**
+   * A copy that goes on independently from here, sharing the generator (beam search extends a beam by several
+   * tokens; it decodes greedily, so the shared generator draws nothing).
+   */
+  fork(): Sequence {
+    return new Sequence(this.job, this.rng, this)
   }
 
   /** Reasoning tokens generated so far. */

@@ -17,6 +17,26 @@ const KINDS = ['json', 'regex', 'choice', 'grammar', 'json_object', 'structural_
 // Compiled matchers are reused across requests with the same constraint (their state caches stay warm).
 const cache = new Map<string, Matcher>()
 const CACHE_LIMIT = 128
+// The grammar states all cached matchers may hold together (about 5 of the largest a request may compile, some tens
+// of MB): a count limit alone would let 128 grammars of 400,000 states each stay in memory.
+const CACHE_GRAMMAR_STATES = 2_000_000
+let cachedGrammarStates = 0
+
+function remember(key: string, matcher: Matcher): void {
+  const drop = (k: string) => {
+    cachedGrammarStates -= cache.get(k)?.grammarStates ?? 0
+    cache.delete(k)
+  }
+  drop(key)
+  while (
+    cache.size > 0 &&
+    (cache.size >= CACHE_LIMIT || cachedGrammarStates + matcher.grammarStates > CACHE_GRAMMAR_STATES)
+  ) {
+    drop(cache.keys().next().value as string)
+  }
+  cache.set(key, matcher)
+  cachedGrammarStates += matcher.grammarStates
+}
 // Unbounded grammars (nested JSON) keep creating states; past this a fresh matcher replaces the cached one.
 const MAX_CACHED_STATES = 50_000
 
@@ -95,9 +115,7 @@ export function constraintFor(request: ChatCompletionRequest): Matcher | undefin
   if (hit && hit.cachedStates < MAX_CACHED_STATES) return hit
   try {
     const matcher = new Matcher(grammarFor(kind, so[kind], options))
-    cache.delete(key)
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string)
-    cache.set(key, matcher)
+    remember(key, matcher)
     return matcher
   } catch (error) {
     if (error instanceof UnsupportedConstraintError) {

@@ -85,6 +85,8 @@ export class Detokenizer {
   private segments = 0
   private inText = false
   private pending = 0
+  // The bytes of the character being decoded (from its lead byte on), which `fork` replays.
+  private held: number[] = []
 
   constructor(options: DecodeOptions = {}) {
     this.skip = options.skipSpecialTokens ?? true
@@ -109,10 +111,27 @@ export class Detokenizer {
     }
     // ASCII outside a multi-byte sequence needs no decoder (the common case, and the decoder call is the slow part).
     if (id < 0x80 && this.pending === 0) return sep + String.fromCharCode(id)
-    if (id >= 0xc0) this.pending = id >= 0xf0 ? 3 : id >= 0xe0 ? 2 : 1
-    else if (id >= 0x80 && this.pending > 0) this.pending--
-    else this.pending = 0
+    if (id >= 0xc0) {
+      this.pending = id >= 0xf0 ? 3 : id >= 0xe0 ? 2 : 1
+      this.held = [id]
+    } else if (id >= 0x80 && this.pending > 0) {
+      this.pending--
+      this.held.push(id)
+    } else this.pending = 0
     return sep + this.decoder.decode(new Uint8Array([id]), { stream: true })
+  }
+
+  /** An independent copy in the same state (beam search continues one beam several ways). */
+  fork(): Detokenizer {
+    const copy = new Detokenizer({ skipSpecialTokens: this.skip, spacesBetweenSpecialTokens: this.spaces })
+    copy.segments = this.segments
+    copy.inText = this.inText
+    copy.pending = this.pending
+    copy.held = [...this.held]
+    // A TextDecoder's partial character cannot be copied out; a fresh one fed the same bytes since the lead byte ends
+    // in the same state (a lead byte always starts from a clean state), and what it emits was emitted already.
+    if (this.pending > 0) copy.decoder.decode(Uint8Array.from(this.held), { stream: true })
+    return copy
   }
 
   /** Returns whatever incomplete bytes are held (as U+FFFD) and resets the UTF-8 state. */

@@ -11,14 +11,8 @@ import {
   UnsupportedConstraintError,
 } from '#shared/engine/grammar/ast'
 import { ANNOTATIONS, inferType, matchesType, SUPPORTED } from '#shared/engine/grammar/json-keywords'
-import {
-  formatNode,
-  integerRange,
-  jsonChar,
-  jsonNumber,
-  keyExcluding,
-  patternNode,
-} from '#shared/engine/grammar/json-values'
+import { boundedNumber, jsonNumber, scaledRange } from '#shared/engine/grammar/json-numbers'
+import { formatNode, jsonChar, keyExcluding, patternNode } from '#shared/engine/grammar/json-values'
 import { regexToNode } from '#shared/engine/grammar/regex'
 
 /** How JSON output may be laid out (vLLM's `disable_any_whitespace`, `whitespace_pattern`, `disable_additional_properties`). */
@@ -53,7 +47,7 @@ class SchemaCompiler {
     this.rules.set('char', jsonChar())
     this.rules.set('string', seq(lit('"'), rep(ref('char'), 0, INF), lit('"')))
     this.rules.set('number', jsonNumber())
-    this.rules.set('integer', integerRange(Number.NEGATIVE_INFINITY, INF))
+    this.rules.set('integer', scaledRange(Number.NEGATIVE_INFINITY, INF) as GNode)
     const W = ref('ws')
     const member = seq(ref('string'), W, lit(':'), W, ref('value'))
     this.rules.set('object', seq(lit('{'), W, opt(seq(member, rep(seq(W, lit(','), W, member), 0, INF))), W, lit('}')))
@@ -134,7 +128,7 @@ class SchemaCompiler {
         return this.string(s, path)
       case 'integer':
       case 'number':
-        return this.number(type, s)
+        return this.number(type, s, path)
       case 'boolean':
         return alt(lit('true'), lit('false'))
       case 'null':
@@ -167,19 +161,9 @@ class SchemaCompiler {
     return this.rule(seq(lit('"'), inner, lit('"')), 'str')
   }
 
-  private number(type: string, s: Schema): GNode {
-    const bounded = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].some((k) => typeof s[k] === 'number')
-    if (!bounded) return ref(type)
-    // Bounded numbers are written as integers inside the bounds: always valid, and free of float rounding.
-    let lo = Number.NEGATIVE_INFINITY
-    let hi = INF
-    if (typeof s.minimum === 'number') lo = Math.ceil(s.minimum)
-    if (typeof s.maximum === 'number') hi = Math.floor(s.maximum)
-    if (typeof s.exclusiveMinimum === 'number') lo = Math.max(lo, Math.floor(s.exclusiveMinimum) + 1)
-    if (typeof s.exclusiveMaximum === 'number') hi = Math.min(hi, Math.ceil(s.exclusiveMaximum) - 1)
-    if (s.exclusiveMinimum === true && typeof s.minimum === 'number' && Number.isInteger(s.minimum)) lo = s.minimum + 1
-    if (s.exclusiveMaximum === true && typeof s.maximum === 'number' && Number.isInteger(s.maximum)) hi = s.maximum - 1
-    return this.rule(integerRange(lo, hi), 'int')
+  private number(type: 'integer' | 'number', s: Schema, path: string): GNode {
+    const node = boundedNumber(type, s, path)
+    return node.t === 'ref' ? node : this.rule(node, 'num')
   }
 
   private array(s: Schema, path: string): GNode {

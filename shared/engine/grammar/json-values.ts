@@ -3,23 +3,16 @@ import {
   byteSet,
   bytes,
   codePoints,
-  EMPTY,
   type GNode,
   lit,
   negateRanges,
-  opt,
   rep,
   seq,
   UnsupportedConstraintError,
 } from '#shared/engine/grammar/ast'
 import { regexToNode } from '#shared/engine/grammar/regex'
 
-/** Grammar pieces for JSON text: characters, strings, numbers, integer ranges and the generic value rules. */
-
-const DIGIT = bytes(byteSet([0x30, 0x39]))
-const NONZERO = bytes(byteSet([0x31, 0x39]))
-// Longer numerals parse to imprecise or infinite numbers, which then fail `integer` checks.
-const MAX_DIGITS = 15
+/** Grammar pieces for JSON strings: characters, formats, patterns and the keys an object may add. */
 
 /** One JSON string character: a raw character or an escape. */
 export function jsonChar(): GNode {
@@ -50,64 +43,6 @@ export function jsonChar(): GNode {
     ),
   )
   return alt(raw, escaped)
-}
-
-/** Any JSON number (bounded digit counts). */
-export function jsonNumber(): GNode {
-  const int = seq(opt(lit('-')), alt(lit('0'), seq(NONZERO, rep(DIGIT, 0, MAX_DIGITS - 1))))
-  const frac = opt(seq(lit('.'), rep(DIGIT, 1, MAX_DIGITS)))
-  const exp = opt(
-    seq(bytes(byteSet([0x45, 0x45], [0x65, 0x65])), opt(bytes(byteSet([0x2b, 0x2b], [0x2d, 0x2d]))), rep(DIGIT, 1, 2)),
-  )
-  return seq(int, frac, exp)
-}
-
-function fixedWidth(lo: string, hi: string): GNode {
-  if (lo.length === 0) return EMPTY
-  const rest = lo.length - 1
-  const [l, h] = [lo.charCodeAt(0), hi.charCodeAt(0)]
-  if (l === h) return seq(bytes(byteSet([l, l])), fixedWidth(lo.slice(1), hi.slice(1)))
-  if (/^0*$/.test(lo.slice(1)) && /^9*$/.test(hi.slice(1))) return seq(bytes(byteSet([l, h])), rep(DIGIT, rest, rest))
-  const items = [seq(bytes(byteSet([l, l])), fixedWidth(lo.slice(1), '9'.repeat(rest)))]
-  if (l + 1 <= h - 1) items.push(seq(bytes(byteSet([l + 1, h - 1])), rep(DIGIT, rest, rest)))
-  items.push(seq(bytes(byteSet([h, h])), fixedWidth('0'.repeat(rest), hi.slice(1))))
-  return alt(...items)
-}
-
-// Non-negative integers in [a, b] written without leading zeros; b may be Infinity.
-function naturalRange(a: number, b: number): GNode {
-  const items: GNode[] = []
-  const digitsA = String(a).length
-  const top = b === Number.POSITIVE_INFINITY ? 10 ** Math.max(digitsA, 1) - 1 : b
-  for (let d = digitsA; d <= String(top).length; d++) {
-    const lo = Math.max(a, d === 1 ? 0 : 10 ** (d - 1))
-    const hi = Math.min(top, 10 ** d - 1)
-    if (lo <= hi) items.push(fixedWidth(String(lo), String(hi)))
-  }
-  if (b === Number.POSITIVE_INFINITY && digitsA < MAX_DIGITS)
-    items.push(seq(NONZERO, rep(DIGIT, digitsA, MAX_DIGITS - 1)))
-  return alt(...items)
-}
-
-/** Integers in [lo, hi] (either bound may be infinite). */
-export function integerRange(from: number, to: number): GNode {
-  if (from > to) throw new UnsupportedConstraintError(`No integer lies between ${from} and ${to}`)
-  // Numerals are written with at most 15 digits (exact as doubles); a wider bound, such as the ±(2^53−1) of zod's
-  // `.int()`, is narrowed to them: every output still lies inside the schema's range. Only a range with no 15-digit
-  // integer at all cannot be served.
-  const limit = 10 ** MAX_DIGITS - 1
-  if (from > limit || to < -limit) {
-    throw new UnsupportedConstraintError('Numeric bounds beyond 15 digits are not supported')
-  }
-  const lo = Number.isFinite(from) ? Math.max(from, -limit) : from
-  const hi = Number.isFinite(to) ? Math.min(to, limit) : to
-  const items: GNode[] = []
-  if (lo <= -1) {
-    const negHi = Math.min(hi, -1)
-    items.push(seq(lit('-'), naturalRange(-negHi, lo === Number.NEGATIVE_INFINITY ? Number.POSITIVE_INFINITY : -lo)))
-  }
-  if (hi >= 0) items.push(naturalRange(Math.max(lo, 0), hi))
-  return alt(...items)
 }
 
 const FORMATS: Record<string, string> = {

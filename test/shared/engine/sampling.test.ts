@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { applyBiasAndPenalties, finalDistribution, type SamplingOptions } from '#shared/engine/sampler'
+import { Sequence } from '#shared/engine/sequence'
 import { decode, EOS_TOKEN_ID, encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
 import { ask, complete, logprobsOf, model, streamAll, text } from './support.js'
 
@@ -236,6 +237,53 @@ describe('reference engine sampling', () => {
       }),
       { numRuns: 8 },
     )
+  })
+
+  it('ignores stop and stop_token_ids in beam search, as vLLM does, so no beam is cut short or mislabelled', async () => {
+    // Prepare: unconstrained, the best beam says "capital" and contains "p" (token 112)
+    const base = ask('Tell me about the capital of France.', {
+      use_beam_search: true,
+      n: 2,
+      max_tokens: 20,
+      return_token_ids: true,
+    })
+
+    // Act
+    const plain = await complete(base)
+    const stopped = await complete({ ...base, stop: ['capital'], stop_token_ids: [112] })
+
+    // Assess
+    expect(plain.choices.some((c) => c.message.content?.includes('capital'))).toBe(true)
+    expect(stopped.choices.map((c) => c.message.content)).toEqual(plain.choices.map((c) => c.message.content))
+    for (const c of stopped.choices) {
+      expect(c.message.content).toBe(decode((c.token_ids ?? []).filter((t) => t !== EOS_TOKEN_ID)))
+      expect([
+        ['length', null],
+        ['stop', EOS_TOKEN_ID],
+      ]).toContainEqual([c.finish_reason, c.stop_reason])
+    }
+  })
+
+  it('extends each beam by one token per step instead of replaying it from the start', async () => {
+    // Prepare
+    const [n, maxTokens] = [2, 60]
+    const append = vi.spyOn(Sequence.prototype, 'append')
+
+    // Act
+    const response = await complete(
+      ask('Tell me about the capital of France.', {
+        use_beam_search: true,
+        n,
+        max_tokens: maxTokens,
+        ignore_eos: true,
+      }),
+    )
+    const appended = append.mock.calls.length
+    append.mockRestore()
+
+    // Assess: one append per kept beam and step, then one per token of each returned beam (replays would be ~n·L²/2)
+    expect(response.choices.map((c) => c.finish_reason)).toEqual(['length', 'length'])
+    expect(appended).toBeLessThanOrEqual(2 * n * maxTokens)
   })
 
   it('treats top_k 1, a tiny top_p and min_p 1 like greedy decoding', async () => {

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { jsonSchemaGrammar } from '#shared/engine/grammar/json-schema'
 import { Matcher } from '#shared/engine/grammar/matcher'
 import { regexToNode } from '#shared/engine/grammar/regex'
 import { BadRequestError } from '#shared/errors/http-error'
@@ -89,6 +90,56 @@ const randomRegex = fc
     { minLength: 1, maxLength: 2 },
   )
   .map((branches) => branches.map((items) => items.map(([atom, q]) => atom + q).join('')).join('|'))
+
+const utf8 = new TextEncoder()
+const regexMatcher = (re: string) => new Matcher({ rules: new Map([['root', regexToNode(re)]]), root: 'root' })
+
+describe('large grammars', () => {
+  it('compiles a 10,000-fold repetition of a class of multi-byte characters and enforces its exact length', () => {
+    // Prepare
+    const exact = `${'é'.repeat(4000)}${'a'.repeat(5999)}€`
+
+    // Act
+    const matcher = regexMatcher('[^x]{10000}')
+
+    // Assess
+    expect(matcher.initial.dist).toBe(10_000)
+    expect(matcher.matches(utf8.encode(exact))).toBe(true)
+    expect(matcher.matches(utf8.encode(exact.slice(1)))).toBe(false)
+    expect(matcher.matches(utf8.encode(`${exact.slice(1)}x`))).toBe(false)
+  })
+
+  it('compiles a long chain of optional items (a deep chain of silent moves)', () => {
+    // Act
+    const matcher = regexMatcher('(a?){10000}b')
+
+    // Assess
+    expect(matcher.initial.dist).toBe(1)
+    expect(matcher.matches(utf8.encode('aaab'))).toBe(true)
+    expect(matcher.matches(utf8.encode('aaa'))).toBe(false)
+  })
+
+  it('constrains a completion to a 1,000-fold repetition of a character class', async () => {
+    // Act
+    const response = await complete(ask('Write.', { structured_outputs: { regex: '[^x]{1000}' }, seed: 7 }))
+
+    // Assess
+    expect(text(response)).toMatch(/^[^x]{1000}$/u)
+    expect(response.choices[0]?.finish_reason).toBe('stop')
+  })
+
+  it.each([
+    ['a repetition of a repetition', '([\\s\\S]{10000}){100}'],
+    ['a long sequence of large repetitions', '.{10000}'.repeat(20)],
+  ])('refuses %s above the grammar-state limit with a 400 naming the limit', async (_name, regex) => {
+    // Act
+    const act = complete(ask('x', { structured_outputs: { regex } }))
+
+    // Assess
+    await expect(act).rejects.toThrow(BadRequestError)
+    await expect(act).rejects.toThrow(/too large: it needs more than 400,000 grammar states/)
+  })
+})
 
 describe('random regexes', () => {
   it('match exactly what JavaScript regexes match, and constrain generation to them', async () => {
@@ -294,6 +345,61 @@ describe('constrained decoding', () => {
     )
   })
 
+  it('writes decimals within decimal bounds (what zod .min(0.1).max(0.9) emits)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), async (seed) => {
+        // Prepare
+        const json = {
+          type: 'object',
+          properties: {
+            p: { type: 'number', minimum: 0.2, maximum: 0.8 },
+            q: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 0.05 },
+          },
+          required: ['p', 'q'],
+          additionalProperties: false,
+        }
+
+        // Act
+        const response = await complete(ask('Two probabilities.', { structured_outputs: { json }, seed }))
+
+        // Assess
+        expect(validateJson(JSON.parse(text(response)), json)).toBeUndefined()
+        expect(response.choices[0]?.finish_reason).toBe('stop')
+      }),
+      { numRuns: 10 },
+    )
+  })
+
+  it('accepts exactly the numerals with up to 6 decimals inside decimal bounds', () => {
+    const numeral = fc
+      .tuple(fc.boolean(), fc.nat(3), fc.string({ unit: fc.constantFrom(...'0123456789'), maxLength: 6 }))
+      .map(([negative, int, frac]) => `${negative ? '-' : ''}${int}${frac === '' ? '' : `.${frac}`}`)
+      .filter((s) => Number(s) !== 0 || !s.startsWith('-'))
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -3000, max: 3000 }),
+        fc.integer({ min: 1, max: 3000 }),
+        fc.boolean(),
+        numeral,
+        (from, width, exclusive, s) => {
+          // Prepare
+          const [lo, hi] = [from / 1000, (from + width) / 1000]
+          const schema = exclusive
+            ? { type: 'number', exclusiveMinimum: lo, exclusiveMaximum: hi }
+            : { type: 'number', minimum: lo, maximum: hi }
+          const value = Number(s)
+
+          // Act
+          const accepted = new Matcher(jsonSchemaGrammar(schema)).matches(utf8.encode(s))
+
+          // Assess
+          expect(accepted).toBe(exclusive ? value > lo && value < hi : value >= lo && value <= hi)
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
   it('enforces the pattern of a string that also names a format, and an http(s) uri', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer(), async (seed) => {
@@ -327,6 +433,16 @@ describe('constrained decoding', () => {
     ['an unknown format', { json: { type: 'string', format: 'hostname' } }, 'format `hostname`'],
     ['a left-recursive grammar', { grammar: 'root ::= root "a" | "b"' }, 'Left-recursive'],
     ['two kinds of constraint', { regex: 'a', choice: ['b'] }, 'only use one kind'],
+    [
+      'an integer with no integer between its decimal bounds',
+      { json: { type: 'object', properties: { share: { type: 'integer', minimum: 0.2, maximum: 0.8 } } } },
+      'No integer lies within the bounds of #/properties/share (minimum 0.2, maximum 0.8)',
+    ],
+    [
+      'a number with no 6-decimal numeral between its bounds',
+      { json: { type: 'number', exclusiveMinimum: 0.1, exclusiveMaximum: 0.1000001 } },
+      'No number with at most 6 decimals lies within the bounds of # (exclusiveMinimum 0.1, exclusiveMaximum 0.1000001)',
+    ],
   ])('refuses %s with a 400 instead of decoding unconstrained', async (_name, structured_outputs, message) => {
     // Act
     const act = complete(ask('x', { structured_outputs }))

@@ -63,4 +63,25 @@ describe('tokenizer', () => {
     // Assess
     expect(parts).toEqual(['', 'é', '!'])
   })
+
+  it('forks a detokenizer mid-character into two that each decode their own continuation', () => {
+    const ids = fc.array(fc.oneof(fc.integer({ min: 0, max: VOCAB_SIZE - 1 }), fc.constantFrom(0xc3, 0xe2, 0x82, 0xa9)))
+    fc.assert(
+      fc.property(ids, ids, ids, fc.boolean(), (prefix, left, right, skipSpecialTokens) => {
+        // Prepare
+        const options = { skipSpecialTokens }
+        const original = new Detokenizer(options)
+        const head = prefix.map((id) => original.push(id)).join('')
+
+        // Act
+        const copy = original.fork()
+        const decodedLeft = head + left.map((id) => original.push(id)).join('') + original.flush()
+        const decodedRight = head + right.map((id) => copy.push(id)).join('') + copy.flush()
+
+        // Assess
+        expect(decodedLeft).toBe(decode([...prefix, ...left], options))
+        expect(decodedRight).toBe(decode([...prefix, ...right], options))
+      }),
+    )
+  })
 })
