@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb'
 import { PutCommand, UpdateCommand, type UpdateCommandInput, type UpdateCommandOutput } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
+import { ConflictError } from '#shared/errors/http-error'
 
 // Conditional writes (docs/architecture.md, "Conditional writes"): the data layer's one place that turns DynamoDB's
 // refusal of a write's condition into a value. Every other error, and the refusal where a caller cannot explain it,
@@ -37,23 +38,27 @@ export async function putIfAbsent(item: Record<string, unknown>): Promise<'writt
   return written === undefined ? 'exists' : 'written'
 }
 
+// Puts tried by `putIfAbsentOrRead` while the key keeps being taken and freed under it.
+const PUT_OR_READ_ATTEMPTS = 3
+
 /**
- * `putIfAbsent` that, when the key exists, returns what `read` finds there (read it strongly consistent); throws the
- * condition's error when `read` finds nothing (the item was deleted in between).
+ * `putIfAbsent` that, when the key exists, returns what `read` finds there (read it strongly consistent). When `read`
+ * finds nothing, the item was deleted between the put and the read (a create racing a delete of the same name): the
+ * key is free again, so the put is tried again; a 409 after a few such rounds.
  */
 export async function putIfAbsentOrRead<T>(
   item: Record<string, unknown>,
   read: () => Promise<T | undefined>,
 ): Promise<{ written: true } | { written: false; existing: T }> {
-  try {
-    await db().send(new PutCommand({ TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' }))
-    return { written: true }
-  } catch (error) {
-    if (!isConditionFailed(error)) throw error
+  for (let attempt = 0; attempt < PUT_OR_READ_ATTEMPTS; attempt++) {
+    const written = await ifConditionHolds(
+      db().send(new PutCommand({ TableName: table(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' })),
+    )
+    if (written !== undefined) return { written: true }
     const existing = await read()
-    if (existing === undefined) throw error
-    return { written: false, existing }
+    if (existing !== undefined) return { written: false, existing }
   }
+  throw new ConflictError('The item was changed by another request while this one wrote it; retry the request')
 }
 
 /** An update for `updateIfExists`: everything but the table and the condition. */

@@ -10,6 +10,7 @@ import {
   putIfAbsentOrRead,
   updateIfExists,
 } from '#shared/db/conditional-write'
+import { ConflictError } from '#shared/errors/http-error'
 
 const newKey = () => ({ PK: `TEST#${randomUUID()}`, SK: 'ITEM' })
 
@@ -96,16 +97,41 @@ describe('putIfAbsentOrRead', () => {
     expect(await stored(key)).toEqual({ ...key, v: 'first' })
   })
 
-  it('throws the condition failure when the key exists but the read finds nothing', async () => {
+  it('puts again when the item was deleted between the refused put and the read', async () => {
+    // Prepare: a create racing a delete of the same key
+    const key = newKey()
+    await putIfAbsent({ ...key, v: 'first' })
+    let reads = 0
+
+    // Act
+    const result = await putIfAbsentOrRead({ ...key, v: 'second' }, async () => {
+      reads++
+      await db().send(new DeleteCommand({ TableName: table(), Key: key }))
+      return undefined
+    })
+
+    // Assess
+    expect(result).toEqual({ written: true })
+    expect(reads).toBe(1)
+    expect(await stored(key)).toEqual({ ...key, v: 'second' })
+  })
+
+  it('answers 409 when the key stays taken but the read keeps finding nothing', async () => {
     // Prepare
     const key = newKey()
     await putIfAbsent({ ...key, v: 'first' })
+    let reads = 0
 
     // Act
-    const outcome = putIfAbsentOrRead({ ...key, v: 'second' }, async () => undefined)
+    const outcome = putIfAbsentOrRead({ ...key, v: 'second' }, async () => {
+      reads++
+      return undefined
+    })
 
     // Assess
-    await expect(outcome).rejects.toBeInstanceOf(ConditionalCheckFailedException)
+    await expect(outcome).rejects.toBeInstanceOf(ConflictError)
+    expect(reads).toBe(3)
+    expect(await stored(key)).toEqual({ ...key, v: 'first' })
   })
 })
 
