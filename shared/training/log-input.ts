@@ -80,10 +80,20 @@ export function parseLogInput(modelId: string, body: unknown, bodyText: string, 
     )
   }
   const { metrics, counts } = computeLogMetrics(request.split, request.trajectory_groups)
-  if (Buffer.byteLength(JSON.stringify(metrics)) > MAX_METRICS_BYTES) {
+  const metricsBytes = Buffer.byteLength(JSON.stringify(metrics))
+  if (metricsBytes > MAX_METRICS_BYTES) {
+    // Every key is prefixed with the split: when the prefixes are most of the size, the split is what to shorten.
+    const keys = Object.keys(metrics).length
+    const splitBytes = keys * Buffer.byteLength(request.split)
+    if (2 * splitBytes > metricsBytes) {
+      invalid(
+        ['body', 'split'],
+        `The computed metrics exceed ${MAX_METRICS_BYTES} bytes: the split (${Buffer.byteLength(request.split)} bytes) prefixes each of their ${keys} keys`,
+      )
+    }
     invalid(
       ['body', 'trajectory_groups'],
-      `The computed metrics exceed ${MAX_METRICS_BYTES} bytes: too many distinct metric keys`,
+      `The computed metrics exceed ${MAX_METRICS_BYTES} bytes: too many distinct metric keys (${keys})`,
     )
   }
   return {

@@ -261,6 +261,20 @@ describe('POST /v1/preview/models/{model_id}/log validation', () => {
     // Assess
     expect(status).toBe(422)
     expect(detail[0]?.msg).toContain('too many distinct metric keys')
+    expect(detail[0]?.loc).toEqual(['body', 'trajectory_groups'])
+  })
+
+  it('names the split when its length, repeated in every metric key, is what makes the metrics too large', async () => {
+    // Act: one trajectory's few metrics, each key prefixed with a 25 KB split
+    const { status, detail } = await post({
+      split: 's'.repeat(25_000),
+      trajectory_groups: [{ trajectories: [trajectory(1)] }],
+    })
+
+    // Assess
+    expect(status).toBe(422)
+    expect(detail[0]?.loc).toEqual(['body', 'split'])
+    expect(detail[0]?.msg).toMatch(/the split \(25000 bytes\) prefixes each of their \d+ keys/)
   })
 
   it('writes nothing when any part of the request is invalid', async () => {
