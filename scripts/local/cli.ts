@@ -1,3 +1,4 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { connectLocalTable } from './connect.js'
 
 /** Where a command writes: the process's stdout and stderr when run as a script, buffers in tests. */
@@ -9,10 +10,25 @@ export const PROCESS_OUTPUT: CliOutput = {
   err: (text) => void process.stderr.write(text),
 }
 
-/** A small command-line tool: its usage text and one handler per command. */
-export type Cli = {
+/** The options a CLI declares, in `node:util` `parseArgs` form. */
+export type CliOptions = NonNullable<ParseArgsConfig['options']>
+
+/** The values `parseArgs` reads for a CLI's options. */
+export type CliValues<T extends CliOptions> = ReturnType<
+  typeof parseArgs<{ options: T; allowPositionals: true }>
+>['values']
+
+/** One command: the options it reads (any other is refused, not silently ignored) and what it does. */
+export type CliCommand<T extends CliOptions> = {
+  flags: readonly (keyof T & string)[]
+  run: (rest: string[], values: CliValues<T>) => Promise<void>
+}
+
+/** A small command-line tool: its usage text, its options (with `help`) and its commands. */
+export type Cli<T extends CliOptions> = {
   usage: string
-  commands: Record<string, (rest: string[]) => Promise<void>>
+  options: T
+  commands: Record<string, CliCommand<T>>
 }
 
 /** A mistake on the command line (a missing or bad option, an unknown id): `runCli` answers it with status 2. */
@@ -24,26 +40,53 @@ export function usageError(message: string): never {
 }
 
 /**
- * Runs `command` against the table the administration CLIs target (see `connectLocalTable`) and returns the exit
- * status: `--help` prints the usage (0), no command prints it too (2), an unknown command or a `UsageError` prints the
- * message and the usage to stderr (2). The connection is always released. Other errors propagate.
+ * Reads a flag's whole-number value from `min` (0 or 1) to `max`; anything else (a fraction, an exponent, a number
+ * past `max`) stops the command with a usage error naming the range. `alternative` names another accepted word.
  */
-export async function runCli(
-  cli: Cli,
-  positionals: string[],
-  help: boolean | undefined,
-  output: CliOutput,
-): Promise<number> {
+export function intFlag(flag: string, raw: string, min: 0 | 1, max: number, alternative?: string): number {
+  // Digits only: Number() also reads '1e3', '0x10' and ' ' (as 0).
+  const value = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN
+  if (!(value >= min && value <= max)) {
+    const kind = min === 0 ? 'a non-negative integer' : 'a positive integer'
+    usageError(`--${flag} must be ${kind} up to ${max}${alternative === undefined ? '' : ` or ${alternative}`}`)
+  }
+  return value
+}
+
+// node:util's parseArgs throws these for an unknown option, a missing or ambiguous value, a stray positional.
+function isParseArgsError(error: unknown): error is Error {
+  return error instanceof Error && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS_')
+}
+
+/**
+ * Parses `argv` and runs its command against the table the administration CLIs target (see `connectLocalTable`);
+ * returns the exit status. `--help` prints the usage (0), no command prints it too (2); a malformed command line, an
+ * unknown command, an option the command does not read, or a `UsageError` prints the message and the usage to stderr
+ * (2). The connection is always released. Other errors propagate.
+ */
+export async function runCli<T extends CliOptions>(cli: Cli<T>, argv: string[], output: CliOutput): Promise<number> {
+  let parsed: { positionals: string[]; values: CliValues<T> }
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: cli.options }) as typeof parsed
+  } catch (error) {
+    if (isParseArgsError(error)) return usage(cli, output, error.message)
+    throw error
+  }
+  const { positionals, values } = parsed
   const [command, ...rest] = positionals
+  const help = (values as { help?: boolean }).help
   if (help || command === undefined) {
     output.out(`${cli.usage}\n`)
     return help ? 0 : 2
   }
-  const run = cli.commands[command]
-  if (run === undefined) return usage(cli, output, `Unknown command '${command}'`)
+  // Own properties only: `constructor` or `toString` are no commands.
+  const entry = Object.hasOwn(cli.commands, command) ? cli.commands[command] : undefined
+  if (entry === undefined) return usage(cli, output, `Unknown command '${command}'`)
+  const stray = Object.keys(values).find((flag) => !entry.flags.includes(flag))
+  if (stray !== undefined) return usage(cli, output, `'${command}' does not take --${stray}`)
   const connection = await connectLocalTable()
   try {
-    await run(rest)
+    await entry.run(rest, values)
     return 0
   } catch (error) {
     if (error instanceof UsageError) return usage(cli, output, error.message)
@@ -53,7 +96,7 @@ export async function runCli(
   }
 }
 
-function usage(cli: Cli, output: CliOutput, message: string): number {
+function usage<T extends CliOptions>(cli: Cli<T>, output: CliOutput, message: string): number {
   output.err(`${message}\n\n${cli.usage}\n`)
   return 2
 }

@@ -1,10 +1,9 @@
-import { parseArgs } from 'node:util'
 import { createApiKey } from '#shared/auth/key-admin'
 import { type LimitChange, listApiKeys, revokeApiKey, setApiKeyLimits } from '#shared/db/api-key-repository'
 import { addMembership } from '#shared/db/membership-repository'
 import { type ApiKeyRecord, NameSchema } from '#shared/schemas/api-key'
-import { LIMIT_NAMES, type RateLimits } from '#shared/schemas/rate-limit'
-import { type CliOutput, PROCESS_OUTPUT, runCli, usageError } from './cli.js'
+import { LIMIT_MAX, LIMIT_NAMES, type RateLimits } from '#shared/schemas/rate-limit'
+import { type Cli, type CliOutput, type CliValues, intFlag, PROCESS_OUTPUT, runCli, usageError } from './cli.js'
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
@@ -15,9 +14,11 @@ const USAGE = `Usage: npm run keys -- <command> [options]
   add-member --user <id> --entity <name>                add a user to an entity
 
 Limits (per key; unset means unlimited; 'none' removes one in set-limits):
-  --rpm <n>            requests per minute, every authenticated route
-  --tpm <n>            tokens (prompt + completion) per minute, chat completions
-  --concurrency <n>    requests in flight at once, every authenticated route
+  --rpm <n>            requests per minute (at most ${LIMIT_MAX.rpm}), every authenticated route
+  --tpm <n>            tokens (prompt + completion) per minute (at most ${LIMIT_MAX.tpm}), chat completions
+  --concurrency <n>    requests in flight at once (at most ${LIMIT_MAX.concurrency}), every authenticated route
+
+A command refuses the options it does not read.
 
 Targets DYNAMODB_ENDPOINT / LOOM_TABLE_NAME when set (AWS when only LOOM_TABLE_NAME is set), else the local stack's
 embedded DynamoDB under LOOM_DATA_DIR (default .loom-data), running or not.`
@@ -32,7 +33,7 @@ const OPTIONS = {
   help: { type: 'boolean' },
 } as const
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values']
+type Values = CliValues<typeof OPTIONS>
 
 function name(value: string | undefined, flag: string): string {
   if (value === undefined) usageError(`--${flag} is required`)
@@ -42,11 +43,7 @@ function name(value: string | undefined, flag: string): string {
 
 function limit(flag: (typeof LIMIT_NAMES)[number], raw: string, allowNone: boolean): number | null {
   if (allowNone && raw === 'none') return null
-  const value = Number(raw)
-  if (raw.trim() === '' || !Number.isInteger(value) || value < 1) {
-    usageError(`--${flag} must be a positive integer${allowNone ? " or 'none'" : ''}`)
-  }
-  return value
+  return intFlag(flag, raw, 1, LIMIT_MAX[flag], allowNone ? "'none'" : undefined)
 }
 
 function limitChange(values: Values, allowNone: boolean): LimitChange {
@@ -64,13 +61,14 @@ function describeLimits(record: ApiKeyRecord): string {
 }
 
 /** `npm run keys -- <argv>`: administers API keys and memberships; returns the exit status (scripts/keys.ts). */
-export async function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS })
-  return runCli(
-    {
-      usage: USAGE,
-      commands: {
-        create: async () => {
+export function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Promise<number> {
+  const cli = {
+    usage: USAGE,
+    options: OPTIONS,
+    commands: {
+      create: {
+        flags: ['user', 'entity', 'name', ...LIMIT_NAMES],
+        run: async (_rest, values) => {
           const userId = name(values.user, 'user')
           const entity = name(values.entity, 'entity')
           const limits = limitChange(values, false) as RateLimits
@@ -85,7 +83,10 @@ export async function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT
           )
           output.out(`API key (shown once, store it now): ${key}\n`)
         },
-        list: async () => {
+      },
+      list: {
+        flags: ['user'],
+        run: async (_rest, values) => {
           const keys = await listApiKeys(values.user)
           for (const k of keys) {
             const state = k.revokedAt === undefined ? 'active' : `revoked ${k.revokedAt}`
@@ -95,12 +96,18 @@ export async function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT
           }
           if (keys.length === 0) output.out('No keys.\n')
         },
-        revoke: async (rest) => {
+      },
+      revoke: {
+        flags: [],
+        run: async (rest) => {
           const keyId = rest[0] ?? usageError('revoke needs a key id (see `list`)')
           if (!(await revokeApiKey(keyId, new Date().toISOString()))) usageError(`No key with id ${keyId}`)
           output.out(`Revoked ${keyId}.\n`)
         },
-        'set-limits': async (rest) => {
+      },
+      'set-limits': {
+        flags: LIMIT_NAMES,
+        run: async (rest, values) => {
           const keyId = rest[0] ?? usageError('set-limits needs a key id (see `list`)')
           const change = limitChange(values, true)
           if (Object.keys(change).length === 0) {
@@ -109,7 +116,10 @@ export async function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT
           const record = (await setApiKeyLimits(keyId, change)) ?? usageError(`No key with id ${keyId}`)
           output.out(`Limits of ${keyId}: ${describeLimits(record)}.\n`)
         },
-        'add-member': async () => {
+      },
+      'add-member': {
+        flags: ['user', 'entity'],
+        run: async (_rest, values) => {
           const userId = name(values.user, 'user')
           const entity = name(values.entity, 'entity')
           await addMembership({ userId, entity, role: 'member', addedAt: new Date().toISOString() })
@@ -117,8 +127,6 @@ export async function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT
         },
       },
     },
-    positionals,
-    values.help,
-    output,
-  )
+  } satisfies Cli<typeof OPTIONS>
+  return runCli(cli, argv, output)
 }

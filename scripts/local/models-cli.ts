@@ -1,27 +1,40 @@
 import { readFile } from 'node:fs/promises'
-import { parseArgs } from 'node:util'
 import { safeParse } from 'zod/mini'
 import { deleteModel, listModels, putModel } from '#shared/db/model-repository'
 import { parseCatalogFile } from '#shared/inference/catalog'
-import { type BackendSettings, type CatalogModel, CatalogModelSchema } from '#shared/schemas/model'
-import { LIMIT_NAMES } from '#shared/schemas/rate-limit'
-import { type CliOutput, PROCESS_OUTPUT, runCli, usageError } from './cli.js'
+import {
+  type BackendSettings,
+  type CatalogModel,
+  CatalogModelSchema,
+  MODEL_BOUNDS,
+  UpstreamUrlSchema,
+} from '#shared/schemas/model'
+import { LIMIT_MAX, LIMIT_NAMES } from '#shared/schemas/rate-limit'
+import { type Cli, type CliOutput, type CliValues, intFlag, PROCESS_OUTPUT, runCli, usageError } from './cli.js'
 
 const USAGE = `Usage: npm run models -- <command> [options]
 
   add <id> --entities <a,b|*> (--base-url <url> | --backend reference [--settings <json>]) [options]
+      --base-url <url>              http(s) URL of an OpenAI-compatible server, including /v1
       --upstream-model <name>       model name on the upstream, when it differs from <id>
       --api-key-ref <ref>           env:NAME or secret:<secrets-manager-id>; credentials are never stored
-      --owned-by <s> --created <unix-seconds> --root <s> --max-model-len <n>
+      --owned-by <s> --root <s>
+      --created <unix-seconds>      0 to ${MODEL_BOUNDS.created} (a negative value is refused)
+      --max-model-len <n>           context window in tokens, 1 to ${MODEL_BOUNDS.maxModelLen}
       --no-chat-template            the tokenizer defines no chat template
       --multimodal | --text-only    whether image/audio/video parts are accepted (default: upstream yes, reference no)
       --scheduling fcfs|priority    priority allows a non-zero request priority
-      --price-prompt <usd> --price-completion <usd> [--price-cached <usd>]   prices per token
-      --connect-timeout-ms <n> --first-byte-timeout-ms <n> --continuous-usage
-      --rpm <n> --tpm <n> --concurrency <n>   limits per project using the model (requests/min, tokens/min, in flight)
+      --price-prompt <usd> --price-completion <usd> [--price-cached <usd>]   prices per token, 0 to ${MODEL_BOUNDS.price}
+      --connect-timeout-ms <n> --first-byte-timeout-ms <n>   1 to ${MODEL_BOUNDS.timeoutMs}
+      --continuous-usage
+      --rpm <n> --tpm <n> --concurrency <n>   limits per project using the model: requests/min (at most
+                                    ${LIMIT_MAX.rpm}), tokens/min (at most ${LIMIT_MAX.tpm}), in flight (at most ${LIMIT_MAX.concurrency})
   import <file.json>                add (or replace) every model of a catalog file (one model or an array)
-  list [--json]                     list the catalog
+  list [--json]                     list the catalog (entries the checks above refuse are marked INVALID)
   remove <id>                       remove a model
+
+The upstream options (--base-url to --continuous-usage) apply to upstream models only, --settings to reference
+models only; a command refuses the options it does not read. Catalog files follow the same rules.
 
 Targets DYNAMODB_ENDPOINT / LOOM_TABLE_NAME when set (AWS when only LOOM_TABLE_NAME is set), else the local stack's
 embedded DynamoDB under LOOM_DATA_DIR (default .loom-data), running or not. Adding an existing id replaces it.`
@@ -55,20 +68,39 @@ const OPTIONS = {
   help: { type: 'boolean' },
 } as const
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values']
+type Values = CliValues<typeof OPTIONS>
+type Flag = keyof typeof OPTIONS
+type StringFlag = { [K in Flag]: (typeof OPTIONS)[K]['type'] extends 'string' ? K : never }[Flag]
 
-function num(values: Values, flag: keyof Values): number | undefined {
+// What a reference model would silently ignore.
+const UPSTREAM_FLAGS = [
+  'base-url',
+  'upstream-model',
+  'api-key-ref',
+  'connect-timeout-ms',
+  'first-byte-timeout-ms',
+  'continuous-usage',
+] as const
+
+function int(values: Values, flag: StringFlag, min: 0 | 1, max: number): number | undefined {
+  const raw = values[flag]
+  return raw === undefined ? undefined : intFlag(flag, raw, min, max)
+}
+
+function price(values: Values, flag: 'price-prompt' | 'price-completion' | 'price-cached'): number | undefined {
   const raw = values[flag]
   if (raw === undefined) return undefined
   const value = Number(raw)
-  if (typeof raw !== 'string' || raw.trim() === '' || !Number.isFinite(value) || value < 0) {
-    usageError(`--${flag} must be a non-negative number`)
+  if (raw.trim() === '' || !(value >= 0 && value <= MODEL_BOUNDS.price)) {
+    usageError(`--${flag} must be a number from 0 to ${MODEL_BOUNDS.price} (USD per token)`)
   }
   return value
 }
 
 function backendFromFlags(values: Values): BackendSettings {
   if (values.backend === 'reference') {
+    const stray = UPSTREAM_FLAGS.find((flag) => values[flag] !== undefined)
+    if (stray !== undefined) usageError(`--${stray} applies to openai-compatible models, not --backend reference`)
     let settings: Record<string, unknown> | undefined
     if (values.settings !== undefined) {
       try {
@@ -82,8 +114,11 @@ function backendFromFlags(values: Values): BackendSettings {
   if (values.backend !== undefined && values.backend !== 'openai-compatible') {
     usageError("--backend must be 'openai-compatible' or 'reference'")
   }
+  if (values.settings !== undefined) usageError('--settings applies to --backend reference only')
   const baseUrl = values['base-url'] ?? usageError('--base-url is required for an openai-compatible model')
-  if (!URL.canParse(baseUrl)) usageError('--base-url must be a URL such as http://10.0.0.5:8000/v1')
+  if (!safeParse(UpstreamUrlSchema, baseUrl).success) {
+    usageError('--base-url must be an http or https URL such as http://10.0.0.5:8000/v1')
+  }
   const ref = values['api-key-ref']
   if (ref !== undefined && !/^(env:[A-Za-z_][A-Za-z0-9_]*|secret:.+)$/.test(ref)) {
     usageError('--api-key-ref must be env:NAME or secret:<id>')
@@ -91,8 +126,8 @@ function backendFromFlags(values: Values): BackendSettings {
   const backend: BackendSettings = { kind: 'openai-compatible', baseUrl }
   if (values['upstream-model'] !== undefined) backend.upstreamModel = values['upstream-model']
   if (ref !== undefined) backend.apiKeyRef = ref
-  const connect = num(values, 'connect-timeout-ms')
-  const firstByte = num(values, 'first-byte-timeout-ms')
+  const connect = int(values, 'connect-timeout-ms', 1, MODEL_BOUNDS.timeoutMs)
+  const firstByte = int(values, 'first-byte-timeout-ms', 1, MODEL_BOUNDS.timeoutMs)
   if (connect !== undefined) backend.connectTimeoutMs = connect
   if (firstByte !== undefined) backend.firstByteTimeoutMs = firstByte
   if (values['continuous-usage']) backend.continuousUsage = true
@@ -112,54 +147,70 @@ function modelFromFlags(values: Values, id: string): CatalogModel {
   const model: Record<string, unknown> = { id, backend: backendFromFlags(values), entities }
   if (values['owned-by'] !== undefined) model.ownedBy = values['owned-by']
   if (values.root !== undefined) model.root = values.root
-  if (values.created !== undefined) model.created = num(values, 'created')
-  if (values['max-model-len'] !== undefined) model.maxModelLen = num(values, 'max-model-len')
+  const created = int(values, 'created', 0, MODEL_BOUNDS.created)
+  if (created !== undefined) model.created = created
+  const maxModelLen = int(values, 'max-model-len', 1, MODEL_BOUNDS.maxModelLen)
+  if (maxModelLen !== undefined) model.maxModelLen = maxModelLen
   if (values['no-chat-template']) model.hasChatTemplate = false
   if (values.multimodal && values['text-only']) usageError('--multimodal and --text-only exclude each other')
   if (values.multimodal) model.multimodal = true
   if (values['text-only']) model.multimodal = false
   if (values.scheduling !== undefined) model.scheduling = values.scheduling
-  const prompt = num(values, 'price-prompt')
-  const completion = num(values, 'price-completion')
-  if ((prompt === undefined) !== (completion === undefined))
+  if ((values['price-prompt'] === undefined) !== (values['price-completion'] === undefined)) {
     usageError('--price-prompt and --price-completion go together')
+  }
+  if (values['price-cached'] !== undefined && values['price-prompt'] === undefined) {
+    usageError('--price-cached needs --price-prompt and --price-completion')
+  }
+  const prompt = price(values, 'price-prompt')
+  const completion = price(values, 'price-completion')
+  const cached = price(values, 'price-cached')
   if (prompt !== undefined) {
-    const cached = num(values, 'price-cached')
     model.prices = cached === undefined ? { prompt, completion } : { prompt, completion, cached }
   }
   for (const name of LIMIT_NAMES) {
-    const raw = values[name]
-    if (raw === undefined) continue
-    const value = Number(raw)
-    if (raw.trim() === '' || !Number.isInteger(value) || value < 1) usageError(`--${name} must be a positive integer`)
-    model[name] = value
+    const value = int(values, name, 1, LIMIT_MAX[name])
+    if (value !== undefined) model[name] = value
   }
   const parsed = safeParse(CatalogModelSchema, model)
-  if (!parsed.success)
-    usageError(`Invalid model: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`)
+  if (!parsed.success) usageError(`Invalid model: ${parsed.error.issues.map(issueText).join('; ')}`)
   return parsed.data
+}
+
+function issueText(issue: { path: PropertyKey[]; message: string }): string {
+  return `${issue.path.map(String).join('.')}: ${issue.message}`
 }
 
 function describe(m: CatalogModel): string {
   const where = m.backend.kind === 'openai-compatible' ? m.backend.baseUrl : 'built-in engine'
   const prices = m.prices ? `  prices=${m.prices.prompt}/${m.prices.completion}` : ''
   const limits = LIMIT_NAMES.filter((n) => m[n] !== undefined).map((n) => `  ${n}=${m[n]}`)
-  return `${m.id}  ${m.backend.kind} ${where}  entities=${m.entities.join(',')}${prices}${limits.join('')}`
+  // Entries written by hand or by an older version are still read (and served); say what to fix.
+  const checked = safeParse(CatalogModelSchema, m)
+  const issue = checked.success ? undefined : checked.error.issues[0]
+  const invalid = issue === undefined ? '' : `  INVALID (${issueText(issue)})`
+  return `${m.id}  ${m.backend.kind} ${where}  entities=${m.entities.join(',')}${prices}${limits.join('')}${invalid}`
 }
 
+const ADD_FLAGS = (Object.keys(OPTIONS) as Flag[]).filter((flag) => flag !== 'json' && flag !== 'help')
+
 /** `npm run models -- <argv>`: administers the model catalog; returns the exit status (scripts/models.ts). */
-export async function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS })
-  return runCli(
-    {
-      usage: USAGE,
-      commands: {
-        add: async (rest) => {
+export function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Promise<number> {
+  const cli = {
+    usage: USAGE,
+    options: OPTIONS,
+    commands: {
+      add: {
+        flags: ADD_FLAGS,
+        run: async (rest, values) => {
           const model = modelFromFlags(values, rest[0] ?? usageError('add needs a model id'))
           await putModel(model)
           output.out(`Added ${describe(model)}\n`)
         },
-        import: async (rest) => {
+      },
+      import: {
+        flags: [],
+        run: async (rest) => {
           const file = rest[0] ?? usageError('import needs a file')
           let models: CatalogModel[]
           try {
@@ -170,21 +221,25 @@ export async function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTP
           for (const model of models) await putModel(model)
           output.out(`Imported ${models.length} model(s) from ${file}\n`)
         },
-        list: async () => {
+      },
+      list: {
+        flags: ['json'],
+        run: async (_rest, values) => {
           const models = await listModels()
           if (values.json) output.out(`${JSON.stringify(models, null, 2)}\n`)
           else for (const m of models) output.out(`${describe(m)}\n`)
           if (models.length === 0 && !values.json) output.out('No models.\n')
         },
-        remove: async (rest) => {
+      },
+      remove: {
+        flags: [],
+        run: async (rest) => {
           const id = rest[0] ?? usageError('remove needs a model id')
           if (!(await deleteModel(id))) usageError(`No model with id ${id}`)
           output.out(`Removed ${id}\n`)
         },
       },
     },
-    positionals,
-    values.help,
-    output,
-  )
+  } satisfies Cli<typeof OPTIONS>
+  return runCli(cli, argv, output)
 }

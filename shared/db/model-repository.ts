@@ -1,15 +1,16 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb'
 import { db, type SendOptions, table } from '#shared/db/client'
 import { queryAll } from '#shared/db/query'
-import { type CatalogModel, CatalogModelSchema } from '#shared/schemas/model'
+import { type CatalogModel, CatalogModelSchema, StoredCatalogModelSchema } from '#shared/schemas/model'
 
 // Keys: PK=MODELS SK=MODEL#<id>. The catalog is small (tens to hundreds of models) and read whole, then cached,
 // so one partition serves every listing with a single Query.
 const PARTITION = 'MODELS'
 const keyOf = (id: string) => ({ PK: PARTITION, SK: `MODEL#${id}` })
 
+// Lenient where writes are strict: an entry that fails today's checks still reads, or it would fail every listing.
 function toModel(item: Record<string, unknown>): CatalogModel {
-  return CatalogModelSchema.parse(item)
+  return StoredCatalogModelSchema.parse(item)
 }
 
 /** Stores a catalog model, replacing any entry with the same id (an upsert, so retries are harmless). */

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import { safeParse } from 'zod/mini'
 import { config } from '#shared/config'
 import { listModels } from '#shared/db/model-repository'
-import { BadRequestError, NotFoundError } from '#shared/errors/http-error'
+import { BadRequestError, NotFoundError, ServiceUnavailableError } from '#shared/errors/http-error'
+import { logger } from '#shared/logger'
 import { RefreshingCache } from '#shared/refreshing-cache'
 import { type CatalogModel, CatalogModelSchema } from '#shared/schemas/model'
 
@@ -29,9 +30,31 @@ export function parseCatalogFile(text: string, source = 'models file'): CatalogM
 function modelsFromFile(): CatalogModel[] {
   if (fileModels === undefined) {
     const file = config.inference.modelsFile
-    fileModels = file === undefined ? [] : parseCatalogFile(readFileSync(file, 'utf8'), file)
+    fileModels = file === undefined ? [] : readCatalogFile(file)
   }
   return fileModels
+}
+
+// A bad file fails every catalog read until it is fixed, like bad config, but with a 503 that says why rather than
+// a bare 500. The answer names the variable, not the path; the log has both.
+function readCatalogFile(file: string): CatalogModel[] {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw misconfiguredCatalog('LOOM_MODELS_FILE cannot be read', file, error)
+  }
+  try {
+    return parseCatalogFile(text, 'LOOM_MODELS_FILE')
+  } catch (error) {
+    const detail = error instanceof SyntaxError ? 'LOOM_MODELS_FILE is not valid JSON' : (error as Error).message
+    throw misconfiguredCatalog(detail, file, error)
+  }
+}
+
+function misconfiguredCatalog(detail: string, file: string, cause: unknown): ServiceUnavailableError {
+  logger.error('model catalog file unusable', { file, error: cause })
+  return new ServiceUnavailableError(`The model catalog is misconfigured: ${detail}`, { cause })
 }
 
 // `background`: a refresh of the cached catalog, which no request waits for.

@@ -78,6 +78,8 @@ const FORWARDABLE_ID = /^[\x21-\x7e][\x20-\x7e]{0,255}$/
 
 async function open(call: ChatBackendCall, stream: boolean): Promise<UpstreamResponse> {
   const settings = settingsOf(call)
+  // First: an unusable base URL is answered before any credential is looked up.
+  const endpoint = upstreamEndpoint(settings.baseUrl, 'chat/completions', call.model.id)
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: stream ? 'text/event-stream' : 'application/json',
@@ -86,7 +88,7 @@ async function open(call: ChatBackendCall, stream: boolean): Promise<UpstreamRes
   const credential = settings.apiKeyRef === undefined ? undefined : await resolveCredential(settings.apiKeyRef)
   if (credential !== undefined) headers.authorization = `Bearer ${credential}`
   const res = await postUpstream({
-    endpoint: upstreamEndpoint(settings.baseUrl, 'chat/completions'),
+    endpoint,
     body: upstreamBody(call, settings, stream),
     headers,
     connectTimeoutMs: settings.connectTimeoutMs ?? config.inference.connectTimeoutMs,

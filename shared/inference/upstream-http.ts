@@ -48,12 +48,25 @@ export type UpstreamEndpoint = { url: URL; origin: string; path: string }
 
 const endpoints = new Map<string, UpstreamEndpoint>()
 
-/** The endpoint of `path` under an upstream's base URL (`http://host:8000/v1` + `chat/completions`), cached. */
-export function upstreamEndpoint(baseUrl: string, path: string): UpstreamEndpoint {
+/**
+ * The endpoint of `path` under a model's upstream base URL (`http://host:8000/v1` + `chat/completions`), cached. A
+ * base URL that is not http(s) (a catalog entry past the checks: written by hand or by an older version) is a 503
+ * naming the model, where the upstream pool would throw on every request.
+ */
+export function upstreamEndpoint(baseUrl: string, path: string, model: string): UpstreamEndpoint {
   const key = `${baseUrl}\u0000${path}`
   let endpoint = endpoints.get(key)
   if (endpoint === undefined) {
-    const url = new URL(path, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`)
+    const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`
+    const url = URL.canParse(path, base) ? new URL(path, base) : undefined
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      // The URL goes to the log, not to the client: it names the operator's network.
+      logger.error('catalog model has an unusable upstream URL', { model, baseUrl })
+      throw new UpstreamError(
+        503,
+        `The upstream of model \`${model}\` is misconfigured: its base URL must be an http or https URL`,
+      )
+    }
     endpoint = { url, origin: url.origin, path: `${url.pathname}${url.search}` }
     // Catalog base URLs are few; the bound only guards against a catalog that churns through many.
     if (endpoints.size >= 1_000) endpoints.clear()

@@ -1,11 +1,33 @@
 import * as z from 'zod/mini'
-import { RateLimitsSchema } from '#shared/schemas/rate-limit'
+import { LIMIT_MAX, RateLimitsSchema } from '#shared/schemas/rate-limit'
+
+/** The bounds of a catalog entry's numbers, checked wherever an entry comes in (CLI, import, `LOOM_MODELS_FILE`). */
+export const MODEL_BOUNDS = {
+  /** Unix seconds up to 9999-12-31: a time in milliseconds (13 digits) is refused rather than read as a far future. */
+  created: 253_402_300_799,
+  /** Tokens: today's largest context windows are around ten million. */
+  maxModelLen: 100_000_000,
+  /** Milliseconds: Node's timers fire at once past 2^31-1 ms, and an hour is longer than any Lambda runs. */
+  timeoutMs: 3_600_000,
+  /** USD per token: the dearest models cost well under a cent, so this catches a price typed per million tokens. */
+  price: 1,
+} as const
+
+const intIn = (min: number, max: number) => z.int().check(z.minimum(min), z.maximum(max))
+const TimeoutMs = intIn(1, MODEL_BOUNDS.timeoutMs)
+const Price = z.number().check(z.minimum(0), z.maximum(MODEL_BOUNDS.price))
+
+/** An upstream base URL: the upstream pools speak http and https only, so any other scheme would fail every request. */
+export const UpstreamUrlSchema = z.url({
+  protocol: /^https?$/,
+  error: 'must be an http or https URL, such as http://10.0.0.5:8000/v1',
+})
 
 /** Settings of a model served by an upstream OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, hosted). */
 export const OpenAiCompatibleSettingsSchema = z.object({
   kind: z.literal('openai-compatible'),
   /** Base URL including `/v1`, e.g. `http://10.0.0.5:8000/v1`. */
-  baseUrl: z.string(),
+  baseUrl: UpstreamUrlSchema,
   /** Model name the upstream serves, when it differs from the catalog id. */
   upstreamModel: z.optional(z.string()),
   /**
@@ -13,8 +35,8 @@ export const OpenAiCompatibleSettingsSchema = z.object({
    * `secret:<arn-or-name>` (AWS Secrets Manager, resolved at run time).
    */
   apiKeyRef: z.optional(z.string()),
-  connectTimeoutMs: z.optional(z.number()),
-  firstByteTimeoutMs: z.optional(z.number()),
+  connectTimeoutMs: z.optional(TimeoutMs),
+  firstByteTimeoutMs: z.optional(TimeoutMs),
   /**
    * Whether the upstream understands vLLM's `continuous_usage_stats` (exact metering of streams cut short); default
    * true, set false for an upstream that rejects the field.
@@ -42,20 +64,23 @@ export type BackendKind = BackendSettings['kind']
 
 /** Prices in USD per token, used by cost reports. */
 export const ModelPricesSchema = z.object({
-  prompt: z.number(),
-  completion: z.number(),
-  cached: z.optional(z.number()),
+  prompt: Price,
+  completion: Price,
+  cached: z.optional(Price),
 })
 export type ModelPrices = z.infer<typeof ModelPricesSchema>
 
-/** One model of the catalog: how it is listed, served, scheduled, priced and who may use it. */
+/**
+ * One model of the catalog: how it is listed, served, scheduled, priced and who may use it. Every way in (the CLI,
+ * its import, `LOOM_MODELS_FILE`, `putModel`) checks an entry against this schema.
+ */
 export const CatalogModelSchema = z.object({
   id: z.string().check(z.minLength(1)),
   backend: BackendSettingsSchema,
   ownedBy: z.optional(z.string()),
-  created: z.optional(z.number()),
+  created: z.optional(intIn(0, MODEL_BOUNDS.created)),
   root: z.optional(z.string()),
-  maxModelLen: z.optional(z.number()),
+  maxModelLen: z.optional(intIn(1, MODEL_BOUNDS.maxModelLen)),
   /** Whether the model's tokenizer defines a chat template (docs/inference.md §3.9). */
   hasChatTemplate: z.optional(z.boolean()),
   /**
@@ -69,8 +94,30 @@ export const CatalogModelSchema = z.object({
   /** Entities allowed to use the model; `*` means every entity. */
   entities: z.array(z.string()),
   /** Limits applying to each project (`<entity>/<project>`) using the model; absent means unlimited. */
+  rpm: z.optional(intIn(1, LIMIT_MAX.rpm)),
+  tpm: z.optional(intIn(1, LIMIT_MAX.tpm)),
+  concurrency: z.optional(intIn(1, LIMIT_MAX.concurrency)),
+})
+export type CatalogModel = z.infer<typeof CatalogModelSchema>
+
+/**
+ * A catalog entry as the table may hold it: written by hand or before the checks above existed. Reads accept what
+ * the checks refuse, so one bad entry cannot hide the whole catalog; the gateway answers for it instead (an unusable
+ * upstream URL is a 503 naming the model) and `npm run models -- list` marks it.
+ */
+export const StoredCatalogModelSchema = z.extend(CatalogModelSchema, {
+  backend: z.discriminatedUnion('kind', [
+    z.extend(OpenAiCompatibleSettingsSchema, {
+      baseUrl: z.string(),
+      connectTimeoutMs: z.optional(z.number()),
+      firstByteTimeoutMs: z.optional(z.number()),
+    }),
+    ReferenceSettingsSchema,
+  ]),
+  created: z.optional(z.number()),
+  maxModelLen: z.optional(z.number()),
+  prices: z.optional(z.object({ prompt: z.number(), completion: z.number(), cached: z.optional(z.number()) })),
   rpm: RateLimitsSchema.shape.rpm,
   tpm: RateLimitsSchema.shape.tpm,
   concurrency: RateLimitsSchema.shape.concurrency,
 })
-export type CatalogModel = z.infer<typeof CatalogModelSchema>

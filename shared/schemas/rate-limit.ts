@@ -13,6 +13,13 @@ export const RateLimitsSchema = z.object({
 })
 export type RateLimits = z.infer<typeof RateLimitsSchema>
 
+/**
+ * The largest value an administrator may set for each limit (CLIs, catalog files); unset means unlimited. Past 2^53
+ * the AWS SDK refuses to write a number at all, and a concurrency limit of `n` lists `n` slots on every claim
+ * (rate-limit-repository `freeSlots`), so that one stays small.
+ */
+export const LIMIT_MAX = { rpm: 1_000_000, tpm: 1_000_000_000, concurrency: 10_000 } as const
+
 /** The names of the limits, in the order they are shown. */
 export const LIMIT_NAMES = ['rpm', 'tpm', 'concurrency'] as const
 

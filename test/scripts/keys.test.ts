@@ -70,6 +70,52 @@ describe('npm run keys limits', () => {
     expect(listed.stdout).toContain('No keys.')
   })
 
+  it('answers a malformed command line with the message and the usage (status 2), not a stack trace', async () => {
+    // Prepare
+    const user = `user-${randomUUID().slice(0, 8)}`
+
+    // Act
+    const unknown = await keys('create', '--user', user, '--entity', 'acme', '--bogus')
+    const missing = await keys('create', '--user', user, '--entity', 'acme', '--rpm')
+    const stray = await keys('revoke', 'some-key', '--rpm', '5')
+    const listed = await keys('list', '--user', user)
+
+    // Assess
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain("Unknown option '--bogus'")
+    expect(unknown.stderr).toContain('Usage: npm run keys')
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain("Option '--rpm <value>' argument missing")
+    expect(missing.stderr).toContain('Usage: npm run keys')
+    expect(stray.code).toBe(2)
+    expect(stray.stderr).toContain("'revoke' does not take --rpm")
+    expect(listed.stdout).toContain('No keys.')
+  })
+
+  it('refuses a limit beyond its maximum, which the usage names, and accepts the maximum itself', async () => {
+    // Prepare
+    const user = `user-${randomUUID().slice(0, 8)}`
+    const created = await keys('create', '--user', user, '--entity', 'e-max', '--rpm', '30')
+    const keyId = /Created key (\S+)/.exec(created.stdout)?.[1] ?? ''
+
+    // Act
+    const unsafe = await keys('set-limits', keyId, '--rpm', '99999999999999999999')
+    const over = await keys('create', '--user', user, '--entity', 'e-max', '--concurrency', '10001')
+    const atMax = await keys('set-limits', keyId, '--tpm', '1000000000')
+    const stored = await getApiKey(keyId)
+    const help = await keys('--help')
+
+    // Assess
+    expect(unsafe.code).toBe(2)
+    expect(unsafe.stderr).toContain("--rpm must be a positive integer up to 1000000 or 'none'")
+    expect(over.code).toBe(2)
+    expect(over.stderr).toContain('--concurrency must be a positive integer up to 10000')
+    expect(atMax.code).toBe(0)
+    expect(stored).toMatchObject({ rpm: 30, tpm: 1_000_000_000 })
+    expect(help.stdout).toContain('--rpm <n>            requests per minute (at most 1000000)')
+    expect((await keys('list', '--user', user)).stdout.match(/^\S+ {2}user=/gm)).toHaveLength(1)
+  })
+
   it('prints the usage for --help (status 0) and without a command (2), and refuses an unknown command (2)', async () => {
     // Act
     const help = await keys('--help')

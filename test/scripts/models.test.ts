@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { getModel } from '#shared/db/model-repository'
 import { modelsCli } from '../../scripts/local/models-cli.js'
 import { runCli, spawnCli } from '../support/cli.js'
+import { putRawModel } from '../support/models.js'
 
 const models = (...args: string[]) => runCli(modelsCli, ...args)
 
@@ -127,6 +128,115 @@ describe('npm run models', () => {
     expect(zero.stderr).toContain('--concurrency must be a positive integer')
     expect(fraction.code).toBe(2)
     expect(await getModel(bad)).toBeUndefined()
+  })
+
+  it('answers a malformed command line with the message and the usage (status 2), not a stack trace', async () => {
+    // Prepare
+    const id = `org/args-${randomUUID().slice(0, 8)}`
+    const add = (...flags: string[]) => models('add', id, '--backend', 'reference', '--entities', '*', ...flags)
+
+    // Act
+    const ambiguous = await add('--created', '-1')
+    const negative = await add('--created=-1')
+    const unknown = await models('list', '--bogus')
+    const unsafe = await add('--rpm', '99999999999999999999')
+    const stray = await models('remove', id, '--entities', '*')
+
+    // Assess
+    expect(ambiguous.code).toBe(2)
+    expect(ambiguous.stderr).toContain("Option '--created' argument is ambiguous")
+    expect(ambiguous.stderr).toContain('Usage: npm run models')
+    expect(negative.code).toBe(2)
+    expect(negative.stderr).toContain('--created must be a non-negative integer up to 253402300799')
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain("Unknown option '--bogus'")
+    expect(unsafe.code).toBe(2)
+    expect(unsafe.stderr).toContain('--rpm must be a positive integer up to 1000000')
+    expect(stray.code).toBe(2)
+    expect(stray.stderr).toContain("'remove' does not take --entities")
+    expect(await getModel(id)).toBeUndefined()
+  })
+
+  it('refuses a base URL that is not http or https, given as a flag or in an imported file', async () => {
+    // Prepare
+    const dir = await mkdtemp(join(tmpdir(), 'loom-models-'))
+    const id = `qa/up-${randomUUID().slice(0, 8)}`
+    const file = join(dir, 'models.json')
+    await writeFile(
+      file,
+      JSON.stringify({ id, backend: { kind: 'openai-compatible', baseUrl: 'ftp://x' }, entities: ['*'] }),
+    )
+
+    // Act
+    const flag = await models('add', id, '--base-url', 'ftp://x', '--entities', '*')
+    const imported = await models('import', file)
+    await rm(dir, { recursive: true, force: true })
+
+    // Assess
+    expect(flag.code).toBe(2)
+    expect(flag.stderr).toContain('--base-url must be an http or https URL')
+    expect(imported.code).toBe(2)
+    expect(imported.stderr).toContain('invalid model at backend.baseUrl: must be an http or https URL')
+    expect(await getModel(id)).toBeUndefined()
+  })
+
+  it('refuses numbers out of range and flags that would be ignored, from flags and from a file', async () => {
+    // Prepare
+    const dir = await mkdtemp(join(tmpdir(), 'loom-models-'))
+    const id = `org/range-${randomUUID().slice(0, 8)}`
+    const file = join(dir, 'models.json')
+    await writeFile(file, JSON.stringify([{ id, backend: { kind: 'reference' }, entities: ['*'], maxModelLen: -5 }]))
+    const upstream = (...flags: string[]) => models('add', id, '--base-url', 'http://x/v1', '--entities', '*', ...flags)
+    const reference = (...flags: string[]) => models('add', id, '--backend', 'reference', '--entities', '*', ...flags)
+
+    // Act
+    const fraction = await reference('--max-model-len', '1.5')
+    const zero = await reference('--max-model-len', '0')
+    const imported = await models('import', file)
+    const cachedAlone = await upstream('--price-cached', '5')
+    const perMillion = await upstream('--price-prompt', '15', '--price-completion', '60')
+    const noConnect = await upstream('--connect-timeout-ms', '0')
+    const referenceUrl = await reference('--base-url', 'http://x/v1')
+    const upstreamSettings = await upstream('--settings', '{}')
+    await rm(dir, { recursive: true, force: true })
+
+    // Assess
+    expect(fraction.code).toBe(2)
+    expect(fraction.stderr).toContain('--max-model-len must be a positive integer up to 100000000')
+    expect(zero.code).toBe(2)
+    expect(imported.code).toBe(2)
+    expect(imported.stderr).toContain('invalid model at 0.maxModelLen')
+    expect(cachedAlone.code).toBe(2)
+    expect(cachedAlone.stderr).toContain('--price-cached needs --price-prompt and --price-completion')
+    expect(perMillion.code).toBe(2)
+    expect(perMillion.stderr).toContain('--price-prompt must be a number from 0 to 1 (USD per token)')
+    expect(noConnect.code).toBe(2)
+    expect(noConnect.stderr).toContain('--connect-timeout-ms must be a positive integer up to 3600000')
+    expect(referenceUrl.code).toBe(2)
+    expect(referenceUrl.stderr).toContain('--base-url applies to openai-compatible models, not --backend reference')
+    expect(upstreamSettings.code).toBe(2)
+    expect(upstreamSettings.stderr).toContain('--settings applies to --backend reference only')
+    expect(await getModel(id)).toBeUndefined()
+  })
+
+  it('lists an entry the checks refuse, written to the table by hand, marked with its first problem', async () => {
+    // Prepare
+    const id = `qa/raw-${randomUUID().slice(0, 8)}`
+    await putRawModel({
+      id,
+      backend: { kind: 'openai-compatible', baseUrl: 'ftp://x' },
+      entities: ['*'],
+      maxModelLen: 1.5,
+    })
+
+    // Act
+    const listed = await models('list')
+
+    // Assess
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toContain(
+      `${id}  openai-compatible ftp://x  entities=*  INVALID (backend.baseUrl: must be an http`,
+    )
   })
 
   it('runs as a script: adds a model to the table it is pointed at and exits with status 0', async () => {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { PutCommand } from '@aws-sdk/lib-dynamodb'
 import { afterAll } from 'vitest'
+import { db, table } from '#shared/db/client'
 import { putModel } from '#shared/db/model-repository'
 import { clearCatalogCache } from '#shared/inference/catalog'
 import type { CatalogModel } from '#shared/schemas/model'
@@ -21,6 +23,15 @@ export async function addUpstreamModel(
   await putModel(model)
   clearCatalogCache()
   return model
+}
+
+/**
+ * Writes a catalog entry straight to the table, past `putModel`'s checks: an entry written by hand or by an older
+ * version, which the catalog must still read. Clears the catalog cache.
+ */
+export async function putRawModel(entry: Record<string, unknown> & { id: string }): Promise<void> {
+  await db().send(new PutCommand({ TableName: table(), Item: { PK: 'MODELS', SK: `MODEL#${entry.id}`, ...entry } }))
+  clearCatalogCache()
 }
 
 /** What `upstreamModelFixture` sets up for a test file. */

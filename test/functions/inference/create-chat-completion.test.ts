@@ -1,12 +1,17 @@
 import '../../support/lambda-shim.js'
+import { randomUUID } from 'node:crypto'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
 import { config } from '#shared/config'
 import { listUsage } from '#shared/db/usage-repository'
+import { clearCatalogCache } from '#shared/inference/catalog'
 import { estimatePromptTokens, flushUsage, hourOf } from '#shared/inference/usage-meter'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 import { jsonInit, newCaller } from '../../support/auth.js'
-import { addUpstreamModel, upstreamModelFixture } from '../../support/models.js'
+import { addUpstreamModel, putRawModel, upstreamModelFixture } from '../../support/models.js'
 import { sseChunks, sseEvents } from '../../support/sse.js'
 import { until } from '../../support/until.js'
 import { startVllmUpstream } from '../../support/vllm-upstream.js'
@@ -229,6 +234,61 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     const dead = await addUpstreamModel('http://127.0.0.1:1/v1', [caller.entity])
     const refused = await chat({ model: dead.id })
     expect(refused.status).toBe(503)
+  })
+
+  it('answers 503 naming the model whose upstream URL is unusable, streamed or not, for entries past the checks', async () => {
+    // Prepare
+    const ftp = `qa/ftp-${randomUUID().slice(0, 8)}`
+    const garbled = `qa/garbled-${randomUUID().slice(0, 8)}`
+    const upstreamOf = (id: string, baseUrl: string) =>
+      putRawModel({ id, backend: { kind: 'openai-compatible', baseUrl }, entities: [caller.entity] })
+    await upstreamOf(ftp, 'ftp://x/v1')
+    await upstreamOf(garbled, 'not a url')
+
+    // Act
+    const plain = await chat({ model: ftp })
+    const streamed = await chat({ model: ftp, stream: true })
+    const unparsable = await chat({ model: garbled })
+
+    // Assess
+    const misconfigured = {
+      message: `The upstream of model \`${ftp}\` is misconfigured: its base URL must be an http or https URL`,
+      type: 'ServiceUnavailableError',
+      param: null,
+      code: 503,
+    }
+    expect(plain.status).toBe(503)
+    expect(((await plain.json()) as ErrorBody).error).toEqual(misconfigured)
+    expect(streamed.status).toBe(503)
+    expect(((await streamed.json()) as ErrorBody).error).toEqual(misconfigured)
+    expect(unparsable.status).toBe(503)
+    expect(((await unparsable.json()) as ErrorBody).error.message).toContain(`model \`${garbled}\` is misconfigured`)
+  })
+
+  it('answers 503 saying why when LOOM_MODELS_FILE holds an unusable base URL, never a bare 500', async () => {
+    // Prepare
+    const dir = await mkdtemp(join(tmpdir(), 'loom-catalog-'))
+    const file = join(dir, 'models.json')
+    const entry = { id: 'qa/up', backend: { kind: 'openai-compatible', baseUrl: 'ftp://x' }, entities: ['*'] }
+    await writeFile(file, JSON.stringify([entry]))
+    config.inference.modelsFile = file
+    clearCatalogCache()
+
+    // Act
+    const res = await chat({ model: 'qa/up' })
+    config.inference.modelsFile = undefined
+    clearCatalogCache()
+    await rm(dir, { recursive: true, force: true })
+
+    // Assess
+    expect(res.status).toBe(503)
+    expect(((await res.json()) as ErrorBody).error).toEqual({
+      message:
+        'The model catalog is misconfigured: LOOM_MODELS_FILE: invalid model at 0.backend.baseUrl: must be an http or https URL, such as http://10.0.0.5:8000/v1',
+      type: 'ServiceUnavailableError',
+      param: null,
+      code: 503,
+    })
   })
 
   it('gives up after the first-byte timeout', async () => {

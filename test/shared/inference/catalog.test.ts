@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { config } from '#shared/config'
 import { putModel } from '#shared/db/model-repository'
 import { allModels, clearCatalogCache, modelsFor, parseCatalogFile, resolveModel } from '#shared/inference/catalog'
+import { putRawModel } from '../../support/models.js'
 
 afterEach(() => {
   config.inference.modelsFile = undefined
@@ -48,7 +49,12 @@ describe('model catalog', () => {
     await writeFile(file, JSON.stringify([{ id: 'x', backend: { kind: 'gpu-magic' }, entities: [] }]))
     config.inference.modelsFile = file
     clearCatalogCache()
-    await expect(allModels()).rejects.toThrow(/invalid model at 0\.backend/)
+    await expect(allModels()).rejects.toMatchObject({
+      statusCode: 503,
+      message: expect.stringMatching(
+        /^The model catalog is misconfigured: LOOM_MODELS_FILE: invalid model at 0\.backend/,
+      ),
+    })
     await rm(dir, { recursive: true, force: true })
   })
 
@@ -65,6 +71,65 @@ describe('model catalog', () => {
       /invalid model at 0\.concurrency/,
     )
     expect(() => parseCatalogFile(JSON.stringify({ ...model, rpm: 2.5 }))).toThrow(/invalid model at rpm/)
+  })
+
+  it('refuses a file entry whose base URL is not http or https, or whose numbers are out of range', () => {
+    // Prepare
+    const entry = (backend: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+      id: 'm',
+      backend: { kind: 'openai-compatible', baseUrl: 'http://x/v1', ...backend },
+      entities: ['*'],
+      ...extra,
+    })
+    const problem = (item: unknown) => {
+      try {
+        parseCatalogFile(JSON.stringify([item]), 'models.json')
+        return 'accepted'
+      } catch (error) {
+        return (error as Error).message
+      }
+    }
+
+    // Act
+    const problems = [
+      entry({ baseUrl: 'ftp://x' }),
+      entry({ baseUrl: 'x' }),
+      entry({ connectTimeoutMs: 0 }),
+      entry({}, { maxModelLen: 1.5 }),
+      entry({}, { created: 1_700_000_000_000 }),
+      entry({}, { prices: { prompt: -1, completion: 0 } }),
+      entry({ baseUrl: 'https://x/v1' }, { maxModelLen: 8192, created: 0 }),
+    ].map(problem)
+
+    // Assess
+    expect(problems[0]).toBe(
+      'models.json: invalid model at 0.backend.baseUrl: must be an http or https URL, such as http://10.0.0.5:8000/v1',
+    )
+    expect(problems.slice(1).map((p) => /invalid model at (\S+):/.exec(p)?.[1] ?? p)).toEqual([
+      '0.backend.baseUrl',
+      '0.backend.connectTimeoutMs',
+      '0.maxModelLen',
+      '0.created',
+      '0.prices.prompt',
+      'accepted',
+    ])
+  })
+
+  it('still reads a table entry written past the checks, so one bad entry does not hide the catalog', async () => {
+    // Prepare
+    const id = `qa/raw-${randomUUID().slice(0, 8)}`
+    await putRawModel({
+      id,
+      backend: { kind: 'openai-compatible', baseUrl: 'ftp://x' },
+      entities: ['*'],
+      maxModelLen: 0,
+    })
+
+    // Act
+    const models = await allModels()
+
+    // Assess
+    expect(models.find((m) => m.id === id)).toMatchObject({ backend: { baseUrl: 'ftp://x' }, maxModelLen: 0 })
   })
 
   it('gives each entity only its permitted models and 404s the rest', async () => {

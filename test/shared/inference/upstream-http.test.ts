@@ -38,7 +38,7 @@ afterAll(async () => {
 
 function post(path: string, signal = new Cancellation(), firstByteTimeoutMs = 5_000) {
   return postUpstream({
-    endpoint: upstreamEndpoint(base, path),
+    endpoint: upstreamEndpoint(base, path, 'test/model'),
     body: '{}',
     headers: { 'content-type': 'application/json' },
     connectTimeoutMs: 1_000,
