@@ -329,7 +329,10 @@ describe('call parts too large for DynamoDB are refused before anything is writt
     // Prepare: the output itself is chunked, but the refs found in it are kept on the end item for `output_refs`.
     const caller = await newProjectCaller()
     const id = randomUUID()
-    const refs = Array.from({ length: 6_000 }, (_, i) => `weave:///${caller.project}/object/item-${i}:${'d'.repeat(43)}`)
+    const refs = Array.from(
+      { length: 6_000 },
+      (_, i) => `weave:///${caller.project}/object/item-${i}:${'d'.repeat(43)}`,
+    )
     const end = endPart(caller.project, id, { output: { refs } })
 
     // Act
@@ -365,7 +368,12 @@ describe('call parts too large for DynamoDB are refused before anything is writt
     const batch = await send(
       upsertBatch,
       '/call/upsert_batch',
-      { batch: [{ mode: 'start', req: { start } }, { mode: 'end', req: { end } }] },
+      {
+        batch: [
+          { mode: 'start', req: { start } },
+          { mode: 'end', req: { end } },
+        ],
+      },
       caller,
     )
     const read = await send(readCall, '/call/read', { project_id: caller.project, id }, caller)
