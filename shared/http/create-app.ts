@@ -124,7 +124,7 @@ function createFamilyApp({
   // First, so the record also counts what the later middleware answers (401, 413).
   app.use(requestMetrics())
   app.use(requestContext(family))
-  app.use(bodyLimit(config.maxBodyBytes))
+  app.use(bodyLimit(() => config.maxBodyBytes))
   if (scheme !== undefined) app.use(auth(scheme))
   for (const middleware of extra) app.use(middleware)
   // After the project middleware: a request refused for its project header costs no limiter I/O.

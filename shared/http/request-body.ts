@@ -12,20 +12,27 @@ function declaredLength(c: Context): number | undefined {
 }
 
 /**
- * Rejects bodies over `maxBytes` with a 413. A declared `Content-Length` is checked without touching the body (Hono's
- * own middleware reads `request.body` first, which on the Node server turns its lightweight request into a full fetch
- * `Request` with streams and an abort signal on every call); bodies without one are counted as they stream.
+ * Rejects bodies over `maxBytes()` with a 413 (read per request, so the limit is the configuration's current one). A
+ * declared `Content-Length` is checked without touching the body (Hono's own middleware reads `request.body` first,
+ * which on the Node server turns its lightweight request into a full fetch `Request` with streams and an abort signal
+ * on every call); bodies without one are counted as they stream.
  */
-export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
-  const tooLarge = (): never => {
-    throw new PayloadTooLargeError(`Request body larger than ${maxBytes} bytes`)
+export function bodyLimit(maxBytes: () => number): MiddlewareHandler<AppEnv> {
+  const tooLarge = (limit: number): never => {
+    throw new PayloadTooLargeError(`Request body larger than ${limit} bytes`)
   }
-  const counting = streamingBodyLimit({ maxSize: maxBytes, onError: tooLarge })
+  let counting: { limit: number; middleware: MiddlewareHandler } | undefined
   return (c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next()
+    const limit = maxBytes()
     const length = declaredLength(c)
-    if (length === undefined) return counting(c, next)
-    if (length > maxBytes) tooLarge()
+    if (length === undefined) {
+      if (counting?.limit !== limit) {
+        counting = { limit, middleware: streamingBodyLimit({ maxSize: limit, onError: () => tooLarge(limit) }) }
+      }
+      return counting.middleware(c, next)
+    }
+    if (length > limit) tooLarge(limit)
     return next()
   }
 }

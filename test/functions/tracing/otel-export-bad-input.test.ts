@@ -57,8 +57,8 @@ describe('POST /otel/v1/traces with spans that cannot be stored', () => {
     expect((await read(caller, project, spans[6].spanId)).op_name).toBe('s6')
   })
 
-  it('rejects a span whose status message cannot fit in one DynamoDB item, and one whose thread id is too long for a key', async () => {
-    // Prepare
+  it('stores a span whose status message is longer than an item holds, and rejects one whose thread id is too long for a key', async () => {
+    // Prepare: a 450 KB status message (an exception is chunked when long; it was a rejection before)
     const caller = await newCaller()
     const project = newProject(caller)
     const recorded = await recordSpans((tracer) => {
@@ -70,6 +70,7 @@ describe('POST /otel/v1/traces with spans that cannot be stored', () => {
         .startSpan('long-thread', { startTime: at(0), attributes: { 'wandb.thread_id': 't'.repeat(3000) } })
         .end(at(1))
     })
+    const failing = recorded.find((span) => span.name === 'huge-error')
 
     // Act
     const res = await app.request(PATH, otlpInit(protobufBody(recorded), caller, project))
@@ -77,10 +78,11 @@ describe('POST /otel/v1/traces with spans that cannot be stored', () => {
     // Assess
     expect(res.status).toBe(200)
     const answer = protobufResponse(new Uint8Array(await res.arrayBuffer()))
-    expect(answer.partialSuccess?.rejectedSpans).toBe(2)
-    expect(answer.partialSuccess?.errorMessage).toMatch(/too large to store/)
-    expect(answer.partialSuccess?.errorMessage).toMatch(/too long to be stored as a key/)
-    expect(await count(caller, project)).toBe(1)
+    expect(answer.partialSuccess?.rejectedSpans).toBe(1)
+    expect(answer.partialSuccess?.errorMessage).toMatch(/thread_id is too long to be stored as a key/)
+    expect(await count(caller, project)).toBe(2)
+    const stored = await read(caller, project, failing ? idsOf(failing).spanId : '')
+    expect(stored.exception).toBe('x'.repeat(450_000))
   })
 
   it('stores a span with a 2 MB attribute value whole (large columns are chunked)', async () => {
