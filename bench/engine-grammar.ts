@@ -1,7 +1,7 @@
 /**
  * Reference engine costs that grow with a request's size: compiling a structured-output constraint (it runs on the
  * request path, blocking the event loop) and beam search per output length. Prints the median of a few runs; about
- * 10 s in all. Run with `npx tsx bench/engine-grammar.ts`.
+ * 10 s in all. Run with `npm run bench:engine:grammar`.
  */
 import { beamSearch } from '#shared/engine/beam-search'
 import { engineFor } from '#shared/engine/engine'
