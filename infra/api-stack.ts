@@ -46,6 +46,7 @@ import {
   RouteStack,
   reservedConcurrencyOf,
   routeStackIdOf,
+  sharedPrefixes,
 } from './route-stack.js'
 
 /** Props of the API stack. */
@@ -387,10 +388,15 @@ export class ApiStack extends Stack {
     const byStack = new Map<string, FunctionEntry[]>()
     for (const entry of functions)
       byStack.set(routeStackIdOf(entry), [...(byStack.get(routeStackIdOf(entry)) ?? []), entry])
+    // Path segments routes of several stacks share (`/v1`: inference and training) exist once, here.
+    const sharedResources = new Map(
+      sharedPrefixes(byStack).map((prefix) => [prefix, this.api.root.resourceForPath(prefix).resourceId]),
+    )
     for (const [stackId, entries] of byStack) {
       const stack = new RouteStack(this, stackId, {
         entries,
         api: { restApiId: this.api.restApiId, rootResourceId: this.api.restApiRootResourceId },
+        sharedResources,
         authorizer: authorizerRef,
         table: props.table,
         secrets: {

@@ -2,8 +2,10 @@ import { ArnFormat, Duration, NestedStack, Stack, Validations } from 'aws-cdk-li
 import {
   AuthorizationType,
   type IAuthorizer,
+  type IResource,
   type IRestApi,
   LambdaIntegration,
+  Resource,
   ResponseTransferMode,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway'
@@ -85,6 +87,12 @@ export function reservedConcurrencyOf(entry: FunctionEntry, settings: Concurrenc
 export type RouteStackProps = {
   entries: readonly FunctionEntry[]
   api: { restApiId: string; rootResourceId: string }
+  /**
+   * API resources created by the API stack, by path (`/v1`), for path segments several route stacks share: each stack
+   * adds its routes below the deepest of these, never creating a shared segment itself (two nested stacks each creating
+   * `/v1` fail the deploy: API Gateway refuses a second resource with the same parent and path part).
+   */
+  sharedResources?: ReadonlyMap<string, string>
   authorizer: IAuthorizer
   table: ITable
   secrets: { namePrefix: string; layerArn: string | undefined }
@@ -131,8 +139,7 @@ export class RouteStack extends NestedStack {
         ...(entry.stream ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(15) } : {}),
       })
       for (const route of entry.routes) {
-        const method = api.root
-          .resourceForPath(apiPath(route.path))
+        const method = this.resourceFor(api, apiPath(route.path), props.sharedResources ?? new Map())
           .addMethod(
             route.method,
             integration,
@@ -148,9 +155,50 @@ export class RouteStack extends NestedStack {
       this.functions.set(entry.id, fn)
     }
   }
+
+  private readonly imported = new Map<string, IResource>()
+
+  // The resource of `path`, created below the deepest shared resource that is a prefix of it (imported by id).
+  private resourceFor(api: IRestApi, path: string, shared: ReadonlyMap<string, string>): IResource {
+    const segments = path.split('/').filter((s) => s !== '')
+    for (let n = segments.length; n > 0; n--) {
+      const prefix = `/${segments.slice(0, n).join('/')}`
+      const resourceId = shared.get(prefix)
+      if (resourceId === undefined) continue
+      let parent = this.imported.get(prefix)
+      if (parent === undefined) {
+        const id = `Shared${prefix.replace(/[^A-Za-z0-9]/g, '_')}`
+        parent = Resource.fromResourceAttributes(this, id, { restApi: api, resourceId, path: prefix })
+        this.imported.set(prefix, parent)
+      }
+      const rest = segments.slice(n).join('/')
+      return rest === '' ? parent : parent.resourceForPath(rest)
+    }
+    return api.root.resourceForPath(path)
+  }
 }
 
 /** A manifest path (`/objs/:object_id`) as an API Gateway resource path (`/objs/{object_id}`). */
+/**
+ * The path prefixes (`/v1`, `/v1/preview`, in API Gateway's form) that routes of more than one route stack share: the
+ * API stack creates these resources once, and each route stack adds its routes below them (`sharedResources`).
+ */
+export function sharedPrefixes(byStack: ReadonlyMap<string, readonly FunctionEntry[]>): string[] {
+  const stacksOf = new Map<string, Set<string>>()
+  for (const [stackId, entries] of byStack) {
+    for (const route of entries.flatMap((e) => e.routes)) {
+      const segments = apiPath(route.path)
+        .split('/')
+        .filter((s) => s !== '')
+      for (let n = 1; n <= segments.length; n++) {
+        const prefix = `/${segments.slice(0, n).join('/')}`
+        stacksOf.set(prefix, (stacksOf.get(prefix) ?? new Set()).add(stackId))
+      }
+    }
+  }
+  return [...stacksOf].filter(([, stacks]) => stacks.size > 1).map(([prefix]) => prefix)
+}
+
 export function apiPath(path: string): string {
   return path.replace(/:([A-Za-z_]+)/g, '{$1}')
 }

@@ -1,5 +1,6 @@
 import { type CfnResource, type NestedStack, Stack } from 'aws-cdk-lib'
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions'
+import { Resource } from 'aws-cdk-lib/aws-apigateway'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
 import type { CfnPolicy } from 'aws-cdk-lib/aws-iam'
 import { describe, expect, it } from 'vitest'
@@ -9,6 +10,7 @@ import { GLOBAL_INDEXES } from '#shared/db/table'
 import { ApiStack, type ApiStackProps } from '../../infra/api-stack.js'
 import { type HttpFunction, LIMITER_LEADING_KEYS, LIMITER_WRITE_ACTIONS } from '../../infra/constructs/http-function.js'
 import { DataStack } from '../../infra/data-stack.js'
+import { apiPath } from '../../infra/route-stack.js'
 import { testApp } from '../support/cdk.js'
 
 function synth(props: Omit<ApiStackProps, 'table'> = {}) {
@@ -101,6 +103,23 @@ describe('DataStack', () => {
 })
 
 describe('ApiStack', () => {
+  it('creates each API path once across its nested stacks, so no two stacks create the same resource', () => {
+    // Prepare: every API Gateway resource the app creates, with its stack (imported parents create nothing).
+    const created = api.node
+      .findAll()
+      .filter((c): c is Resource => c instanceof Resource)
+      .map((r) => ({ path: r.path, stack: Stack.of(r).node.id }))
+
+    // Assess: API Gateway refuses a second resource with the same parent and path part, so a path created by two
+    // stacks deployed in parallel (inference and training both under /v1) fails the first `cdk deploy`.
+    const paths = created.map((r) => r.path)
+    expect(paths.filter((p, i) => paths.indexOf(p) !== i)).toEqual([])
+    expect(created.find((r) => r.path === '/v1')?.stack).toBe('Api')
+    const routes = new Set(FUNCTIONS.flatMap((f) => f.routes.map((r) => apiPath(r.path))))
+    // The API root itself (`GET /`) is the RestApi's own root resource, created with the API.
+    for (const route of [...routes].filter((r) => r !== '/')) expect(paths).toContain(route)
+  })
+
   it('answers the API root with a JSON 404 from a mock integration rather than an integration-less 500', () => {
     Template.fromStack(api).hasResourceProperties('AWS::ApiGateway::Method', {
       HttpMethod: 'ANY',
