@@ -139,12 +139,11 @@ export class RouteStack extends NestedStack {
         ...(entry.stream ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(15) } : {}),
       })
       for (const route of entry.routes) {
-        const method = this.resourceFor(api, apiPath(route.path), props.sharedResources ?? new Map())
-          .addMethod(
-            route.method,
-            integration,
-            entry.auth ? { authorizer: props.authorizer, authorizationType: AuthorizationType.CUSTOM } : {},
-          )
+        const method = this.resourceFor(api, apiPath(route.path), props.sharedResources ?? new Map()).addMethod(
+          route.method,
+          integration,
+          entry.auth ? { authorizer: props.authorizer, authorizationType: AuthorizationType.CUSTOM } : {},
+        )
         if (!entry.auth)
           Validations.of(method).acknowledge({
             id: 'AwsSolutions-APIG4',
