@@ -175,6 +175,13 @@ function gatewayBody(message: string, type: string, code: number): string {
   return JSON.stringify({ error: { message, type, param: null, code }, reason: message, detail: message })
 }
 
+// The same body with API Gateway's own message (`$context.error.messageString`, a JSON string literal already), for
+// the catch-all responses whose cause varies.
+function gatewayContextBody(type: string, code: number): string {
+  const message = '$context.error.messageString'
+  return `{"error":{"message":${message},"type":"${type}","param":null,"code":${code}},"reason":${message},"detail":${message}}`
+}
+
 /**
  * Reserved concurrency is taken from the account's regional pool, which must keep 100 unreserved: a fresh account's
  * 1,000 fits three deployments at the defaults (250 each). Synthesis warns above 900 for one deployment.
@@ -362,6 +369,9 @@ export class ApiStack extends Stack {
       // One key look-up: far below API Gateway's 29 s, so a stuck call fails fast (503 AUTHORIZER_FAILURE) and does
       // not hold a slot of the reservation below.
       timeout: Duration.seconds(5),
+      // Fail a stuck DynamoDB call well inside the 5 s, so the SDK's retry and the pass-through fallback (the function
+      // authenticates the request itself) run before Lambda's timeout would answer 503 and hold a reserved slot.
+      environment: { LOOM_DYNAMO_REQUEST_TIMEOUT_MS: '1000', LOOM_DYNAMO_MAX_ATTEMPTS: '2' },
       // Reserved so that streams and buffered functions together can never starve key checks (0: none).
       ...(authorizerReserved > 0 ? { reservedConcurrentExecutions: authorizerReserved } : {}),
     })
@@ -579,6 +589,21 @@ export class ApiStack extends Stack {
         body: body('Rate limit reached for requests', 'RateLimitError', 429),
         retryAfter: true,
       },
+      {
+        // A body past API Gateway's 10 MB (smaller ones past Lambda's 6 MB invoke limit end in DEFAULT_5XX).
+        id: 'RequestTooLarge',
+        type: ResponseType.REQUEST_TOO_LARGE,
+        status: 413,
+        body: body('Request too large', 'PayloadTooLargeError', 413),
+      },
+      {
+        // A buffered function still running at API Gateway's 29 s integration limit.
+        id: 'IntegrationTimeout',
+        type: ResponseType.INTEGRATION_TIMEOUT,
+        status: 504,
+        body: body('The request timed out, please try again later', 'ServiceUnavailableError', 504),
+        retryAfter: true,
+      },
     ]
     for (const answer of answers) {
       this.api.addGatewayResponse(answer.id, {
@@ -587,6 +612,14 @@ export class ApiStack extends Stack {
         responseHeaders: answer.retryAfter ? { 'Retry-After': "'1'" } : {},
         templates: { 'application/json': answer.body },
       })
+    }
+    // Every other answer API Gateway generates itself (a Lambda throttled at its reservation, an invoke failure, a
+    // payload over Lambda's limit, a WAF block without its own body): its status kept, in the same combined shape.
+    for (const [id, type, errorType, code] of [
+      ['Default4xx', ResponseType.DEFAULT_4XX, 'BadRequestError', 400],
+      ['Default5xx', ResponseType.DEFAULT_5XX, 'InternalServerError', 500],
+    ] as const) {
+      this.api.addGatewayResponse(id, { type, templates: { 'application/json': gatewayContextBody(errorType, code) } })
     }
   }
 }

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
@@ -87,7 +88,8 @@ export class HttpFunction extends NodejsFunction {
       logGroup,
       role,
       ...rest,
-      entry: new URL(`${functionId}/handler.ts`, FUNCTIONS_DIR).pathname,
+      // A file path, not the URL's percent-encoded `pathname` (a checkout under "My Projects" would not be found).
+      entry: fileURLToPath(new URL(`${functionId}/handler.ts`, FUNCTIONS_DIR)),
       handler: 'handler',
       environment: {
         ...(sourceMaps === true ? { NODE_OPTIONS: '--enable-source-maps' } : {}),

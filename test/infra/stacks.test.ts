@@ -3,6 +3,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions'
 import { Resource } from 'aws-cdk-lib/aws-apigateway'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
 import type { CfnPolicy } from 'aws-cdk-lib/aws-iam'
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda'
 import { describe, expect, it } from 'vitest'
 import { FUNCTIONS } from '#functions/manifest'
 import { secretsExtension } from '#shared/config'
@@ -130,7 +131,7 @@ describe('ApiStack', () => {
     })
   })
 
-  it("answers API Gateway's own 401, authorizer failure, throttling and unknown route with every family's error key", () => {
+  it("answers API Gateway's own errors (401, authorizer failure, throttling, unknown route, too large, timeout, the rest) with every family's error key", () => {
     // Prepare
     const responses = Object.values(Template.fromStack(api).findResources('AWS::ApiGateway::GatewayResponse')).map(
       (r) => r.Properties as { ResponseType: string; StatusCode: string; ResponseTemplates: Record<string, string> },
@@ -144,6 +145,8 @@ describe('ApiStack', () => {
       ['THROTTLED', '429', 'RateLimitError'],
       // A path or method no resource serves: API Gateway's own answer is a 403 "Missing Authentication Token".
       ['MISSING_AUTHENTICATION_TOKEN', '404', 'Not Found'],
+      ['REQUEST_TOO_LARGE', '413', 'PayloadTooLargeError'],
+      ['INTEGRATION_TIMEOUT', '504', 'ServiceUnavailableError'],
     ] as const) {
       const response = byType.get(type)
       expect(response?.StatusCode).toBe(status)
@@ -151,6 +154,14 @@ describe('ApiStack', () => {
       expect(body.error).toMatchObject({ type: errorType, code: Number(status), param: null })
       expect(body.reason).toBe(body.error.message)
       expect(body.detail).toBe(body.error.message)
+    }
+    // The catch-alls keep API Gateway's status and carry its message (a JSON string in the template) under each key.
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX']) {
+      const response = byType.get(type)
+      expect(response?.StatusCode).toBeUndefined()
+      const template = response?.ResponseTemplates['application/json'] ?? ''
+      const body = JSON.parse(template.replaceAll('$context.error.messageString', '"Internal server error"'))
+      expect([body.error.message, body.reason, body.detail]).toEqual(Array(3).fill('Internal server error'))
     }
   })
 
@@ -198,6 +209,15 @@ describe('ApiStack', () => {
       IdentitySource: 'method.request.header.Authorization',
       AuthorizerResultTtlInSeconds: 5,
     })
+  })
+
+  it("gives the authorizer DynamoDB timeouts whose retries fit inside its own 5 s, so its fallback runs before Lambda's timeout", () => {
+    const authorizer = api.authorizerFunction.node.defaultChild as CfnFunction
+    const { Timeout, Environment } = templateOf(api).toJSON().Resources[api.getLogicalId(authorizer)].Properties
+    const env = Environment.Variables as Record<string, string>
+    const worst = Number(env.LOOM_DYNAMO_MAX_ATTEMPTS) * Number(env.LOOM_DYNAMO_REQUEST_TIMEOUT_MS)
+    expect(Timeout).toBe(5)
+    expect(worst).toBeLessThanOrEqual(2_000)
   })
 
   it("keeps every stack under 300 of CloudFormation's 500 resources", () => {
