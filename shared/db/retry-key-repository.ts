@@ -9,7 +9,10 @@ import { keyPart } from '#shared/db/key-part'
 
 /**
  * Records `generated` for a retry key unless the key was seen before; returns what the first attempt recorded (this
- * call's `generated` when it is the first).
+ * call's `generated` when it is the first). `request` fingerprints the request (a digest of what the ids are for): a
+ * retry key that comes back with another request is not a retry of it (a client reusing its retry ids), so that
+ * request gets its own fresh `generated`, not recorded, rather than ids made for different items. A record written
+ * before fingerprints were kept matches any request.
  */
 export async function claimRetryValue<T>(
   kind: string,
@@ -17,11 +20,14 @@ export async function claimRetryValue<T>(
   retryKey: string,
   generated: T,
   schema: { parse: (value: unknown) => T },
+  request: string,
 ): Promise<T> {
   const key = { PK: `RETRY#${kind}#${keyPart(scope)}#${keyPart(retryKey)}`, SK: 'RETRY' }
-  const claim = await putIfAbsentOrRead({ ...key, value: JSON.stringify(generated) }, async () => {
+  const claim = await putIfAbsentOrRead({ ...key, value: JSON.stringify(generated), request }, async () => {
     const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))
-    return typeof Item?.value === 'string' ? Item.value : undefined
+    return typeof Item?.value === 'string' ? { value: Item.value, request: Item.request } : undefined
   })
-  return claim.written ? generated : schema.parse(JSON.parse(claim.existing))
+  if (claim.written) return generated
+  const { value, request: first } = claim.existing
+  return first === undefined || first === request ? schema.parse(JSON.parse(value)) : generated
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import * as z from 'zod/mini'
 import { getCallParts } from '#shared/db/call-repository'
 import {
@@ -40,7 +41,10 @@ const QueueRetrySchema = z.object({ id: z.string(), created_at: z.string() })
  */
 export async function createQueue(userId: string, req: QueueCreateReq, retryKey?: string): Promise<{ id: string }> {
   let first = { id: uuidv7(), created_at: new Date().toISOString() }
-  if (retryKey !== undefined) first = await claimRetryValue('queue', req.project_id, retryKey, first, QueueRetrySchema)
+  if (retryKey !== undefined) {
+    const request = createHash('sha256').update(JSON.stringify(req)).digest('base64url')
+    first = await claimRetryValue('queue', req.project_id, retryKey, first, QueueRetrySchema, request)
+  }
   const queue: AnnotationQueue = {
     id: first.id,
     project_id: req.project_id,

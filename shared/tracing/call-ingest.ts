@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import * as z from 'zod/mini'
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import { assertCallStartFits } from '#shared/db/call-records'
@@ -46,9 +47,29 @@ function freshIds(items: readonly IngestItem[]): GeneratedIds {
  * attempt's ids are recorded and reused by its retries, so a retried start without a client id does not create a
  * second call; without it such a retry does.
  */
-async function generatedIds(principal: Principal, ids: GeneratedIds, retryKey: string | undefined) {
+async function generatedIds(
+  principal: Principal,
+  items: readonly IngestItem[],
+  ids: GeneratedIds,
+  retryKey: string | undefined,
+) {
   if (retryKey === undefined || ids.every((g) => g === null)) return ids
-  return claimRetryValue('call', principal.userId, retryKey, ids, GeneratedIdsSchema)
+  // What the ids are for: the position, project, op and start time of each start that needs them.
+  const request = createHash('sha256')
+    .update(
+      JSON.stringify(
+        items.map((item, i) =>
+          ids[i] === null || item.mode !== 'start'
+            ? null
+            : [item.start.project_id, item.start.op_name, item.start.started_at, item.start.parent_id ?? null],
+        ),
+      ),
+    )
+    .digest('base64url')
+  const first = await claimRetryValue('call', principal.userId, retryKey, ids, GeneratedIdsSchema, request)
+  // A record from before fingerprints, made for a request of another shape, is not this request's.
+  const fits = first.length === ids.length && first.every((g, i) => (g === null) === (ids[i] === null))
+  return fits ? first : ids
 }
 
 type KeyedStart = StartedCall & { id: string; trace_id: string; json: StartJson }
@@ -88,7 +109,7 @@ export async function ingestCalls(
     assertStartFits(keyed(item, fresh[i]), j, principal.userId)
     return j
   })
-  const generated = await generatedIds(principal, fresh, retryKey)
+  const generated = await generatedIds(principal, items, fresh, retryKey)
   const starts = new Map<string, KeyedStart>()
   const ends = new Map<string, JsonEnd>()
   const startKeys = items.map((item, i) => {

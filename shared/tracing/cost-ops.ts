@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import * as z from 'zod/mini'
 import { deletePriceRows, listPriceRows, putPriceRows } from '#shared/db/cost-repository'
 import { claimRetryValue } from '#shared/db/retry-key-repository'
@@ -38,7 +39,10 @@ export async function createCosts(
 ): Promise<{ ids: [string, string][] }> {
   const entries = Object.entries(req.costs)
   let first = { created_at: microsToStored(now * 1000), ids: entries.map(() => uuidv7(now)) }
-  if (retryKey !== undefined) first = await claimRetryValue('cost', req.project_id, retryKey, first, CostRetrySchema)
+  if (retryKey !== undefined) {
+    const request = createHash('sha256').update(JSON.stringify(req)).digest('base64url')
+    first = await claimRetryValue('cost', req.project_id, retryKey, first, CostRetrySchema, request)
+  }
   const createdAt = first.created_at
   const rows: PriceRow[] = entries.map(([llmId, c], i) => {
     const effective =

@@ -256,4 +256,29 @@ describe('POST /call/upsert_batch with a large batch', () => {
     expect(a.res[2]?.trace_id).toBe('given-trace')
     expect(await readCallCount(project)).toBe(3)
   })
+
+  it('treats an X-Weave-Retry-Id reused for a different batch as a new request, storing every call', async () => {
+    // Prepare: a client reusing one retry id for different requests (the ids were keyed by the retry id alone: a
+    // batch of another shape was a 500 on every attempt, one of the same shape had its calls dropped as retries)
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const anonymous = (op: string) => {
+      const { id: _id, trace_id: _trace, ...start } = startPart(project, { op_name: `weave:///e/p/op/${op}:abc` })
+      return { mode: 'start', req: { start } }
+    }
+    const retry = { ...caller.basic, 'x-weave-retry-id': 'reused' }
+    const send = (batch: unknown[]) => app.request('/call/upsert_batch', jsonInit({ batch }, retry))
+
+    // Act
+    const first = await send([anonymous('a'), anonymous('b')])
+    const sameShape = await send([anonymous('c'), anonymous('d')])
+    const otherShape = await send([anonymous('e'), anonymous('f'), anonymous('g')])
+
+    // Assess
+    expect([first.status, sameShape.status, otherShape.status]).toEqual([200, 200, 200])
+    const ids = [first, sameShape, otherShape].map(async (r) => ((await r.json()) as { res: { id: string }[] }).res)
+    const all = (await Promise.all(ids)).flat().map((r) => r.id)
+    expect(new Set(all).size).toBe(7)
+    expect(await readCallCount(project)).toBe(7)
+  })
 })
