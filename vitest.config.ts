@@ -26,6 +26,7 @@ export const UNIT_FILES = [
   'test/functions/route-examples.test.ts',
   'test/infra/compliance.test.ts',
   'test/infra/stacks.test.ts',
+  'test/scripts/graceful-close.test.ts',
   'test/scripts/start.test.ts',
   'test/shared/auth/api-key.test.ts',
   'test/shared/config.test.ts',

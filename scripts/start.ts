@@ -1,3 +1,4 @@
+import type { Server } from 'node:http'
 import { serve } from '@hono/node-server'
 import { bootstrapKey } from '#shared/auth/bootstrap'
 import { config, localConfig } from '#shared/config'
@@ -9,6 +10,7 @@ import { flushUsage } from '#shared/inference/usage-meter'
 import { createLocalApp } from './local/app.js'
 import { ENGINE_NAMES, startLocalDynamo } from './local/dynamo-engine.js'
 import type { EmbeddedDynamo } from './local/embedded-dynamo.js'
+import { gracefulCloser } from './local/graceful-close.js'
 
 // `npm start`: the whole stack in one process — its own DynamoDB (dynalite embedded, or DynamoDB Local with
 // LOOM_DYNAMODB=local; none when DYNAMODB_ENDPOINT is set), tables created from the shared definition, a bootstrap
@@ -62,16 +64,20 @@ const server = serve({ fetch: app.fetch, port: localConfig.port, hostname: local
   process.stdout.write(`${lines.join('\n')}\n`)
 })
 
+const closer = gracefulCloser(server as Server)
+// How long requests in progress (a long stream) may take to end after a stop signal before their connections are cut.
+const SHUTDOWN_GRACE_MS = 10_000
 let stopping = false
 
 async function shutdown() {
   // Once, however many signals arrive (a terminal's Ctrl-C reaches every process of its group; supervisors repeat).
   if (stopping) return
   stopping = true
-  server.close()
-  // Answered requests' remaining writes (a completion's trace, its token charge) and the usage the meter still holds
-  // (it writes once a second) reach the store before it stops. The embedded store's close then waits only for
-  // connections that are still busy, so no write is lost and Ctrl-C stops at once.
+  // No new connection, keep-alive clients told to close, and every request answered (or cut after the grace period)
+  // before the store is touched: a request still being served while the store stops would answer 200 and lose its
+  // trace. Then answered requests' remaining writes (a completion's trace, its token charge) and the usage the meter
+  // still holds (it writes once a second) reach the store before it stops.
+  await closer.close(SHUTDOWN_GRACE_MS)
   await settleAfterResponse()
   await flushUsage()
   await dynamo?.close()
