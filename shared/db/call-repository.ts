@@ -376,6 +376,19 @@ export async function putPendingDisplayName(project: string, id: string, display
   )
 }
 
+/** The display names `call/update` left for calls among `ids` (strongly read: '' clears), by call id. */
+export async function pendingDisplayNames(project: string, ids: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>()
+  const keys = [...new Set(ids)].map((id) => ({ PK: callPk(project, id), SK: PENDING_NAME_SK }))
+  const chunks: (typeof keys)[] = []
+  for (let i = 0; i < keys.length; i += 100) chunks.push(keys.slice(i, i + 100))
+  await inPool(chunks, async (chunk) => {
+    const items = await getBatch(chunk, { ConsistentRead: true, ProjectionExpression: 'id, display_name' })
+    for (const item of items) found.set(String(item.id), String(item.display_name ?? ''))
+  })
+  return found
+}
+
 // DynamoDB's refusal of an update that would take the item past 400 KB (dynalite words it the same way).
 const ITEM_TOO_LARGE = /item size (to update )?has exceeded the maximum allowed size/i
 

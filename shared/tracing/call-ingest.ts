@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import * as z from 'zod/mini'
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import { assertCallStartFits } from '#shared/db/call-records'
-import { getCallParts, storedTraceIds } from '#shared/db/call-repository'
+import { getCallParts, pendingDisplayNames, setCallDisplayName, storedTraceIds } from '#shared/db/call-repository'
 import { registerProjects } from '#shared/db/project-repository'
 import { claimRetryValue } from '#shared/db/retry-key-repository'
 import { PayloadTooLargeError } from '#shared/errors/http-error'
@@ -188,5 +188,20 @@ async function ingestProject(
       )
     },
   })
+  if (fresh.length > 0) await applyLateRenames(project, fresh, stored)
   return traceIds
+}
+
+/**
+ * Renames that arrived while this request stored its new starts (after its read of the pending names, before its
+ * write, so the start was missing for the rename and the name missing for this request) are applied now: one strong
+ * read of the new starts' pending-name keys, and an update for each name that differs from what the start took.
+ */
+async function applyLateRenames(project: string, fresh: readonly KeyedStart[], stored: Map<string, CallParts>) {
+  const late = await pendingDisplayNames(
+    project,
+    fresh.map((s) => s.id),
+  )
+  const renames = [...late].filter(([id, name]) => name !== stored.get(id)?.pendingDisplayName)
+  await Promise.all(renames.map(([id, name]) => setCallDisplayName(project, id, name === '' ? undefined : name)))
 }

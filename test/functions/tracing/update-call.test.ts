@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { app as readApp } from '#functions/tracing/read-call/handler'
 import { app, handler } from '#functions/tracing/update-call/handler'
+import { rawDb } from '#shared/db/client'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { authorizerFor, newProject, startPart, writeCalls } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
@@ -74,6 +76,52 @@ describe('POST /call/update', () => {
     expect((await read(named.id))?.display_name).toBe('Renamed over')
     expect((await read(cleared.id))?.display_name).toBeNull()
     expect(await read(never.id)).toBeNull()
+  })
+
+  it('applies a rename that arrives while the start is being stored, after the ingest read the pending names', async () => {
+    // Prepare: the ingest's writes held until the rename has been answered, so the rename finds no start and the
+    // ingest (already past its read) found no pending name: the race the ingest's re-read after writing closes.
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const start = startPart(project, { display_name: 'from the start' })
+    let seen: () => void = () => undefined
+    const writing = new Promise<void>((resolve) => {
+      seen = resolve
+    })
+    let release: () => void = () => undefined
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const name = `hold-ingest-writes-${randomUUID()}`
+    rawDb().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'BatchWriteItemCommand') return next(args)
+        seen()
+        await gate
+        return next(args)
+      },
+      { step: 'initialize', name },
+    )
+
+    try {
+      // Act
+      const ingest = writeCalls(caller, [{ start }])
+      await writing
+      const rename = await app.request(
+        '/call/update',
+        jsonInit({ project_id: project, call_id: start.id, display_name: 'Renamed meanwhile' }, caller.basic),
+      )
+      release()
+      await ingest
+
+      // Assess
+      expect(rename.status).toBe(200)
+      const read = await readApp.request('/call/read', jsonInit({ project_id: project, id: start.id }, caller.basic))
+      expect(((await read.json()) as { call: { display_name: string } }).call.display_name).toBe('Renamed meanwhile')
+    } finally {
+      release()
+      rawDb().middlewareStack.remove(name)
+    }
   })
 
   it('answers 400 without display_name and 403 for a foreign project', async () => {
