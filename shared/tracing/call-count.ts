@@ -44,7 +44,8 @@ import type { CallEndItem, CallStartItem } from '#shared/schemas/call-item'
  *   deleted start still carrying `uncount_pending` is in the count: the next delete that reaches it uncounts it.
  * - Stated limits: two different request bodies carrying the same new call at the same moment land on different
  *   shards and can both count it; a process dying between counting and releasing leaves its tokens pending for good
- *   (a few bytes each), its calls counted and stored by its retry without counting; a take-back that fails too leaves
+ *   (a few bytes each), its calls counted and stored by its retry without counting when the retry has the same body
+ *   (a re-batched retry picks another shard and counts them again); a take-back that fails too leaves
  *   the count ahead of what is stored until a retry stores those calls.
  */
 
