@@ -20,10 +20,25 @@ async function liveVersion(project: string, objectId: string, digest: string): P
 
 const unique = (values: readonly string[]) => [...new Set(values)]
 
+/**
+ * After labels are written: the version is read again (strongly), and if an `obj/delete` marked it deleted meanwhile
+ * the labels are taken back and the request is a 404. A delete marks its versions before it reads the labels it drops,
+ * so a label written after that read is seen here, and one written before it is dropped by the delete.
+ */
+async function stillLive(project: string, objectId: string, v: ObjVersion, takeBack: () => Promise<void>) {
+  const record = await resolveObjVersion(project, objectId, v.digest, false)
+  if (record !== undefined && !record.version.deleted_at) return
+  await takeBack()
+  throw new NotFoundError(`Object version ${objectId}:${v.digest} not found`)
+}
+
 /** Adds tags to a live version (duplicates ignored); 404 when the version is missing or deleted. */
 export async function addObjTags(project: string, objectId: string, digest: string, tags: readonly string[]) {
   const v = await liveVersion(project, objectId, digest)
   for (const tag of unique(tags)) await putTag(project, objectId, v.digest, tag)
+  await stillLive(project, objectId, v, async () => {
+    for (const tag of unique(tags)) await deleteTag(project, objectId, v.digest, tag)
+  })
 }
 
 /** Removes tags from a version; absent tags and versions are a no-op. */
@@ -37,6 +52,10 @@ export async function removeObjTags(project: string, objectId: string, digest: s
 export async function setObjAliases(project: string, objectId: string, digest: string, aliases: readonly string[]) {
   const v = await liveVersion(project, objectId, digest)
   for (const alias of unique(aliases)) await putAlias(project, objectId, alias, v.digest)
+  await stillLive(project, objectId, v, async () => {
+    // Only where the alias still points at this version: another request may have moved it since.
+    for (const alias of unique(aliases)) await deleteAlias(project, objectId, alias, { ifDigest: v.digest })
+  })
 }
 
 /** Removes aliases of an object (`latest` is managed by the server and left alone); absent ones are a no-op. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { app as addTags } from '#functions/tracing/add-obj-tags/handler'
 import { app as deleteApp } from '#functions/tracing/delete-obj/handler'
@@ -7,10 +8,85 @@ import { app as readApp } from '#functions/tracing/read-obj/handler'
 import { app as removeAliases } from '#functions/tracing/remove-obj-aliases/handler'
 import { app as removeTags } from '#functions/tracing/remove-obj-tags/handler'
 import { app as setAliases } from '#functions/tracing/set-obj-aliases/handler'
+import { rawDb } from '#shared/db/client'
 import { publish } from '../../support/objects.js'
 import { get, newProjectCaller, send } from '../../support/tracing.js'
 
+/** Holds the label writes (`PutItem`) carrying `label` until `release`; `seen` resolves once `count` have arrived. */
+function holdLabelWrites(label: string, count: number) {
+  let arrived = 0
+  let seen: () => void = () => undefined
+  const all = new Promise<void>((resolve) => {
+    seen = resolve
+  })
+  let release: () => void = () => undefined
+  const gate = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  const name = `hold-label-writes-${randomUUID()}`
+  rawDb().middlewareStack.add(
+    (next, context) => async (args) => {
+      const item = (args.input as { Item?: Record<string, { S?: string }> }).Item
+      if (context.commandName !== 'PutItemCommand' || (item?.tag?.S !== label && item?.alias?.S !== label)) {
+        return next(args)
+      }
+      if (++arrived === count) seen()
+      await gate
+      return next(args)
+    },
+    { step: 'finalizeRequest', name },
+  )
+  return { seen: all, release, stop: () => rawDb().middlewareStack.remove(name) }
+}
+
 describe('object tags and aliases', () => {
+  it('takes back a tag and an alias written while obj/delete removed their version, answering 404', async () => {
+    // Prepare: the label requests pass their check that the version is live, then wait until the delete (which marks
+    // the version, then drops its labels) has finished; without a check after writing, both labels outlive the version
+    const caller = await newProjectCaller()
+    const d0 = await publish(caller, 'o', { v: 0 })
+    await publish(caller, 'o', { v: 1 })
+    const hold = holdLabelWrites('racing', 2)
+
+    try {
+      // Act
+      const tag = send(
+        addTags,
+        `/objs/o/versions/${d0}/tags`,
+        { project_id: caller.project, tags: ['racing'] },
+        caller,
+        'PUT',
+      )
+      const alias = send(
+        setAliases,
+        '/objs/o/aliases',
+        { project_id: caller.project, digest: d0, aliases: ['racing'] },
+        caller,
+        'PUT',
+      )
+      await hold.seen
+      const deleted = await send(
+        deleteApp,
+        '/obj/delete',
+        { project_id: caller.project, object_id: 'o', digests: [d0] },
+        caller,
+      )
+      hold.release()
+
+      // Assess
+      expect(deleted.status).toBe(200)
+      expect((await tag).status).toBe(404)
+      expect((await alias).status).toBe(404)
+      const tags = await get(listTags, `/tags?project_id=${encodeURIComponent(caller.project)}`, caller)
+      const aliases = await get(listAliases, `/aliases?project_id=${encodeURIComponent(caller.project)}`, caller)
+      expect(tags.body.tags).not.toContain('racing')
+      expect(aliases.body.aliases).not.toContain('racing')
+    } finally {
+      hold.release()
+      hold.stop()
+    }
+  })
+
   it('adds tags without duplicates and lists them sorted on the version and in the project', async () => {
     // Prepare
     const caller = await newProjectCaller()
