@@ -131,6 +131,7 @@ async function* stream(call: ChatBackendCall): AsyncGenerator<ChatCompletionChun
       },
     })
     const ids = showIds(prepared) ? [...prepared.prompt.ids] : null
+    // Every choice's role chunk, then every choice's echo, in that order, as vLLM's serving_chat sends them.
     for (let index = 0; index < params.n; index++) {
       const role: ChatChunkChoice = {
         index,
@@ -139,9 +140,12 @@ async function* stream(call: ChatBackendCall): AsyncGenerator<ChatCompletionChun
         finish_reason: null,
       }
       yield chunk(index, role, { prompt_token_ids: ids })
-      const echo = echoText(prepared)
-      if (echo !== undefined)
+    }
+    const echo = echoText(prepared)
+    if (echo !== undefined) {
+      for (let index = 0; index < params.n; index++) {
         yield chunk(index, { index, delta: { content: echo }, logprobs: null, finish_reason: null })
+      }
     }
     for await (const event of generate(prepared, call.signal)) {
       const { index, sequence } = event

@@ -255,6 +255,31 @@ describe('reference backend', () => {
     expect(chunks[1]?.choices[0]?.delta).toEqual({ content: 'Well,' })
   })
 
+  it('streams every choice role chunk before the echoes, as vLLM does with n > 1', async () => {
+    // Act
+    const chunks = await streamAll({
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Well,' },
+      ],
+      add_generation_prompt: false,
+      continue_final_message: true,
+      echo: true,
+      n: 2,
+      seed: 1,
+      max_completion_tokens: 5,
+    })
+
+    // Assess
+    const opening = chunks.slice(0, 4).map((c) => [c.choices[0]?.index, c.choices[0]?.delta])
+    expect(opening).toEqual([
+      [0, { role: 'assistant', content: '' }],
+      [1, { role: 'assistant', content: '' }],
+      [0, { content: 'Well,' }],
+      [1, { content: 'Well,' }],
+    ])
+  })
+
   it('stops generating when the signal aborts', async () => {
     // Prepare
     const cancellation = new Cancellation()
