@@ -3,12 +3,12 @@ import { describe, expect, it, vi } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
 import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
 import { app as queryApp } from '#functions/tracing/stream-query-calls/handler'
-import { rawDb } from '#shared/db/client'
 import { settleAfterResponse } from '#shared/http/after-response'
 import { traceCompletion } from '#shared/inference/trace-completion'
 import { logger } from '#shared/logger'
 import type { CatalogModel } from '#shared/schemas/model'
 import { jsonInit } from '../../support/auth.js'
+import { holdDynamoCommands } from '../../support/hold-dynamo.js'
 import { upstreamModelFixture } from '../../support/models.js'
 
 const { caller, model } = await upstreamModelFixture()
@@ -27,35 +27,6 @@ async function calls(projectId: string): Promise<Call[]> {
     .split('\n')
     .filter((line) => line !== '')
     .map((line) => JSON.parse(line) as Call)
-}
-
-/**
- * Holds the `BatchWriteItem` requests the DynamoDB client sends until `release`, and counts them until `stop`: the
- * writes of completion traces (nothing else on the chat path batch-writes) wait while the test decides.
- */
-function holdBatchWrites(): { release: () => void; stop: () => number } {
-  let count = 0
-  let release: () => void = () => undefined
-  const gate = new Promise<void>((resolve) => {
-    release = resolve
-  })
-  const name = `hold-batch-writes-${Date.now()}`
-  rawDb().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName !== 'BatchWriteItemCommand') return next(args)
-      count++
-      await gate
-      return next(args)
-    },
-    { step: 'initialize', name },
-  )
-  return {
-    release,
-    stop: () => {
-      rawDb().middlewareStack.remove(name)
-      return count
-    },
-  }
 }
 
 /** The project's unfiltered `calls/query_stats` count: each stored call counted once. */
@@ -129,7 +100,8 @@ describe('tracing of gateway completions', () => {
   it('traces the completions that end while trace writes are in flight together, each once', async () => {
     // Prepare: the first trace writes are held until every completion has answered, so the others queue behind them.
     const projectId = `${caller.entity}/traced-burst-${Date.now()}`
-    const batchWrites = holdBatchWrites()
+    // The writes of completion traces (nothing else on the chat path batch-writes) wait while the test decides.
+    const batchWrites = holdDynamoCommands(({ name }) => name === 'BatchWriteItemCommand')
 
     // Act
     const answers = await Promise.all(
@@ -146,7 +118,8 @@ describe('tracing of gateway completions', () => {
     const ids = await Promise.all(answers.map(async (res) => ((await res.json()) as { id: string }).id))
     batchWrites.release()
     const traced = await tracedCalls(projectId)
-    const writes = batchWrites.stop()
+    const writes = batchWrites.count()
+    batchWrites.stop()
 
     // Assess
     expect(answers.map((res) => res.status)).toEqual(answers.map(() => 200))

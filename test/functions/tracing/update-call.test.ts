@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { app as readApp } from '#functions/tracing/read-call/handler'
 import { app, handler } from '#functions/tracing/update-call/handler'
-import { rawDb } from '#shared/db/client'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { authorizerFor, newProject, startPart, writeCalls } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
+import { holdDynamoCommands } from '../../support/hold-dynamo.js'
 
 describe('POST /call/update', () => {
   it('sets the display name, clears it with an empty string, and survives a retried start', async () => {
@@ -84,34 +83,17 @@ describe('POST /call/update', () => {
     const caller = await newCaller()
     const project = newProject(caller)
     const start = startPart(project, { display_name: 'from the start' })
-    let seen: () => void = () => undefined
-    const writing = new Promise<void>((resolve) => {
-      seen = resolve
-    })
-    let release: () => void = () => undefined
-    const gate = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    const name = `hold-ingest-writes-${randomUUID()}`
-    rawDb().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName !== 'BatchWriteItemCommand') return next(args)
-        seen()
-        await gate
-        return next(args)
-      },
-      { step: 'initialize', name },
-    )
+    const hold = holdDynamoCommands(({ name }) => name === 'BatchWriteItemCommand')
 
     try {
       // Act
       const ingest = writeCalls(caller, [{ start }])
-      await writing
+      await hold.arrived()
       const rename = await app.request(
         '/call/update',
         jsonInit({ project_id: project, call_id: start.id, display_name: 'Renamed meanwhile' }, caller.basic),
       )
-      release()
+      hold.release()
       await ingest
 
       // Assess
@@ -119,8 +101,7 @@ describe('POST /call/update', () => {
       const read = await readApp.request('/call/read', jsonInit({ project_id: project, id: start.id }, caller.basic))
       expect(((await read.json()) as { call: { display_name: string } }).call.display_name).toBe('Renamed meanwhile')
     } finally {
-      release()
-      rawDb().middlewareStack.remove(name)
+      hold.stop()
     }
   })
 

@@ -237,19 +237,23 @@ describe('reference backend', () => {
     expect(chunks.at(-1)?.usage?.prompt_tokens_details).toEqual({ cached_tokens: expect.any(Number) })
   })
 
+  // A final assistant message continued and echoed.
+  const continued = (extra: Record<string, unknown> = {}) => ({
+    messages: [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: 'Well,' },
+    ],
+    add_generation_prompt: false,
+    continue_final_message: true,
+    echo: true,
+    seed: 1,
+    max_completion_tokens: 5,
+    ...extra,
+  })
+
   it('streams the echoed final message after the role chunk', async () => {
     // Act
-    const chunks = await streamAll({
-      messages: [
-        { role: 'user', content: 'Hi' },
-        { role: 'assistant', content: 'Well,' },
-      ],
-      add_generation_prompt: false,
-      continue_final_message: true,
-      echo: true,
-      seed: 1,
-      max_completion_tokens: 5,
-    })
+    const chunks = await streamAll(continued())
 
     // Assess
     expect(chunks[1]?.choices[0]?.delta).toEqual({ content: 'Well,' })
@@ -257,18 +261,7 @@ describe('reference backend', () => {
 
   it('streams every choice role chunk before the echoes, as vLLM does with n > 1', async () => {
     // Act
-    const chunks = await streamAll({
-      messages: [
-        { role: 'user', content: 'Hi' },
-        { role: 'assistant', content: 'Well,' },
-      ],
-      add_generation_prompt: false,
-      continue_final_message: true,
-      echo: true,
-      n: 2,
-      seed: 1,
-      max_completion_tokens: 5,
-    })
+    const chunks = await streamAll(continued({ n: 2 }))
 
     // Assess
     const opening = chunks.slice(0, 4).map((c) => [c.choices[0]?.index, c.choices[0]?.delta])
