@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { getBatch, inParallel } from '#shared/db/batch-write'
 import { callPk } from '#shared/db/call-keys'
 import { db, table } from '#shared/db/client'
@@ -13,7 +13,7 @@ import { queryAll } from '#shared/db/query'
  * `calls/query_stats` reads 16 small items instead of the project.
  *
  * `ADD` is not idempotent, so every increment is guarded by idempotency tokens (`+<call id>`, `-<call id>`) held in
- * the shard's `pending` string set while the request that counted them finishes its item writes: the `ADD` is
+ * the `pending` string set of the shard the token's hash picks while the request that counted them finishes its item writes: the `ADD` is
  * conditional on none of its tokens being pending, so a token also works as a lock on its call's count. A pending token
  * always means its delta is in `n` (a take-back that gives a token up removes it in the same update), and only its
  * holder releases it, once the call items show the change. The marks the protocol keeps on a call's start part
@@ -28,8 +28,8 @@ const TOKENS_PER_UPDATE = 60
 
 const counterPk = (project: string) => `CALLCOUNT#${project}`
 
-function shardOf(seed: string): string {
-  const n = createHash('sha256').update(seed).digest().readUInt32BE(0) % COUNTER_SHARDS
+function shardOf(token: string): string {
+  const n = createHash('sha256').update(token).digest().readUInt32BE(0) % COUNTER_SHARDS
   return `S#${String(n).padStart(2, '0')}`
 }
 
@@ -128,24 +128,10 @@ async function countOnShard(project: string, shard: string, tokens: readonly str
 /**
  * Adds `delta` per token to the project's count unless a token is already pending (a retry, or a concurrent attempt),
  * and returns what it counted with the functions that take counts back and release the tokens once the caller's item
- * writes are done. `seed` must be derived from the request body (not from what is new), so a retry lands on the same
- * shard.
+ * writes are done. Each token is counted on the shard its own hash picks, so every request counting a call's token
+ * meets the others counting it there, whatever else its body holds (one update per shard touched, in parallel).
  */
-export async function countCalls(
-  project: string,
-  tokens: readonly string[],
-  delta: 1 | -1,
-  seed: string,
-): Promise<CallCount> {
-  if (tokens.length === 0) return { counted: [], undo: async () => {}, release: async () => {}, finish: async () => {} }
-  return countOnShard(project, shardOf(seed), tokens, delta)
-}
-
-/**
- * `countCalls` with each token on the shard its own hash picks, so every request counting a token meets the others
- * counting it there whatever its body (one update per shard touched, so meant for rarer writes such as deletions).
- */
-export async function countEachCall(project: string, tokens: readonly string[], delta: 1 | -1): Promise<CallCount> {
+export async function countCalls(project: string, tokens: readonly string[], delta: 1 | -1): Promise<CallCount> {
   const byShard = new Map<string, string[]>()
   for (const token of new Set(tokens)) {
     const shard = shardOf(token)
@@ -168,17 +154,16 @@ export async function countEachCall(project: string, tokens: readonly string[], 
   }
 }
 
-/** The tokens among `tokens` still pending on the shard `seed` picks (read strongly). */
-export async function pendingTokens(project: string, tokens: readonly string[], seed: string): Promise<Set<string>> {
-  const { Item } = await db().send(
-    new GetCommand({
-      TableName: table(),
-      Key: { PK: counterPk(project), SK: shardOf(seed) },
-      ProjectionExpression: 'pending',
-      ConsistentRead: true,
-    }),
+/** The tokens among `tokens` still pending on their shards (read strongly). */
+export async function pendingTokens(project: string, tokens: readonly string[]): Promise<Set<string>> {
+  const shards = [...new Set(tokens.map(shardOf))]
+  if (shards.length === 0) return new Set()
+  const items = await getBatch(
+    shards.map((shard) => ({ PK: counterPk(project), SK: shard })),
+    { ConsistentRead: true, ProjectionExpression: 'pending' },
   )
-  const pending = Item?.pending instanceof Set ? (Item.pending as Set<string>) : new Set<string>()
+  const pending = new Set<string>()
+  for (const item of items) if (item.pending instanceof Set) for (const t of item.pending as Set<string>) pending.add(t)
   return new Set(tokens.filter((t) => pending.has(t)))
 }
 

@@ -1,9 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import {
   type CallCount,
   clearUncountPending,
   countCalls,
-  countEachCall,
   countedStarts,
   markCallDeleted,
   markStartCounted,
@@ -30,8 +29,8 @@ import type { CallEndItem, CallStartItem } from '#shared/schemas/call-item'
  * - Pending tokens: a pending token's delta is in `n` (a take-back that gives a token up is the same update as its
  *   release); only its holder releases it. While pending it is a lock on its call's count: another request meeting it
  *   neither counts the call nor marks it, and stores the start only if absent.
- * - Retries: the ingest shard is picked from a hash of every start id of the request body, so a retry meets the
- *   tokens of its earlier attempts. A retry that read a call as new but counted it after the original stored it
+ * - Retries: each token is counted on the shard its call id picks, so any request carrying a call, a retry with the
+ *   same body or one that re-batched it with other calls, meets the tokens of every earlier attempt there. A retry that read a call as new but counted it after the original stored it
  *   finds `counted` on re-reading (strongly) and takes its count back. A counter update whose answer was lost leaves
  *   its tokens pending for good (the SDK's retry takes them for another request's): the count includes those calls,
  *   which the request then stores without counting, so the count stays right.
@@ -42,11 +41,9 @@ import type { CallEndItem, CallStartItem } from '#shared/schemas/call-item'
  *   then counts `-<id>` on the shard the call id picks (every delete of a call meets there, whatever its body),
  *   re-reads, and clears `uncount_pending` on those still carrying it; one another request cleared is taken back. A
  *   deleted start still carrying `uncount_pending` is in the count: the next delete that reaches it uncounts it.
- * - Stated limits: two different request bodies carrying the same new call at the same moment land on different
- *   shards and can both count it; a process dying between counting and releasing leaves its tokens pending for good
- *   (a few bytes each), its calls counted and stored by its retry without counting when the retry has the same body
- *   (a re-batched retry picks another shard and counts them again); a take-back that fails too leaves
- *   the count ahead of what is stored until a retry stores those calls.
+ * - Stated limits: a process dying between counting and releasing leaves its tokens pending for good (a few bytes
+ *   each), its calls counted and stored by its retry (whatever the retry's batch) without counting; a take-back that
+ *   fails too leaves the count ahead of what is stored until a retry stores those calls.
  */
 
 const plus = (id: string) => `+${id}`
@@ -65,8 +62,6 @@ export type NewStart = { id: string; build: () => Promise<CallStartItem> }
 
 /** What one project's part of an ingest request writes. */
 export type CountedWrite = {
-  /** Every start id of the request body, new or not: the counter shard is picked from them. */
-  startIds: readonly string[]
   /** The starts read as new. */
   fresh: readonly NewStart[]
   /**
@@ -83,14 +78,10 @@ export type CountedWrite = {
  * A failure after counting takes its count back before it is thrown.
  */
 export async function storeCountingStarts(project: string, write: CountedWrite): Promise<void> {
-  const seed = createHash('sha256')
-    .update([...write.startIds].sort().join('\n'))
-    .digest('hex')
   const count = await countCalls(
     project,
     write.fresh.map((s) => plus(s.id)),
     1,
-    seed,
   )
   // The starts this request tried to store as counted, and those it stored for another request's count.
   const written = new Set<string>()
@@ -112,11 +103,11 @@ export async function storeCountingStarts(project: string, write: CountedWrite):
     await putCallParts(parts, { countedStarts: true })
   } catch (error) {
     // Nothing may stay counted that is not stored; the failure itself is what the client hears about.
-    await rollBackStarts(project, count, written, seed).catch(() => undefined)
+    await rollBackStarts(project, count, written).catch(() => undefined)
     throw error
   }
   await count.release()
-  await recheckDeferred(project, created, seed)
+  await recheckDeferred(project, created)
 }
 
 /** Whether a stored start is deleted but its deletion is not in the count yet (a delete must still uncount it). */
@@ -149,8 +140,8 @@ export async function deleteCountingCalls(
  * then took its count back): counts them under their tokens, re-reads them and marks `counted` those still unmarked;
  * takes back the rest. A start whose token another request holds is left to it.
  */
-async function healStarts(project: string, ids: readonly string[], seed: string): Promise<void> {
-  const count = await countCalls(project, ids.map(plus), 1, seed)
+async function healStarts(project: string, ids: readonly string[]): Promise<void> {
+  const count = await countCalls(project, ids.map(plus), 1)
   if (count.counted.length === 0) return
   const locked = count.counted.map(idOf)
   const states = await startCountStates(project, locked)
@@ -172,12 +163,7 @@ async function healStarts(project: string, ids: readonly string[], seed: string)
  * store) that are stored with `counted`, takes back the others and releases every token it holds, then counts any of
  * those a concurrent retry stored meanwhile without counting (it deferred to this request's tokens).
  */
-export async function rollBackStarts(
-  project: string,
-  count: CallCount,
-  written: ReadonlySet<string>,
-  seed: string,
-): Promise<void> {
+export async function rollBackStarts(project: string, count: CallCount, written: ReadonlySet<string>): Promise<void> {
   if (count.counted.length === 0) return
   const states = await startCountStates(project, [...written])
   const dropped = count.counted.filter((t) => states.get(idOf(t))?.counted !== true)
@@ -185,7 +171,7 @@ export async function rollBackStarts(
   if (dropped.length === 0) return
   const stored = await startCountStates(project, dropped.map(idOf))
   const unmarked = [...stored].flatMap(([id, s]) => (s.counted ? [] : [id]))
-  if (unmarked.length > 0) await healStarts(project, unmarked, seed)
+  if (unmarked.length > 0) await healStarts(project, unmarked)
 }
 
 /**
@@ -193,14 +179,14 @@ export async function rollBackStarts(
  * longer pending and that are still unmarked were given up by that request after its own write failed, so they are
  * counted here.
  */
-export async function recheckDeferred(project: string, created: ReadonlySet<string>, seed: string): Promise<void> {
+export async function recheckDeferred(project: string, created: ReadonlySet<string>): Promise<void> {
   if (created.size === 0) return
-  const pending = await pendingTokens(project, [...created].map(plus), seed)
+  const pending = await pendingTokens(project, [...created].map(plus))
   const released = [...created].filter((id) => !pending.has(plus(id)))
   if (released.length === 0) return
   const states = await startCountStates(project, released)
   const unmarked = released.filter((id) => states.get(id)?.counted === false)
-  if (unmarked.length > 0) await healStarts(project, unmarked, seed)
+  if (unmarked.length > 0) await healStarts(project, unmarked)
 }
 
 /**
@@ -216,7 +202,7 @@ async function uncountDeleted(
   own: readonly string[],
   requestId: string,
 ): Promise<number> {
-  const count = await countEachCall(
+  const count = await countCalls(
     project,
     ids.map((id) => `-${id}`),
     -1,

@@ -175,7 +175,6 @@ async function ingestProject(
   const fresh = starts.filter((s) => stored.get(s.id)?.start === undefined)
   const traceIds = new Map(starts.map((s) => [s.id, stored.get(s.id)?.start?.trace_id ?? s.trace_id]))
   await storeCountingStarts(project, {
-    startIds: starts.map((s) => s.id),
     fresh: fresh.map((s) => ({ id: s.id, build: () => buildRenamedStart(s, stored.get(s.id), userId) })),
     ends: async (raced) => {
       // A start stored before this request (a retry) keeps its trace id; so does one another writer stored meanwhile.

@@ -20,20 +20,27 @@ async function countOf(caller: { project: string; basic: Record<string, string> 
 }
 
 describe('the unfiltered calls/query_stats count under retries racing their original', () => {
-  it('counts each call once when copies of one upsert_batch arrive staggered by a few milliseconds', async () => {
+  it.each([
+    ['copies of one upsert_batch arrive', ROUNDS, false],
+    ['different batches carrying the same calls arrive (a client that re-batches)', ROUNDS / 2, true],
+  ])('counts each call once when %s staggered by a few milliseconds', async (_what, rounds, rebatched) => {
     // Prepare
     const caller = await newProjectCaller()
     let distinct = 0
+    const parts = (id: string) => [
+      { mode: 'start', req: { start: startPart(caller.project, { id }) } },
+      { mode: 'end', req: { end: endPart(caller.project, id) } },
+    ]
 
     // Act
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = 0; round < rounds; round++) {
       const ids = Array.from({ length: 5 }, () => randomUUID())
       distinct += ids.length
-      const batch = ids.flatMap((id) => [
-        { mode: 'start', req: { start: startPart(caller.project, { id }) } },
-        { mode: 'end', req: { end: endPart(caller.project, id) } },
-      ])
       const sends = Array.from({ length: COPIES }, async (_, n) => {
+        // A re-batched copy carries a call of its own, first, so no two bodies are alike.
+        const own = rebatched ? [randomUUID()] : []
+        distinct += own.length
+        const batch = [...own, ...ids].flatMap(parts)
         await sleep(n * (round % 6))
         const res = await upsertBatch.request('/call/upsert_batch', jsonInit({ batch }, caller.basic))
         return res.status

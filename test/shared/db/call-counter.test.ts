@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { GetCommand } from '@aws-sdk/lib-dynamodb'
 import { describe, expect, it } from 'vitest'
 import { countCalls, readCallCount } from '#shared/db/call-counter'
@@ -51,8 +51,8 @@ describe('call counter', () => {
     const tokens = ['+a', '+b', '+c']
 
     // Act
-    await countCalls(p, tokens, 1, 'seed-1')
-    const { release } = await countCalls(p, tokens, 1, 'seed-1')
+    await countCalls(p, tokens, 1)
+    const { release } = await countCalls(p, tokens, 1)
     await release()
 
     // Assess
@@ -62,20 +62,20 @@ describe('call counter', () => {
   it('counts the new tokens of a retried request whose other tokens are pending', async () => {
     // Prepare
     const p = project()
-    await countCalls(p, ['+a', '+b'], 1, 'seed-2')
+    await countCalls(p, ['+a', '+b'], 1)
 
     // Act
-    const { release } = await countCalls(p, ['+a', '+b', '+c'], 1, 'seed-2')
+    const { release } = await countCalls(p, ['+a', '+b', '+c'], 1)
     await release()
 
     // Assess
     expect(await readCallCount(p)).toBe(3)
   })
 
-  it('clears the pending tokens on release, so the shard item stays small', async () => {
+  it('clears the pending tokens on release, so the shard items stay small', async () => {
     // Prepare
     const p = project()
-    const { release } = await countCalls(p, ['+x', '+y'], 1, 'seed-3')
+    const { release } = await countCalls(p, ['+x', '+y'], 1)
 
     // Act
     await release()
@@ -89,9 +89,9 @@ describe('call counter', () => {
       ),
     )
     const items = shards.flatMap((s) => (s.Item ? [s.Item] : []))
-    expect(items).toHaveLength(1)
-    expect(items[0]?.pending).toBeUndefined()
-    expect(items[0]?.n).toBe(2)
+    expect(items.length).toBeGreaterThanOrEqual(1)
+    expect(items.every((item) => item.pending === undefined)).toBe(true)
+    expect(items.reduce((sum, item) => sum + Number(item.n), 0)).toBe(2)
   })
 
   it('takes back the count of an ingest whose write failed after counting, and counts its retry once', async () => {
@@ -114,19 +114,10 @@ describe('call counter', () => {
     // Prepare: the tokens and counts of an attempt that never wrote its calls nor released its tokens.
     const p = project()
     const batch = [start(p, randomUUID()), start(p, randomUUID())]
-    const seed = createHash('sha256')
-      .update(
-        batch
-          .map((b) => b.start.id)
-          .sort()
-          .join('\n'),
-      )
-      .digest('hex')
     await countCalls(
       p,
       batch.map((b) => `+${b.start.id}`),
       1,
-      seed,
     )
 
     // Act
@@ -137,15 +128,42 @@ describe('call counter', () => {
     expect(await readCallCount(p)).toBe(2)
   })
 
+  it('counts nothing again when the retry of a request that died after counting re-batches its calls', async () => {
+    // Prepare: an attempt counted three calls and died before writing them or releasing its tokens. The client then
+    // sends them again in other batches, mixed with new calls (the weave npm SDK puts a failed batch back at the head
+    // of its queue), so no retry has the dead attempt's body.
+    const p = project()
+    const [d1, d2, d3] = [
+      '0193a0c0-0000-7000-8000-000000000001',
+      '0193a0c0-0000-7000-8000-000000000002',
+      `${randomUUID()}`,
+    ]
+    await countCalls(p, [`+${d1}`, `+${d2}`, `+${d3}`], 1)
+    const [n1, n2, n3, n4] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()]
+    const ingest = (ids: string[]) =>
+      ingestCalls(
+        principalFor(p),
+        ids.map((id) => start(p, id)),
+      )
+
+    // Act
+    await ingest([n1, d3, d1])
+    await ingest([d2, n2, n3])
+    await ingest([n4, d1, d2, d3])
+
+    // Assess: every call counted once, the dead attempt's three included.
+    expect(await readCallCount(p)).toBe(7)
+  })
+
   it('releases only the tokens it counted, never those another request holds', async () => {
     // Prepare
     const p = project()
-    await countCalls(p, ['+a'], 1, 'seed-5')
+    await countCalls(p, ['+a'], 1)
 
     // Act
-    const { release } = await countCalls(p, ['+a', '+b'], 1, 'seed-5')
+    const { release } = await countCalls(p, ['+a', '+b'], 1)
     await release()
-    const again = await countCalls(p, ['+a'], 1, 'seed-5')
+    const again = await countCalls(p, ['+a'], 1)
 
     // Assess
     expect(again.counted).toEqual([])
@@ -155,10 +173,10 @@ describe('call counter', () => {
   it('reports the tokens it counted, leaving out those another request holds, and takes back on undo', async () => {
     // Prepare
     const p = project()
-    await countCalls(p, ['+a'], 1, 'seed-4')
+    await countCalls(p, ['+a'], 1)
 
     // Act
-    const count = await countCalls(p, ['+a', '+b', '+c'], 1, 'seed-4')
+    const count = await countCalls(p, ['+a', '+b', '+c'], 1)
     await count.undo(['+c'])
     await count.release()
 
@@ -170,11 +188,11 @@ describe('call counter', () => {
   it('subtracts deletions once', async () => {
     // Prepare
     const p = project()
-    await countCalls(p, ['+a', '+b'], 1, 's')
+    await countCalls(p, ['+a', '+b'], 1)
 
     // Act
-    await countCalls(p, ['-a'], -1, 'd')
-    const { release } = await countCalls(p, ['-a'], -1, 'd')
+    await countCalls(p, ['-a'], -1)
+    const { release } = await countCalls(p, ['-a'], -1)
     await release()
 
     // Assess
