@@ -59,6 +59,45 @@ export async function inParallel<T>(
   if (failure !== undefined) throw failure.reason
 }
 
+/**
+ * How many DynamoDB requests one Loom request keeps in flight when it sends one per item (a call's mark, a trace's
+ * size): the SDK's socket pool queues the rest, and a request queued past the connect timeout (1 s) fails, so a
+ * trace of thousands of calls must not send thousands at once.
+ */
+export const ITEM_REQUESTS_IN_FLIGHT = 16
+
+/** `run` over `tasks`, at most `concurrency` at once, with the results in task order (the first failure thrown as `inParallel` throws it). */
+export async function mapInParallel<T, R>(
+  tasks: readonly T[],
+  concurrency: number,
+  run: (task: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(tasks.length)
+  const indexes = tasks.map((_, i) => i)
+  await inParallel(indexes, concurrency, async (i) => {
+    results[i] = await run(tasks[i] as T)
+  })
+  return results
+}
+
+/** `Promise.allSettled` of `run` over `tasks`, at most `concurrency` at once: every task runs, whatever the others do. */
+export async function settleInParallel<T, R>(
+  tasks: readonly T[],
+  concurrency: number,
+  run: (task: T) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
+  const results: PromiseSettledResult<R>[] = new Array(tasks.length)
+  const indexes = tasks.map((_, i) => i)
+  await inParallel(indexes, concurrency, async (i) => {
+    try {
+      results[i] = { status: 'fulfilled', value: await run(tasks[i] as T) }
+    } catch (reason) {
+      results[i] = { status: 'rejected', reason }
+    }
+  })
+  return results
+}
+
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = []
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { ITEM_REQUESTS_IN_FLIGHT, mapInParallel, settleInParallel } from '#shared/db/batch-write'
 import {
   type CallCount,
   clearUncountPending,
@@ -47,6 +48,8 @@ import type { CallEndItem, CallStartItem } from '#shared/schemas/call-item'
  */
 
 const plus = (id: string) => `+${id}`
+// A new start's part, its large columns stored on the way.
+const build = (s: NewStart) => s.build()
 const idOf = (token: string) => token.slice(1)
 
 function failedOf<T>(ids: readonly string[], results: PromiseSettledResult<T>[]): string[] {
@@ -96,9 +99,10 @@ export async function storeCountingStarts(project: string, write: CountedWrite):
     // Starts whose token another request holds: that request counts them. Written only if still absent (it may be
     // writing them now, or have crashed after counting), and without the `counted` mark, which only a counter sets.
     const others = write.fresh.filter((s) => !held.has(s.id))
-    if (others.length > 0) created = await putStartsIfAbsent(await Promise.all(others.map((s) => s.build())))
+    if (others.length > 0)
+      created = await putStartsIfAbsent(await mapInParallel(others, ITEM_REQUESTS_IN_FLIGHT, build))
     const raced = [...done, ...others.map((s) => s.id)]
-    const parts = { starts: await Promise.all(mine.map((s) => s.build())), ends: await write.ends(raced) }
+    const parts = { starts: await mapInParallel(mine, ITEM_REQUESTS_IN_FLIGHT, build), ends: await write.ends(raced) }
     for (const s of mine) written.add(s.id)
     await putCallParts(parts, { countedStarts: true })
   } catch (error) {
@@ -127,7 +131,9 @@ export async function deleteCountingCalls(
   deletedAt: string,
 ): Promise<number> {
   const requestId = randomUUID()
-  const results = await Promise.all(live.map((id) => markCallDeleted(project, id, deletedAt, requestId)))
+  const results = await mapInParallel(live, ITEM_REQUESTS_IN_FLIGHT, (id) =>
+    markCallDeleted(project, id, deletedAt, requestId),
+  )
   const marked = live.filter((_, i) => results[i])
   // Deleted meanwhile by another request, or by this one's own write whose answer was lost and retried.
   const conflicts = live.filter((_, i) => !results[i])
@@ -146,7 +152,7 @@ async function healStarts(project: string, ids: readonly string[]): Promise<void
   const locked = count.counted.map(idOf)
   const states = await startCountStates(project, locked)
   const heal = locked.filter((id) => states.get(id)?.counted === false)
-  const results = await Promise.allSettled(heal.map((id) => markStartCounted(project, id)))
+  const results = await settleInParallel(heal, ITEM_REQUESTS_IN_FLIGHT, (id) => markStartCounted(project, id))
   // A start whose mark failed keeps its token and its count: it is stored, so the count is right, and the pending
   // token keeps any later writer from counting it again.
   const kept = new Set(heal.map(plus))
@@ -217,7 +223,7 @@ async function uncountDeleted(
     throw error
   }
   const settle = locked.filter((id) => states.get(id)?.uncountPending !== undefined)
-  const results = await Promise.allSettled(settle.map((id) => clearUncountPending(project, id)))
+  const results = await settleInParallel(settle, ITEM_REQUESTS_IN_FLIGHT, (id) => clearUncountPending(project, id))
   // A call whose clear failed keeps its token and its count: the deletion is counted, the token stops a recount.
   const kept = new Set(settle.map((id) => `-${id}`))
   await count.finish(

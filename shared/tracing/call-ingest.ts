@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import * as z from 'zod/mini'
 import { assertProjectAccess } from '#shared/auth/authenticate'
+import { ITEM_REQUESTS_IN_FLIGHT, mapInParallel } from '#shared/db/batch-write'
 import { assertCallStartFits } from '#shared/db/call-records'
 import { getCallParts, pendingDisplayNames, setCallDisplayName, storedTraceIds } from '#shared/db/call-repository'
 import { registerProjects } from '#shared/db/project-repository'
@@ -179,12 +180,11 @@ async function ingestProject(
     ends: async (raced) => {
       // A start stored before this request (a retry) keeps its trace id; so does one another writer stored meanwhile.
       if (raced.length > 0) for (const [id, t] of await storedTraceIds(project, raced)) traceIds.set(id, t)
-      return Promise.all(
-        ends.map(async (e) => {
-          const traceId = opt(e.trace_id) ?? traceIds.get(e.id) ?? stored.get(e.id)?.start?.trace_id
-          return buildEnd(e, e.json, traceId)
-        }),
-      )
+      // Building an end stores its large columns: a bounded number at once.
+      return mapInParallel(ends, ITEM_REQUESTS_IN_FLIGHT, (e) => {
+        const traceId = opt(e.trace_id) ?? traceIds.get(e.id) ?? stored.get(e.id)?.start?.trace_id
+        return buildEnd(e, e.json, traceId)
+      })
     },
   })
   if (fresh.length > 0) await applyLateRenames(project, fresh, stored)
@@ -202,5 +202,7 @@ async function applyLateRenames(project: string, fresh: readonly KeyedStart[], s
     fresh.map((s) => s.id),
   )
   const renames = [...late].filter(([id, name]) => name !== stored.get(id)?.pendingDisplayName)
-  await Promise.all(renames.map(([id, name]) => setCallDisplayName(project, id, name === '' ? undefined : name)))
+  await mapInParallel(renames, ITEM_REQUESTS_IN_FLIGHT, ([id, name]) =>
+    setCallDisplayName(project, id, name === '' ? undefined : name),
+  )
 }

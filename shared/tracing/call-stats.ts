@@ -1,3 +1,4 @@
+import { ITEM_REQUESTS_IN_FLIGHT, mapInParallel } from '#shared/db/batch-write'
 import { readCallCount } from '#shared/db/call-counter'
 import { countStartedCalls, traceStorageSize, walkCalls } from '#shared/db/call-repository'
 import { BadRequestError } from '#shared/errors/http-error'
@@ -82,7 +83,9 @@ export async function callsQueryStats(req: CallsQueryStatsReq): Promise<CallsQue
   let size: number | null = null
   if (storage) {
     const roots = kept.filter((c) => c.parent_id === null)
-    const sizes = await Promise.all(roots.map((c) => traceStorageSize(req.project_id, c.trace_id)))
+    const sizes = await mapInParallel(roots, ITEM_REQUESTS_IN_FLIGHT, (c) =>
+      traceStorageSize(req.project_id, c.trace_id),
+    )
     size = sizes.reduce((a, b) => a + b, 0)
   }
   return { count: kept.length, has_more: limit !== undefined && calls.length > limit, total_storage_size_bytes: size }

@@ -40,3 +40,27 @@ export function holdDynamoCommands(match: (command: HeldCommand) => boolean) {
     },
   }
 }
+
+/**
+ * Watches the DynamoDB commands `match` picks without holding them: `max()` is the most that were in flight at once
+ * (sent, not yet answered); `stop` removes the watch (call it in `finally`).
+ */
+export function watchDynamoInFlight(match: (command: HeldCommand) => boolean) {
+  let inFlight = 0
+  let max = 0
+  const name = `watch-dynamo-in-flight-${Math.random().toString(36).slice(2)}`
+  rawDb().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!match({ name: String(context.commandName), input: args.input as Record<string, unknown> })) return next(args)
+      inFlight++
+      max = Math.max(max, inFlight)
+      try {
+        return await next(args)
+      } finally {
+        inFlight--
+      }
+    },
+    { step: 'initialize', name },
+  )
+  return { max: () => max, stop: () => rawDb().middlewareStack.remove(name) }
+}

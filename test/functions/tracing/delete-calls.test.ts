@@ -8,6 +8,7 @@ import { queryAll } from '#shared/db/query'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { authorizerFor, newProject, startPart, writeCalls } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
+import { watchDynamoInFlight } from '../../support/hold-dynamo.js'
 
 describe('POST /calls/delete', () => {
   it('soft-deletes calls with all descendants, counts them once and decrements the project count once', async () => {
@@ -68,6 +69,34 @@ describe('POST /calls/delete', () => {
     expect(first.sort()).toEqual([child, leaf].sort())
     expect(await retry.json()).toEqual({ num_deleted: 0 })
     expect(again.sort()).toEqual(first.sort())
+  })
+
+  it('deletes a root with many descendants with at most 16 DynamoDB writes in flight', async () => {
+    // Prepare: one write per call reached; sent all at once, a trace of thousands queued on the SDK's socket pool
+    // past its connect timeout and answered 503 (QA: a root with 1,500 children, on dynalite and DynamoDB Local).
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const root = randomUUID()
+    const children = Array.from({ length: 120 }, () => randomUUID())
+    await writeCalls(caller, [
+      { start: startPart(project, { id: root, trace_id: 't' }) },
+      ...children.map((id) => ({ start: startPart(project, { id, trace_id: 't', parent_id: root }) })),
+    ])
+    const watch = watchDynamoInFlight((c) => c.name === 'UpdateItemCommand')
+
+    // Act
+    let res: Response
+    try {
+      res = await app.request('/calls/delete', jsonInit({ project_id: project, call_ids: [root] }, caller.basic))
+    } finally {
+      watch.stop()
+    }
+
+    // Assess
+    expect(await res.json()).toEqual({ num_deleted: 121 })
+    expect(watch.max()).toBeGreaterThan(1)
+    expect(watch.max()).toBeLessThanOrEqual(16)
+    expect(await readCallCount(project)).toBe(0)
   })
 
   it('answers 413 for more than 1000 ids and 403 for a foreign project', async () => {
