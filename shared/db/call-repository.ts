@@ -7,6 +7,8 @@ import { db, table } from '#shared/db/client'
 import { putIfAbsent, updateIfExists } from '#shared/db/conditional-write'
 import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
 import { TTL_ATTRIBUTE } from '#shared/db/table'
+import { assertUpdateFits } from '#shared/db/update-fits'
+import { ItemTooLargeError } from '#shared/errors/storage-limit-errors'
 import {
   type CallEndItem,
   CallEndItemSchema,
@@ -401,14 +403,17 @@ export async function setCallDisplayName(
   id: string,
   displayName: string | undefined,
 ): Promise<'updated' | 'missing' | 'too-large'> {
+  const key = { PK: callPk(project, id), SK: 'S' }
   try {
+    await assertUpdateFits(key, { display_name: displayName })
     const out = await updateIfExists({
-      Key: { PK: callPk(project, id), SK: 'S' },
+      Key: key,
       UpdateExpression: displayName === undefined ? 'REMOVE display_name' : 'SET display_name = :n',
       ...(displayName === undefined ? {} : { ExpressionAttributeValues: { ':n': displayName } }),
     })
     return out === undefined ? 'missing' : 'updated'
   } catch (error) {
+    if (error instanceof ItemTooLargeError) return 'too-large'
     if (error instanceof Error && error.name === 'ValidationException' && ITEM_TOO_LARGE.test(error.message)) {
       return 'too-large'
     }

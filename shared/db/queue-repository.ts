@@ -5,6 +5,7 @@ import { queryIndexAll } from '#shared/db/index-query'
 import { assertItemFits } from '#shared/db/item-size'
 import { keyPart } from '#shared/db/key-part'
 import { queryAll } from '#shared/db/query'
+import { assertUpdateFits } from '#shared/db/update-fits'
 import {
   type AnnotationQueue,
   AnnotationQueueSchema,
@@ -65,6 +66,7 @@ export async function updateQueue(
 ): Promise<AnnotationQueue | undefined> {
   const names = Object.keys(fields)
   const deleting = fields.deleted_at != null
+  if (!deleting) await assertUpdateFits({ PK: queuePk(project, queueId), SK: 'QUEUE' }, fields)
   const out = await ifConditionHolds(
     db().send(
       new UpdateCommand({

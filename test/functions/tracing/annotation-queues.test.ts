@@ -113,6 +113,36 @@ describe('annotation queues', () => {
     expect(changed.body.queue.updated_at >= changed.body.queue.created_at).toBe(true)
   })
 
+  it('answers 413 for an update that takes the queue past 400 KB in UTF-8 bytes, keeping the stored fields', async () => {
+    // Prepare: a description of 240 KB in 3-byte characters (80,000 characters, which dynalite counts instead).
+    const caller = await newProjectCaller()
+    const id = await newQueue(caller, 'kept')
+    const description = '€'.repeat(80_000)
+    const first = await send(
+      updateApp,
+      `/annotation_queues/${id}`,
+      { project_id: caller.project, description },
+      caller,
+      'PUT',
+    )
+
+    // Act: a name of 180 KB fits alone but not beside the description (as DynamoDB counts bytes).
+    const res = await send(
+      updateApp,
+      `/annotation_queues/${id}`,
+      { project_id: caller.project, name: '€'.repeat(60_000) },
+      caller,
+      'PUT',
+    )
+    const read = await get(readApp, `/annotation_queues/${id}?project_id=${encodeURIComponent(caller.project)}`, caller)
+
+    // Assess
+    expect(first.status).toBe(200)
+    expect(res).toEqual({ status: 413, body: { reason: 'Request too large' } })
+    expect(read.body.queue.name).toBe('kept')
+    expect(read.body.queue.description).toBe(description)
+  })
+
   it('soft-deletes a queue once; later reads, updates and deletes answer 404', async () => {
     // Prepare
     const caller = await newProjectCaller()
