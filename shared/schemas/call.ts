@@ -6,6 +6,20 @@ import { QuerySchema } from '#shared/schemas/query'
 const optString = z.optional(z.nullable(z.string()))
 const optInt = z.optional(z.nullable(LaxIntSchema))
 const JsonObjectSchema = z.record(z.string(), z.unknown())
+// A run step: Weave stores it as a UInt64, so it is a whole number from 0; Loom keeps it exactly up to 2^53 - 1 (a
+// larger one made the SDK's marshalling throw, a 500 that the JS client retries for hours).
+const optRunStep = z.optional(
+  z.nullable(
+    z.pipe(
+      LaxIntSchema,
+      z.number().check(
+        z.refine((n) => Number.isSafeInteger(n) && n >= 0, {
+          message: `Input should be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`,
+        }),
+      ),
+    ),
+  ),
+)
 
 /** The start part of a call (`StartedCallSchemaForInsert`); `wb_user_id` is accepted but replaced by the caller. */
 export const StartedCallSchema = z.object({
@@ -23,7 +37,7 @@ export const StartedCallSchema = z.object({
   otel_dump: z.optional(z.nullable(JsonObjectSchema)),
   wb_user_id: optString,
   wb_run_id: optString,
-  wb_run_step: optInt,
+  wb_run_step: optRunStep,
 })
 export type StartedCall = z.infer<typeof StartedCallSchema>
 
@@ -38,7 +52,7 @@ export const EndedCallSchema = z.object({
   trace_id: optString,
   is_eval: z.optional(z.nullable(LaxBoolSchema)),
   started_at: z.optional(z.nullable(DatetimeSchema)),
-  wb_run_step_end: optInt,
+  wb_run_step_end: optRunStep,
 })
 export type EndedCall = z.infer<typeof EndedCallSchema>
 

@@ -81,6 +81,36 @@ describe('POST /call/start', () => {
     expect(call.started_at).toBe('0050-01-01T00:00:00Z')
   })
 
+  it('keeps a run step exactly and answers 422 for one below 0 or beyond 2^53 - 1, storing nothing', async () => {
+    // Prepare: Weave stores run steps as UInt64; a step past 2^53 - 1 made the SDK's marshalling throw (a 500).
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const steps = [42, '7', Number.MAX_SAFE_INTEGER, -1, 9_007_199_254_740_994, 1e20, 2.5]
+    const starts = steps.map((wb_run_step) => startPart(project, { wb_run_step }))
+
+    // Act
+    const statuses: number[] = []
+    for (const start of starts)
+      statuses.push((await app.request('/call/start', jsonInit({ start }, caller.basic))).status)
+    const read = async (id: unknown) => {
+      const res = await readApp.request('/call/read', jsonInit({ project_id: project, id }, caller.basic))
+      return ((await res.json()) as { call: { wb_run_step: unknown } | null }).call?.wb_run_step
+    }
+
+    // Assess
+    expect(statuses).toEqual([200, 200, 200, 422, 422, 422, 422])
+    expect(await Promise.all(starts.map((s) => read(s.id)))).toEqual([
+      42,
+      7,
+      Number.MAX_SAFE_INTEGER,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ])
+    expect(await readCallCount(project)).toBe(3)
+  })
+
   it('reads a numeric started_at as pydantic does (milliseconds above 2e10) and answers 422 out of range', async () => {
     // Prepare
     const caller = await newCaller()
