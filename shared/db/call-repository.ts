@@ -233,6 +233,14 @@ function partitionsOf(project: string, listing: CallListing): { index: string; p
   }
 }
 
+/**
+ * How many index partitions walking `listing` reads at once (one Query each, merged in order): one per trace, parent
+ * or thread id, one per shard for each op name base, the shards for the roots and the timeline.
+ */
+export function listingPartitions(listing: CallListing): number {
+  return partitionsOf('', listing).pks.length
+}
+
 // Call ids made of these characters sort the same as strings and inside the trace index's `<id>#S` / `<id>#E` keys:
 // nothing below `$` meets the `#` separator, nothing from U+D800 up differs between UTF-16 and DynamoDB's UTF-8 order.
 const PLAIN_ID = /^[$-\ud7ff]*$/

@@ -4,6 +4,7 @@ import { RequestValidationError, UnsupportedMediaTypeError } from '#shared/error
 import type { AppEnv } from '#shared/http/app-env'
 import { requestHeader } from '#shared/http/node-bindings'
 import { requestText } from '#shared/http/request-body'
+import { withExactQuery } from '#shared/schemas/query'
 
 const NOT_A_DICT = {
   type: 'model_attributes_type',
@@ -58,7 +59,7 @@ export function excessNesting(text: string, limit = MAX_JSON_DEPTH): number {
  * Reads and parses a JSON request body under the family's rules: inference requires `application/json` exactly
  * (vLLM's check, docs/inference.md §1); tracing and training parse a body without a content type as JSON (FastAPI) and
  * reject other types with a 422. An empty or malformed body, or one nested deeper than MAX_JSON_DEPTH, is a validation
- * error, never a 500.
+ * error, never a 500. A tracing body's `query` keeps whether each number was written as a float (`withExactQuery`).
  */
 export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   const type = mediaType(requestHeader(c, 'content-type'))
@@ -86,5 +87,6 @@ export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
       jsonInvalidIssue(tooDeep, `arrays and objects nested deeper than ${MAX_JSON_DEPTH} levels`),
     ])
   }
-  return body
+  // A tracing query's literals keep how their numbers were written (`1.0` is a float).
+  return family === 'tracing' ? withExactQuery(body, text) : body
 }

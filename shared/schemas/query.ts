@@ -1,4 +1,5 @@
 import * as z from 'zod/mini'
+import { exactPart, PyFloat, PyInt } from '#shared/tracing/json-exact'
 
 /**
  * Weave's query expression language (docs/tracing.md §6), parsed into a small AST. Validation is hand-written because
@@ -12,7 +13,8 @@ export type ConvertTo = 'double' | 'string' | 'int' | 'bool' | 'exists'
 
 /** A parsed operand. */
 export type Operand =
-  | { k: 'lit'; v: unknown }
+  /** `float`: a number written with a fraction or exponent (`1.0`), a float to Weave even when whole. */
+  | { k: 'lit'; v: unknown; float?: true }
   | { k: 'get'; path: string }
   | { k: 'convert'; input: Operand; to: ConvertTo }
   | { k: 'size'; input: Operand }
@@ -37,7 +39,16 @@ class QueryParseError extends Error {
   }
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat) && !(v instanceof PyInt)
+
+// A literal's value as plain JSON: the exact reader's numbers (see `withExactQuery`) become numbers again.
+function plain(v: unknown): unknown {
+  if (v instanceof PyFloat || v instanceof PyInt) return v.toJSON()
+  if (Array.isArray(v)) return v.map(plain)
+  if (isObj(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]))
+  return v
+}
 
 function fail(path: (string | number)[], message: string): never {
   throw new QueryParseError({ path, message })
@@ -99,7 +110,7 @@ function parseOperand(v: unknown, path: (string | number)[]): Operand {
   const at = [...path, key]
   switch (key) {
     case '$literal':
-      return { k: 'lit', v: body }
+      return body instanceof PyFloat ? { k: 'lit', v: body.value, float: true } : { k: 'lit', v: plain(body) }
     case '$getField':
       if (typeof body !== 'string') fail(at, 'Input should be a valid string')
       return { k: 'get', path: body }
@@ -146,6 +157,18 @@ export function parseQuery(raw: unknown): Query {
   for (const key of Object.keys(raw)) if (key !== '$expr') fail([key], 'Extra inputs are not permitted')
   if (!('$expr' in raw)) fail(['$expr'], 'Field required')
   return { expr: parseOperation(raw.$expr, ['$expr']) }
+}
+
+/**
+ * A tracing request body with its `query` read again from the body's text by the exact reader, so that a literal
+ * written `1.0` stays a float: Weave's pydantic keeps it one, and a float literal makes the field it is compared with
+ * compare as a double (docs/tracing.md §6.3), where `JSON.parse` gives the integer 1. Other bodies come back as they
+ * are; only a body with a `Query` holding a literal is read twice.
+ */
+export function withExactQuery(body: unknown, text: string): unknown {
+  if (!isObj(body) || !isObj(body.query) || !('$expr' in body.query) || !text.includes('"$literal"')) return body
+  const query = exactPart(text, ['query'])
+  return query === undefined ? body : { ...body, query }
 }
 
 /** The `Query` schema: validates the grammar and yields the parsed AST. */

@@ -45,6 +45,29 @@ export function assertQueryField(path: string): void {
   if (STORAGE_COLUMNS.has(path) || !isCallPath(path)) throw notAllowed(path)
 }
 
+// `columns` names the reference's field registry takes besides the call's own columns (`get_field_by_name`): the
+// stored `<column>_dump` names, and `otel`/`otel_dump`, the stored OTel span (returned inside `attributes`).
+const COLUMN_ALIASES = new Map([
+  ['inputs_dump', 'inputs'],
+  ['output_dump', 'output'],
+  ['attributes_dump', 'attributes'],
+  ['summary_dump', 'summary'],
+  ['otel', 'attributes'],
+  ['otel_dump', 'attributes'],
+])
+
+/**
+ * The top-level key a `columns` entry of `calls/stream_query` returns: only its first path segment counts, and it must
+ * name a call column (docs/tracing.md §7.4), else `InvalidFieldError` (422 `Field <segment> is not allowed`).
+ */
+export function callColumn(column: string): string {
+  const head = column.split('.', 1)[0] ?? ''
+  const alias = COLUMN_ALIASES.get(head)
+  if (alias !== undefined) return alias
+  if (STORAGE_COLUMNS.has(head) || isCallPath(head)) return head
+  throw notAllowed(head)
+}
+
 /** Checks a `sort_by` field like a query path; the storage sizes are 400 `Field <f> is not allowed in ORDER BY`. */
 export function assertSortField(path: string): void {
   if (STORAGE_COLUMNS.has(path)) throw new BadRequestError(`Field ${path} is not allowed in ORDER BY`)
@@ -104,11 +127,15 @@ export function sortKey(val: Val): SortKey {
   return [0, 1, String(v)]
 }
 
-/** Compares two sort keys (ascending; presence is never reversed). */
+/**
+ * Compares two sort keys; `descending` reverses the values only. Presence and kind are never reversed: ClickHouse
+ * sorts a JSON path by existence DESC, then `toFloat64OrNull` and the string in the requested direction, and puts
+ * NULLs (the non-numbers of the numeric term) last either way, so numbers precede strings in both directions.
+ */
 export function compareKeys(a: SortKey, b: SortKey, descending: boolean): number {
   if (a[0] !== b[0]) return a[0] - b[0]
   if (a[0] === 1) return 0
-  if (a[1] !== b[1]) return descending ? b[1] - a[1] : a[1] - b[1]
+  if (a[1] !== b[1]) return a[1] - b[1]
   const c = a[2] < b[2] ? -1 : a[2] > b[2] ? 1 : 0
   return descending ? -c : c
 }

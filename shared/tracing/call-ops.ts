@@ -12,6 +12,7 @@ import { BadRequestError, PayloadTooLargeError } from '#shared/errors/http-error
 import type { CallParts } from '#shared/schemas/call-item'
 import { awaitsUncount, deleteCountingCalls } from '#shared/tracing/call-count'
 import { expandRefs, objectRefReader, type RefReader } from '#shared/tracing/call-expand'
+import { callColumn } from '#shared/tracing/call-fields'
 import { type LoadedCall, loadCall, renderCall } from '#shared/tracing/call-view'
 import { callCosts, loadPrices } from '#shared/tracing/costs'
 import { microsToStored } from '#shared/tracing/time'
@@ -46,15 +47,20 @@ async function callFeedback(project: string, id: string): Promise<Record<string,
 
 const REQUIRED_COLUMNS = ['id', 'trace_id', 'project_id', 'op_name', 'started_at']
 
-/** The set of top-level keys to return for a `columns` list (docs/tracing.md §7.4), or undefined for all. */
+/**
+ * The set of top-level keys to return for a `columns` list (docs/tracing.md §7.4), or undefined for all. Feedback
+ * keeps `summary`, which holds it: the reference creates `summary.weave` for it when the columns leave it out
+ * (`hydrate_calls_with_feedback`).
+ */
 export function columnSet(
   columns: readonly string[] | null | undefined,
-  includeCosts: boolean,
+  options: { includeCosts: boolean; includeFeedback: boolean },
 ): Set<string> | undefined {
   if (columns === null || columns === undefined || columns.length === 0) return undefined
-  const set = new Set([...REQUIRED_COLUMNS, ...columns.map((c) => c.split('.', 1)[0] as string)])
-  if (set.has('summary') || includeCosts)
+  const set = new Set([...REQUIRED_COLUMNS, ...columns.map(callColumn)])
+  if (set.has('summary') || options.includeCosts)
     for (const c of ['ended_at', 'exception', 'display_name', 'summary']) set.add(c)
+  if (options.includeFeedback) set.add('summary')
   set.add('storage_size_bytes')
   set.add('total_storage_size_bytes')
   return set
@@ -71,7 +77,10 @@ export async function renderCalls(
   refs: RefReader = objectRefReader(project),
 ): Promise<Record<string, unknown>[]> {
   const prices = options.include_costs ? await loadPrices(project) : undefined
-  const columns = columnSet(options.columns, options.include_costs === true)
+  const columns = columnSet(options.columns, {
+    includeCosts: options.include_costs === true,
+    includeFeedback: options.include_feedback === true,
+  })
   const rendered = await Promise.all(
     calls.map(async (call) =>
       renderCall(call, {

@@ -2,9 +2,11 @@ import {
   type CallListing,
   type CallWalkOptions,
   getCallParts,
+  listingPartitions,
   traceOrderHolds,
   walkCalls,
 } from '#shared/db/call-repository'
+import { BadRequestError } from '#shared/errors/http-error'
 import type { CallsFilter, SortBy } from '#shared/schemas/call'
 import type { CallParts } from '#shared/schemas/call-item'
 import type { Query } from '#shared/schemas/query'
@@ -12,6 +14,7 @@ import { expandRefs, objectRefReader, type RefReader, readsThroughExpansion } fr
 import {
   assertQueryField,
   assertSortField,
+  callColumn,
   callField,
   compareKeys,
   type SortKey,
@@ -108,43 +111,67 @@ function idFrom(query: Query | null | undefined): string | undefined {
   return from
 }
 
+// A listing walks one index partition per value (an op name: one per shard), all merged in order. Past this many
+// partitions the project's timeline (8 shards), with the filter applied in memory, is the cheaper walk: a filter of
+// 1,000 op names sent 8,000 Queries at once and stalled the server for every tenant (QA), 20,000 ran it out of memory.
+const MAX_LISTING_PARTITIONS = 64
+
 function chooseSource(f: CallsFilter): Source {
   const callIds = nonEmpty(f.call_ids)
   if (callIds) return { kind: 'ids', ids: callIds }
   const traceIds = nonEmpty(f.trace_ids)
-  if (traceIds) return { kind: 'listing', listing: { kind: 'traces', traceIds } }
   const parentIds = nonEmpty(f.parent_ids)
-  if (parentIds) return { kind: 'listing', listing: { kind: 'parents', parentIds } }
   const threadIds = nonEmpty(f.thread_ids)
-  if (threadIds) return { kind: 'listing', listing: { kind: 'threads', threadIds } }
   const opNames = nonEmpty(f.op_names)
-  if (opNames) return { kind: 'listing', listing: { kind: 'ops', opNames } }
-  if (f.trace_roots_only) return { kind: 'listing', listing: { kind: 'roots' } }
-  return { kind: 'listing', listing: { kind: 'timeline' } }
+  const listings: (CallListing | undefined)[] = [
+    traceIds && { kind: 'traces', traceIds },
+    parentIds && { kind: 'parents', parentIds },
+    threadIds && { kind: 'threads', threadIds },
+    opNames && { kind: 'ops', opNames },
+    f.trace_roots_only ? { kind: 'roots' } : undefined,
+  ]
+  const listing = listings.find((l) => l !== undefined && listingPartitions(l) <= MAX_LISTING_PARTITIONS)
+  return { kind: 'listing', listing: listing ?? { kind: 'timeline' } }
 }
 
-function passesFilter(call: LoadedCall, f: CallsFilter): boolean {
-  if (call.deleted_at !== null) return false
-  const has = (list: readonly string[] | null | undefined, v: string | null) =>
-    nonEmpty(list) === undefined || (v !== null && (list as readonly string[]).includes(v))
-  if (!has(f.call_ids, call.id) || !has(f.trace_ids, call.trace_id) || !has(f.parent_ids, call.parent_id)) return false
-  if (!has(f.turn_ids, call.turn_id) || !has(f.wb_user_ids, call.wb_user_id)) return false
-  if (f.thread_ids && !f.thread_ids.includes(call.thread_id ?? '\u0000')) return false
-  if (f.trace_roots_only && call.parent_id !== null) return false
+// A filter's lists as sets, made once per query: a list may hold thousands of ids or names.
+const setOf = (list: readonly string[] | null | undefined) => {
+  const l = nonEmpty(list)
+  return l === undefined ? undefined : new Set(l)
+}
+
+/** The filter as a test of a loaded call (its lists made into sets once). */
+function compileFilter(f: CallsFilter): (call: LoadedCall) => boolean {
+  const [callIds, traceIds, parentIds, turnIds, userIds] = [
+    f.call_ids,
+    f.trace_ids,
+    f.parent_ids,
+    f.turn_ids,
+    f.wb_user_ids,
+  ].map(setOf)
+  const threadIds = f.thread_ids ? new Set(f.thread_ids) : undefined
+  const has = (set: Set<string> | undefined, v: string | null) => set === undefined || (v !== null && set.has(v))
   const ops = nonEmpty(f.op_names)
-  if (ops && !ops.some((o) => (o.endsWith(':*') ? call.op_name.startsWith(o.slice(0, -1)) : call.op_name === o))) {
-    return false
-  }
+  const exactOps = ops && new Set(ops.filter((o) => !o.endsWith(':*')))
+  const opPrefixes = ops?.filter((o) => o.endsWith(':*')).map((o) => o.slice(0, -1))
   const runs = nonEmpty(f.wb_run_ids)
-  if (runs) {
-    const wanted = runs.map((r) => (r.includes('/') ? r : `${call.project_id}/${r}`))
-    if (call.wb_run_id === null || !wanted.includes(call.wb_run_id)) return false
-  }
   const inRefs = nonEmpty(f.input_refs)
-  if (inRefs && !inRefs.some((r) => hasRef(call.input_refs, r))) return false
   const outRefs = nonEmpty(f.output_refs)
-  if (outRefs && !outRefs.some((r) => hasRef(call.output_refs, r))) return false
-  return true
+  return (call) => {
+    if (call.deleted_at !== null) return false
+    if (!has(callIds, call.id) || !has(traceIds, call.trace_id) || !has(parentIds, call.parent_id)) return false
+    if (!has(turnIds, call.turn_id) || !has(userIds, call.wb_user_id)) return false
+    if (threadIds && !threadIds.has(call.thread_id ?? '\u0000')) return false
+    if (f.trace_roots_only && call.parent_id !== null) return false
+    if (exactOps && !exactOps.has(call.op_name) && !opPrefixes?.some((p) => call.op_name.startsWith(p))) return false
+    if (runs) {
+      const wanted = runs.map((r) => (r.includes('/') ? r : `${call.project_id}/${r}`))
+      if (call.wb_run_id === null || !wanted.includes(call.wb_run_id)) return false
+    }
+    if (inRefs && !inRefs.some((r) => hasRef(call.input_refs, r))) return false
+    if (outRefs && !outRefs.some((r) => hasRef(call.output_refs, r))) return false
+    return true
+  }
 }
 
 // A ref ending in `:*` matches every version of the object (any stored ref that starts with it minus the `*`), as
@@ -274,7 +301,7 @@ const selectionPaths = (sel: CallSelection) => [
 
 function rendersNoLargeColumn(columns: readonly string[] | null | undefined): boolean {
   if (columns === null || columns === undefined || columns.length === 0) return false
-  return !columns.some((c) => LARGE_COLUMNS.includes(c.split('.', 1)[0] ?? ''))
+  return !columns.some((c) => LARGE_COLUMNS.includes(callColumn(c)))
 }
 
 function needsLargeColumns(sel: CallSelection): boolean {
@@ -297,13 +324,17 @@ function viewer(sel: CallSelection): (page: LoadedCall[]) => Promise<LoadedCall[
  * nothing.
  */
 export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCall[]> {
-  // Paths are checked before anything is read, whatever the data (the reference compiles its SQL first).
-  if (sel.query) for (const path of queryFields(sel.query.expr)) assertQueryField(path)
+  // Checked before anything is read, whatever the data, in the reference's order (`calls_query_stream`): columns and
+  // sort fields as they are added, then limit and offset, then query paths as the SQL is compiled.
+  for (const c of sel.columns ?? []) callColumn(c)
   for (const s of sel.sortBy ?? []) assertSortField(s.field)
+  if ((sel.limit ?? 0) < 0) throw new BadRequestError('Limit must be a positive integer')
+  if ((sel.offset ?? 0) < 0) throw new BadRequestError('Offset must be a positive integer')
+  if (sel.query) for (const path of queryFields(sel.query.expr)) assertQueryField(path)
   const f = sel.filter ?? {}
   if (f.thread_ids !== null && f.thread_ids !== undefined && f.thread_ids.length === 0) return
-  const offset = Math.max(0, sel.offset ?? 0)
-  const wanted = sel.limit === null || sel.limit === undefined ? undefined : offset + Math.max(0, sel.limit)
+  const offset = sel.offset ?? 0
+  const wanted = sel.limit === null || sel.limit === undefined ? undefined : offset + sel.limit
   if (wanted === 0) return
   // Feedback and queue fields: their rows are read first; when they bound the calls that can match, those calls
   // are read by id instead of walking an index (docs/data-model.md, "Tracing: calls").
@@ -317,8 +348,9 @@ export async function* iterateCalls(sel: CallSelection): AsyncGenerator<LoadedCa
   const expect = (inOrder || newestFirst) && wanted !== undefined ? wanted : undefined
   const lean = (sel.lean === true || rendersNoLargeColumn(sel.columns)) && !needsLargeColumns(sel)
   const view = viewer(sel)
+  const passesFilter = compileFilter(f)
   const keep = (call: LoadedCall) =>
-    passesFilter(call, f) &&
+    passesFilter(call) &&
     passesRelations(call.id, relations) &&
     (!sel.query || matches(sel.query, (path) => callField(call, path, relations)))
   // The kept calls of a page, each with the view the query saw (the sort reads the same view).

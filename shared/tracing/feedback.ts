@@ -14,9 +14,11 @@ import { BadRequestError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { FeedbackCreateReq, FeedbackQueryReq, FeedbackReplaceReq, FeedbackRow } from '#shared/schemas/feedback'
 import type { FeedbackCreateRes } from '#shared/schemas/feedback-response'
+import type { SortBy } from '#shared/schemas/obj'
 import type { Operand, Query } from '#shared/schemas/query'
+import { compareKeys, type SortKey } from '#shared/tracing/call-fields'
 import { callIdOfRef } from '#shared/tracing/call-ref'
-import { feedbackField } from '#shared/tracing/feedback-fields'
+import { assertFeedbackFields, feedbackField, feedbackSortKey, pageFeedback } from '#shared/tracing/feedback-fields'
 import { assertQueueLive } from '#shared/tracing/feedback-queue'
 import { validateFeedback } from '#shared/tracing/feedback-validate'
 import { uuidv7 } from '#shared/tracing/ids'
@@ -118,6 +120,12 @@ export async function purgeFeedback(project: string, query: Query): Promise<void
   for (const id of new Set(ids)) await deleteFeedback(project, id)
 }
 
+// Rows tied on every requested key come in creation order (ClickHouse leaves their order open).
+const TIE_BREAK: SortBy[] = [
+  { field: 'created_at', direction: 'asc' },
+  { field: 'id', direction: 'asc' },
+]
+
 // Uses the narrowest stored listing an `$eq` on the top level (or inside a top-level `$and`) allows.
 function sourceFor(query: Query | undefined): { source: FeedbackSource; id?: string } {
   const expr = query?.expr
@@ -134,17 +142,12 @@ function sourceFor(query: Query | undefined): { source: FeedbackSource; id?: str
   return { source: { kind: 'project' } }
 }
 
-function readPath(row: FeedbackRow, path: string): unknown {
-  let v: unknown = row
-  for (const part of path.split('.')) {
-    if (typeof v !== 'object' || v === null) return undefined
-    v = Array.isArray(v) && /^\d+$/.test(part) ? v[Number(part)] : (v as Record<string, unknown>)[part]
-  }
-  return v
-}
-
-/** `feedback/query`: rows matching the query, sorted (default `created_at`, `id`), paged; `total_count` before paging. */
+/**
+ * `feedback/query`: rows matching the query, sorted (`sort_by`, then `created_at`, `id`), paged; `total_count` before
+ * paging. Every named field is checked before anything is read.
+ */
 export async function queryFeedback(req: FeedbackQueryReq) {
+  assertFeedbackFields(req)
   const query = req.query ?? undefined
   const { source, id } = sourceFor(query)
   let rows: FeedbackRow[]
@@ -153,23 +156,17 @@ export async function queryFeedback(req: FeedbackQueryReq) {
     rows = row === undefined ? [] : [row]
   } else rows = await listFeedback(req.project_id, source)
   if (query !== undefined) rows = rows.filter((r) => matches(query, (p) => feedbackField(r, p)))
-  const sorts = req.sort_by ?? []
-  rows.sort((a, b) => {
-    for (const s of [...sorts, { field: 'created_at', direction: 'asc' }, { field: 'id', direction: 'asc' }]) {
-      const x = readPath(a, s.field)
-      const y = readPath(b, s.field)
-      const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x ?? '').localeCompare(String(y ?? ''))
-      if (c !== 0) return s.direction === 'desc' ? -c : c
+  const sorts = [...(req.sort_by ?? []), ...TIE_BREAK]
+  const keyed = rows.map((row) => ({ row, keys: sorts.map((s) => feedbackSortKey(row, s.field)) }))
+  keyed.sort((a, b) => {
+    for (const [i, s] of sorts.entries()) {
+      const c = compareKeys(a.keys[i] as SortKey, b.keys[i] as SortKey, s.direction === 'desc')
+      if (c !== 0) return c
     }
     return 0
   })
-  const total = rows.length
-  const start = req.offset ?? 0
-  const page = rows.slice(start, req.limit == null ? undefined : start + req.limit)
-  const fields = req.fields
-  const result =
-    fields == null || fields.length === 0
-      ? page
-      : page.map((r) => Object.fromEntries(fields.map((f) => [f, readPath(r, f) ?? null])))
-  return { result, total_count: total }
+  return pageFeedback(
+    keyed.map((k) => k.row),
+    req,
+  )
 }

@@ -4,9 +4,10 @@ import { parseDatetimeMicros } from '#shared/tracing/time'
 
 /**
  * Evaluates a parsed `Query` against one row with ClickHouse's semantics (docs/tracing.md §6.3): JSON values read as
- * strings ('' when missing, null or non-scalar), comparison casts inferred from the literal on the other side, boolean
- * literals as 1/0, three-valued logic (NULL excludes the row), datetimes compared with epoch seconds or ISO strings.
- * The one evaluator of Weave's query language: each entity (calls, costs, feedback) supplies a `FieldResolver`.
+ * strings ('' when missing, null or non-scalar), a field's comparison cast inferred from the literal on the other side,
+ * boolean literals as 1/0, three-valued logic (NULL excludes the row), datetimes compared with epoch seconds or ISO
+ * strings. The one evaluator of Weave's query language: each entity (calls, costs, feedback) supplies a
+ * `FieldResolver`.
  */
 
 /** A value an operand yields. */
@@ -47,15 +48,21 @@ export function chString(raw: unknown): string {
   return ''
 }
 
-function castOfLiteral(v: unknown): Cast {
+// Weave's `infer_literal_filter_cast`: a literal written as a float (`1.0`, `1e3`) is a float, as pydantic reads it.
+function castOfLiteral(node: Operand & { k: 'lit' }): Cast {
+  const v = node.v
   if (typeof v === 'boolean') return 'bool'
-  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'double'
+  if (typeof v === 'number') return node.float === true || !Number.isInteger(v) ? 'double' : 'int'
   return 'none'
 }
 
 function castOf(node: Operand): Cast | undefined {
-  return node.k === 'lit' ? castOfLiteral(node.v) : undefined
+  return node.k === 'lit' ? castOfLiteral(node) : undefined
 }
+
+// The cast a comparison applies to one side: only a `$getField` takes the cast inferred from the literal it is
+// compared with (`process_binary_operands`); a `$convert` is its own conversion and a literal keeps its type.
+const castFor = (node: Operand, cast: Cast): Cast => (node.k === 'get' ? cast : 'none')
 
 function castText(s: string, cast: Cast): unknown {
   switch (cast) {
@@ -130,7 +137,7 @@ function sides(a: Operand, b: Operand, row: FieldResolver): [unknown, unknown] {
   const cast = castOf(b) ?? castOf(a) ?? 'none'
   const da = a.k === 'lit' ? dateSide(vb, a.v) : undefined
   const db = b.k === 'lit' ? dateSide(va, b.v) : undefined
-  return [da !== undefined ? da : coerce(va, cast), db !== undefined ? db : coerce(vb, cast)]
+  return [da !== undefined ? da : coerce(va, castFor(a, cast)), db !== undefined ? db : coerce(vb, castFor(b, cast))]
 }
 
 function asText(val: Val): string | null {
@@ -195,7 +202,7 @@ export function evaluate(node: Operation, row: FieldResolver): boolean | null {
             ? 'double'
             : 'none'
       const left = value(node.a, row)
-      const x = left.t === 'date' ? left.v : coerce(left, cast)
+      const x = left.t === 'date' ? left.v : coerce(left, castFor(node.a, cast))
       if (x === null) return null
       return node.list.some((o) => {
         const v = value(o, row)

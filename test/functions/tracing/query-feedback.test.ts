@@ -106,6 +106,144 @@ describe('POST /feedback/query', () => {
     })
   })
 
+  it('sorts payload paths by presence, then as numbers, then as byte-ordered strings, in either direction', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const payloads: Record<string, Record<string, unknown>> = {
+      alpha: { label: 'alpha', score: 10 },
+      zeta: { label: 'Zeta' },
+      beta: { label: 'beta', score: 2 },
+      high: { label: 'high', score: 'high' },
+      blank: { score: null },
+    }
+    for (const [id, payload] of Object.entries(payloads)) {
+      const row = { project_id: caller.project, id, weave_ref: `weave:///${caller.project}/call/a`, payload }
+      await send(createApp, '/feedback/create', { ...row, feedback_type: 'score' }, caller)
+    }
+    const order = async (field: string, direction: string) =>
+      ids(await send(app, '/feedback/query', { project_id: caller.project, sort_by: [{ field, direction }] }, caller))
+
+    // Act
+    const scoreAsc = await order('payload.score', 'asc')
+    const scoreDesc = await order('payload.score', 'desc')
+    const labelAsc = await order('payload.label', 'asc')
+    const labelDesc = await order('payload.label', 'desc')
+
+    // Assess: orm.py sorts a JSON path by JSON_EXISTS DESC (an explicit null exists and reads as ''), then
+    // toFloat64OrNull and the string in the requested direction, NULLs last.
+    expect(scoreAsc).toEqual(['beta', 'alpha', 'blank', 'high', 'zeta'])
+    expect(scoreDesc).toEqual(['alpha', 'beta', 'high', 'blank', 'zeta'])
+    expect(labelAsc).toEqual(['zeta', 'alpha', 'beta', 'high', 'blank'])
+    expect(labelDesc).toEqual(['high', 'beta', 'alpha', 'zeta', 'blank'])
+  })
+
+  it('sorts columns by value with nulls last in either direction', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    for (const [id, creator] of [
+      ['f1', 'bob'],
+      ['f2', null],
+      ['f3', 'Ann'],
+    ] as const) {
+      const row = { project_id: caller.project, id, weave_ref: `weave:///${caller.project}/call/a`, creator }
+      await send(createApp, '/feedback/create', { ...row, feedback_type: 'score', payload: {} }, caller)
+    }
+    const order = async (direction: string) =>
+      ids(
+        await send(
+          app,
+          '/feedback/query',
+          { project_id: caller.project, sort_by: [{ field: 'creator', direction }] },
+          caller,
+        ),
+      )
+
+    // Act
+    const asc = await order('asc')
+    const desc = await order('desc')
+
+    // Assess
+    expect(asc).toEqual(['f3', 'f1', 'f2'])
+    expect(desc).toEqual(['f1', 'f3', 'f2'])
+  })
+
+  it('answers 400 Unknown field for a field outside the feedback table, before reading anything', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const q = (body: Record<string, unknown>) =>
+      send(app, '/feedback/query', { project_id: caller.project, ...body }, caller)
+    const eq = (field: string) => ({ $expr: { $eq: [{ $getField: field }, { $literal: 'x' }] } })
+
+    // Act
+    const inQuery = await q({ query: eq('bogus') })
+    const inFields = await q({ fields: ['id', 'bogus'] })
+    const inSort = await q({ sort_by: [{ field: 'bogus', direction: 'asc' }] })
+    const underColumn = await q({ query: eq('feedback_type.x') })
+    const countInQuery = await q({ query: eq('count(*)') })
+    const fieldsFirst = await q({ fields: ['first'], query: eq('second') })
+
+    // Assess
+    expect(inQuery).toEqual({ status: 400, body: { reason: 'Unknown field: bogus' } })
+    expect(inFields).toEqual({ status: 400, body: { reason: 'Unknown field: bogus' } })
+    expect(inSort).toEqual({ status: 400, body: { reason: 'Unknown field: bogus' } })
+    expect(underColumn).toEqual({ status: 400, body: { reason: 'Unknown field: feedback_type.x' } })
+    expect(countInQuery).toEqual({ status: 400, body: { reason: 'Unknown field: count(*)' } })
+    expect(fieldsFirst.body).toEqual({ reason: 'Unknown field: first' })
+  })
+
+  it('takes every column, payload paths, map keys, payload_dump and count(*)', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    await seed(caller)
+    const q = (body: Record<string, unknown>) =>
+      send(app, '/feedback/query', { project_id: caller.project, ...body }, caller)
+    const columns = [
+      'id',
+      'project_id',
+      'weave_ref',
+      'wb_user_id',
+      'creator',
+      'created_at',
+      'feedback_type',
+      'payload',
+      'annotation_ref',
+      'runnable_ref',
+      'call_ref',
+      'trigger_ref',
+      'queue_id',
+      'scorer_tags',
+      'scorer_tag_reasons',
+      'scorer_tag_confidences',
+      'scorer_ratings',
+      'scorer_rating_reasons',
+      'scorer_rating_confidences',
+      'span_agent_name',
+      'span_agent_version',
+      'span_status_code',
+      'span_conversation_id',
+      'span_trace_id',
+      'scorer_trace_id',
+    ]
+
+    // Act
+    const all = await q({ fields: columns, query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: 'f2' }] } } })
+    const paths = await q({
+      fields: ['payload_dump', 'scorer_ratings.a.b'],
+      sort_by: [{ field: 'scorer_rating_reasons.why', direction: 'asc' }],
+      query: { $expr: { $eq: [{ $getField: 'id' }, { $literal: 'f3' }] } },
+    })
+    const counted = await q({
+      fields: ['count(*)'],
+      query: { $expr: { $eq: [{ $getField: 'feedback_type' }, { $literal: 'score' }] } },
+    })
+
+    // Assess
+    expect(all.status).toBe(200)
+    expect(Object.keys(all.body.result[0])).toEqual(columns)
+    expect(paths.body.result).toEqual([{ payload: { v: 10 }, 'scorer_ratings.a.b': null }])
+    expect(counted.body.result).toEqual([{ 'count(*)': 2 }])
+  })
+
   it('answers 422 for a malformed query and 403 for a foreign project', async () => {
     const a = await newProjectCaller()
     const b = await newProjectCaller()

@@ -276,4 +276,21 @@ describe('POST /calls/stream_query include_feedback', () => {
     ])
     expect(without.map((c) => (c.summary as { weave: Record<string, unknown> }).weave.feedback)).toEqual([undefined])
   })
+
+  it('returns the feedback under summary.weave when the columns leave summary out', async () => {
+    // Prepare
+    const weaveRef = `weave:///${project}/call/${ids.cold}`
+    const body = { project_id: project, weave_ref: weaveRef, feedback_type: 'score', payload: { value: 2 } }
+    const created = await send(createFeedbackApp, '/feedback/create', body, caller)
+
+    // Act
+    const calls = await query({ columns: ['id'], filter: { call_ids: [ids.cold] }, include_feedback: true })
+    const plain = await query({ columns: ['id'], filter: { call_ids: [ids.cold] } })
+
+    // Assess: the reference creates `summary.weave` for the feedback (`hydrate_calls_with_feedback`).
+    const feedback = calls.map((c) => (c.summary as { weave?: { feedback?: { id: string }[] } } | undefined)?.weave)
+    expect(created.status).toBe(200)
+    expect(feedback.map((w) => w?.feedback?.map((f) => f.id))).toEqual([[created.body.id]])
+    expect(plain.map((c) => Object.hasOwn(c, 'summary'))).toEqual([false])
+  })
 })

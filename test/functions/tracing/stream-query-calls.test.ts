@@ -9,6 +9,7 @@ import { jsonInit, newCaller } from '../../support/auth.js'
 import { type CallFixture, callFixture } from '../../support/call-fixture.js'
 import { authorizerFor, endPart, startPart, writeCalls } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
+import { watchDynamoInFlight } from '../../support/hold-dynamo.js'
 
 let fx: CallFixture
 
@@ -37,6 +38,7 @@ async function ids(body: Record<string, unknown>): Promise<string[]> {
 }
 
 const get = (path: string) => ({ $getField: path })
+const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`)
 const lit = (v: unknown) => ({ $literal: v })
 
 describe('POST /calls/stream_query', () => {
@@ -57,6 +59,34 @@ describe('POST /calls/stream_query', () => {
     const res = await app.request('/calls/stream_query', init)
     expect(res.headers.get('content-type')).toBe('application/x-ndjson')
     expect((await res.text()).split('\n').filter((l) => l !== '')).toHaveLength(1)
+  })
+
+  it.each([
+    [
+      'op_names',
+      { op_names: ['weave:///e/p/op/alpha:v2', 'plain_op', ...names('weave:///e/p/op/other', 300)] },
+      ['b', 'c'],
+    ],
+    ['trace_ids', { trace_ids: ['tc', ...names('trace', 300)] }, ['c']],
+    ['parent_ids', { parent_ids: ['A', ...names('parent', 300)] }, ['b']],
+    ['thread_ids', { thread_ids: ['th1', ...names('thread', 300)] }, ['c']],
+  ])('filters by hundreds of %s without a DynamoDB Query per value at once', async (_what, filter, expected) => {
+    // Prepare: a listing walks one index partition per value (per shard for an op name), all at once; 1,000 op names
+    // sent 8,000 Queries and stalled the server for every tenant (QA).
+    const resolved = JSON.parse(JSON.stringify(filter).replaceAll('"A"', JSON.stringify(fx.a)))
+    const watch = watchDynamoInFlight((c) => c.name === 'QueryCommand')
+
+    // Act
+    let got: string[]
+    try {
+      got = await ids({ filter: resolved })
+    } finally {
+      watch.stop()
+    }
+
+    // Assess
+    expect(got).toEqual(expected)
+    expect(watch.max()).toBeLessThanOrEqual(64)
   })
 
   it('derives status, latency and trace name on every call', async () => {
@@ -137,6 +167,11 @@ describe('POST /calls/stream_query', () => {
     ],
     ['int cast drops a fractional value', { $lte: [get('inputs.x'), lit(5)] }, ['a']],
     ['$convert to double', { $lt: [{ $convert: { input: get('inputs.x'), to: 'double' } }, lit(3)] }, ['c']],
+    [
+      '$convert to double, not cast again by an int literal',
+      { $gt: [{ $convert: { input: get('inputs.x'), to: 'double' } }, lit(2)] },
+      ['a', 'b', 'c'],
+    ],
   ])('evaluates %s', async (_name, expr, expected) => {
     expect(await ids({ query: { $expr: expr } })).toEqual(expected)
   })
@@ -147,6 +182,35 @@ describe('POST /calls/stream_query', () => {
     expect(await ids({ offset: 1, limit: 1 })).toEqual(['b'])
     expect(await ids({ limit: 2 })).toEqual(['a', 'b'])
     expect(await ids({ sort_by: [{ field: 'started_at', direction: 'desc' }], limit: 1 })).toEqual(['c'])
+  })
+
+  it('sorts a JSON path mixing numbers and strings with the numbers first in either direction', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = `${caller.entity}/mixed-${randomUUID().slice(0, 8)}`
+    const values: Record<string, unknown> = { three: 3, text: 'abc', twenty: '20', none: undefined }
+    await writeCalls(
+      caller,
+      Object.entries(values).map(([id, v]) => ({
+        start: startPart(project, { id, inputs: v === undefined ? {} : { v } }),
+      })),
+    )
+    const order = async (direction: string) => {
+      const body = { project_id: project, columns: ['id'], sort_by: [{ field: 'inputs.v', direction }] }
+      const res = await app.request('/calls/stream_query', jsonInit(body, caller.basic))
+      return (await res.text())
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { id: string }).id)
+    }
+
+    // Act
+    const asc = await order('asc')
+    const desc = await order('desc')
+
+    // Assess: ClickHouse orders by existence DESC, toFloat64OrNull (NULLs last) and the string (orm.py OrderField).
+    expect(asc).toEqual(['three', 'twenty', 'text', 'none'])
+    expect(desc).toEqual(['twenty', 'three', 'text', 'none'])
   })
 
   it('returns only the requested columns plus the required ones', async () => {
@@ -232,6 +296,76 @@ describe('POST /calls/stream_query', () => {
     expect(needle.status).toBe(400)
     expect(field.status).toBe(422)
     expect(await field.json()).toEqual({ reason: 'Field nope is not allowed' })
+  })
+
+  it('reads a literal written 2.0 or 2e0 as a float, as pydantic does, so the field compares as a double', async () => {
+    // Prepare: the body's own text, since JSON.stringify writes 2.0 as 2.
+    const bodyWith = (literal: string) =>
+      `{"project_id":${JSON.stringify(fx.project)},` +
+      `"query":{"$expr":{"$gt":[{"$getField":"inputs.x"},{"$literal":${literal}}]}}}`
+    const send = async (literal: string) => {
+      const init = { ...jsonInit({}, fx.caller.basic), body: bodyWith(literal) }
+      const res = await app.request('/calls/stream_query', init)
+      return (await res.text())
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => (JSON.parse(l) as { id: string }).id)
+    }
+
+    // Act
+    const float = await send('2.0')
+    const exponent = await send('2e0')
+    const int = await send('2')
+
+    // Assess: c's 2.5 is above 2.0 as a double; as an int it is not an integer at all (NULL).
+    expect(float).toEqual([fx.a, fx.b, fx.c])
+    expect(exponent).toEqual([fx.a, fx.b, fx.c])
+    expect(int).toEqual([fx.a, fx.b])
+  })
+
+  it('answers 400 for a negative limit or offset and nothing for limit 0, as the reference', async () => {
+    // Act
+    const limit = await app.request(
+      '/calls/stream_query',
+      jsonInit({ project_id: fx.project, limit: -1 }, fx.caller.basic),
+    )
+    const offset = await app.request(
+      '/calls/stream_query',
+      jsonInit({ project_id: fx.project, offset: -1 }, fx.caller.basic),
+    )
+
+    // Assess
+    expect([limit.status, await limit.json()]).toEqual([400, { reason: 'Limit must be a positive integer' }])
+    expect([offset.status, await offset.json()]).toEqual([400, { reason: 'Offset must be a positive integer' }])
+    expect(await ids({ limit: 0 })).toEqual([])
+  })
+
+  it('answers 422 for a column that names no call field, checked on its first path segment', async () => {
+    // Act
+    const bogus = await app.request(
+      '/calls/stream_query',
+      jsonInit({ project_id: fx.project, columns: ['id', 'bogus'] }, fx.caller.basic),
+    )
+    const nested = await app.request(
+      '/calls/stream_query',
+      jsonInit({ project_id: fx.project, columns: ['feedback.[*].payload'] }, fx.caller.basic),
+    )
+    const none = await app.request(
+      '/calls/stream_query',
+      jsonInit({ project_id: fx.project, columns: ['bogus'], filter: { call_ids: ['missing'] } }, fx.caller.basic),
+    )
+    const allowed = await query({
+      columns: ['summary.weave.status', 'inputs.x', 'storage_size_bytes', 'output_dump'],
+      filter: { call_ids: [fx.a] },
+    })
+
+    // Assess: the reference adds each column's first segment as a field (`get_field_by_name`).
+    expect([bogus.status, await bogus.json()]).toEqual([422, { reason: 'Field bogus is not allowed' }])
+    expect([nested.status, await nested.json()]).toEqual([422, { reason: 'Field feedback is not allowed' }])
+    expect([none.status, await none.json()]).toEqual([422, { reason: 'Field bogus is not allowed' }])
+    expect(allowed.map((c) => [c.inputs, c.output, (c.summary as { weave: { status: string } }).weave.status])).toEqual(
+      [[{ x: 5, name: 'Hello World', tags: [1, 2] }, 'fine', 'success']],
+    )
   })
 
   it("answers 403 for another entity's project", async () => {

@@ -179,6 +179,17 @@ describe('POST /trace/usage', () => {
     )
   })
 
+  it('answers 400 for a negative limit, as the calls query it selects with', async () => {
+    // Prepare
+    const caller = await newCaller()
+
+    // Act
+    const res = await post(caller, { project_id: newProject(caller), limit: -1 })
+
+    // Assess
+    expect(res).toEqual({ status: 400, body: { reason: 'Limit must be a positive integer' } })
+  })
+
   it('answers 422 for a bad body and 403 for a foreign project', async () => {
     const caller = await newCaller()
     const stranger = await newCaller()

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { parseQuery } from '#shared/schemas/query'
+import { parseQuery, withExactQuery } from '#shared/schemas/query'
+import { parseJsonExact } from '#shared/tracing/json-exact'
 import { evaluate, type Val } from '#shared/tracing/query-eval'
 
 // A row with JSON values (as ClickHouse reads JSON columns) and plain columns.
@@ -11,6 +12,7 @@ const row: Record<string, Val> = {
   'inputs.nul': { t: 'json', raw: null, present: true },
   'inputs.missing': { t: 'json', raw: undefined, present: false },
   'inputs.text': { t: 'json', raw: 'error: disk-full at /var', present: true },
+  'inputs.f': { t: 'json', raw: 1.5, present: true },
   parent_id: { t: 'plain', v: null },
   op_name: { t: 'plain', v: 'op' },
 }
@@ -56,8 +58,55 @@ describe('query evaluation (ClickHouse semantics)', () => {
       false,
     ],
     ['$contains is a substring test', { $contains: { input: get('inputs.text'), substr: lit('k-f') } }, true],
+    [
+      'a $convert is compared as converted, not cast by the int literal',
+      { $gt: [{ $convert: { input: get('inputs.f'), to: 'double' } }, lit(1)] },
+      true,
+    ],
+    [
+      'a $convert in $in is not cast by the int list',
+      { $in: [{ $convert: { input: get('inputs.f'), to: 'double' } }, [lit(1), lit(2)]] },
+      false,
+    ],
+    ['a float literal is not cast by an int literal', { $gt: [lit(1.5), lit(1)] }, true],
   ])('%s', (_name, expr, expected) => {
     expect(run(expr)).toBe(expected)
+  })
+
+  it.each([
+    ['1.0', true],
+    ['1e0', true],
+    ['-0.0e1', true],
+    ['1', null],
+  ])('reads a literal written %s from a body as pydantic does (float: double cast)', (literal, expected) => {
+    // Prepare: `inputs.f` is 1.5, NULL under an int cast.
+    const text = `{"project_id":"e/p","query":{"$expr":{"$gt":[{"$getField":"inputs.f"},{"$literal":${literal}}]}}}`
+    const body = withExactQuery(JSON.parse(text), text) as { query: unknown }
+
+    // Act
+    const got = evaluate(parseQuery(body.query).expr, resolve)
+
+    // Assess
+    expect(got).toBe(expected)
+  })
+
+  it('keeps literal values plain JSON after the exact read, big integers and nested floats included', () => {
+    // Prepare
+    const text =
+      '{"$expr":{"$in":[{"$getField":"inputs.n"},[{"$literal":[1.0,{"a":2.0}]},{"$literal":9007199254740993}]]}}'
+
+    // Act
+    const expr = parseQuery(parseJsonExact(text)).expr
+
+    // Assess
+    expect(expr).toEqual({
+      k: 'in',
+      a: { k: 'get', path: 'inputs.n' },
+      list: [
+        { k: 'lit', v: [1, { a: 2 }] },
+        { k: 'lit', v: 9007199254740992 },
+      ],
+    })
   })
 
   it.each([
