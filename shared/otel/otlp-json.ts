@@ -1,12 +1,21 @@
 import { BadRequestError } from '#shared/errors/http-error'
-import type { AttrValue, KeyValues, OtelResourceSpans, OtelScope, OtelSpan } from '#shared/otel/otlp-model'
-import { SPAN_KINDS, STATUS_CODES } from '#shared/otel/otlp-model'
-import { MAX_VALUE_DEPTH } from '#shared/otel/otlp-protobuf'
+import {
+  type AttrValue,
+  doubleValue,
+  type KeyValues,
+  MAX_VALUE_DEPTH,
+  type OtelResourceSpans,
+  type OtelScope,
+  type OtelSpan,
+  SPAN_KINDS,
+  STATUS_CODES,
+} from '#shared/otel/otlp-model'
 
 /**
  * OTLP/JSON (the protobuf JSON mapping with OTLP's exceptions): field names in lowerCamelCase (the proto names are
  * accepted too, as protobuf JSON parsers do), trace and span ids as hex strings, enums as integers (names accepted),
- * 64-bit integers as decimal strings or numbers, bytes as base64. Unknown fields are ignored.
+ * 64-bit integers as decimal strings or numbers, bytes as base64. Unknown fields are ignored, and `null` stands for an
+ * unset field, as the mapping says: an `AnyValue` whose members are all `null` has no value (stored as `null`).
  */
 
 type Json = Record<string, unknown>
@@ -73,24 +82,31 @@ function int64(v: unknown): number | string {
 }
 
 function double(v: unknown): number | string {
-  if (typeof v === 'number') return v
-  // The protobuf JSON mapping spells the special doubles as strings.
-  if (v === 'NaN' || v === 'Infinity' || v === '-Infinity') return v
+  // A literal past the double range (`1e400`) reads as an infinity, as it would from protobuf.
+  if (typeof v === 'number') return doubleValue(v)
+  // The protobuf JSON mapping spells the special doubles as strings; stored as a protobuf NaN is.
+  if (v === 'NaN' || v === 'Infinity' || v === '-Infinity') return doubleValue(Number(v))
   if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v)
   return fail('doubleValue must be a number')
+}
+
+// A oneof member given as `null` is not set (protobuf's own JSON parsers clear the field), so the next one is read.
+function member(o: Json, camel: string, snake: string): unknown {
+  const v = o[camel] ?? o[snake]
+  return v === null ? undefined : v
 }
 
 function anyValue(v: unknown, depth: number): AttrValue {
   if (v === undefined || v === null) return null
   if (!isObject(v)) return fail('an attribute value must be an AnyValue object')
   if (depth > MAX_VALUE_DEPTH) fail(`attribute values nest deeper than ${MAX_VALUE_DEPTH} levels`)
-  const s = field(v, 'stringValue', 'string_value')
+  const s = member(v, 'stringValue', 'string_value')
   if (s !== undefined) return typeof s === 'string' ? s : fail('stringValue must be a string')
-  const b = field(v, 'boolValue', 'bool_value')
+  const b = member(v, 'boolValue', 'bool_value')
   if (b !== undefined) return typeof b === 'boolean' ? b : fail('boolValue must be a boolean')
-  const i = field(v, 'intValue', 'int_value')
+  const i = member(v, 'intValue', 'int_value')
   if (i !== undefined) return int64(i)
-  const d = field(v, 'doubleValue', 'double_value')
+  const d = member(v, 'doubleValue', 'double_value')
   if (d !== undefined) return double(d)
   const a = obj(v, 'arrayValue', 'array_value', 'arrayValue')
   if (a !== undefined) {
@@ -101,7 +117,7 @@ function anyValue(v: unknown, depth: number): AttrValue {
   const kv = obj(v, 'kvlistValue', 'kvlist_value', 'kvlistValue')
   if (kv !== undefined)
     return Object.fromEntries(keyValues(list(kv, 'values', 'values', 'kvlistValue.values'), depth + 1))
-  const bytes = field(v, 'bytesValue', 'bytes_value')
+  const bytes = member(v, 'bytesValue', 'bytes_value')
   if (bytes !== undefined) return typeof bytes === 'string' ? bytes : fail('bytesValue must be a base64 string')
   return null
 }

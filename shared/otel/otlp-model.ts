@@ -7,6 +7,18 @@
 /** An attribute value: OTLP's `AnyValue` as JSON (bytes as base64, 64-bit integers past 2^53 as decimal strings). */
 export type AttrValue = string | number | boolean | null | AttrValue[] | { [key: string]: AttrValue }
 
+/** Nesting allowed inside one attribute value (arrays and key/value lists); deeper is an undecodable request. */
+export const MAX_VALUE_DEPTH = 64
+
+/**
+ * A double as the reference stores it: NaN and the infinities as Python's `str(float)` writes them (`"nan"`, `"inf"`,
+ * `"-inf"`, its `to_json_serializable`), since JSON has no number for them; finite values as they are.
+ */
+export function doubleValue(n: number): number | string {
+  if (Number.isFinite(n)) return n
+  return Number.isNaN(n) ? 'nan' : n > 0 ? 'inf' : '-inf'
+}
+
 /** Attributes as sent: `[key, value]` pairs. */
 export type KeyValues = [string, AttrValue][]
 

@@ -1,9 +1,14 @@
 import { BadRequestError } from '#shared/errors/http-error'
-import type { AttrValue, KeyValues, OtelResourceSpans, OtelScope, OtelSpan } from '#shared/otel/otlp-model'
+import {
+  type AttrValue,
+  doubleValue,
+  type KeyValues,
+  MAX_VALUE_DEPTH,
+  type OtelResourceSpans,
+  type OtelScope,
+  type OtelSpan,
+} from '#shared/otel/otlp-model'
 import { EXPORT_REQUEST, EXPORT_RESPONSE } from '#shared/otel/otlp-proto'
-
-/** Nesting allowed inside one attribute value (arrays and key/value lists); deeper is an undecodable request. */
-export const MAX_VALUE_DEPTH = 64
 
 // What protobuf.js hands back for a decoded message: plain fields, 64-bit integers as `Long` (or numbers when small).
 // biome-ignore lint/suspicious/noExplicitAny: decoded protobuf.js messages are untyped; every field is read defensively.
@@ -34,7 +39,7 @@ function anyValue(v: Decoded, depth: number): AttrValue {
   if (Object.hasOwn(v, 'stringValue')) return v.stringValue
   if (Object.hasOwn(v, 'boolValue')) return v.boolValue
   if (Object.hasOwn(v, 'intValue')) return int64(v.intValue)
-  if (Object.hasOwn(v, 'doubleValue')) return v.doubleValue
+  if (Object.hasOwn(v, 'doubleValue')) return doubleValue(v.doubleValue)
   if (Object.hasOwn(v, 'arrayValue')) return (v.arrayValue.values ?? []).map((x: Decoded) => anyValue(x, depth + 1))
   if (Object.hasOwn(v, 'kvlistValue')) return Object.fromEntries(keyValues(v.kvlistValue.values, depth + 1))
   if (Object.hasOwn(v, 'bytesValue')) return Buffer.from(v.bytesValue).toString('base64')

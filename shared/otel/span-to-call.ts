@@ -12,6 +12,7 @@ import {
 } from '#shared/otel/conventions'
 import { messagesFromEvents } from '#shared/otel/message-events'
 import { type AttrValue, type OtelSpan, STATUS_ERROR } from '#shared/otel/otlp-model'
+import { shortenName } from '#shared/otel/shorten-name'
 import { nanosToIso, type SpanOrigin, spanDump } from '#shared/otel/span-dump'
 import type { EndedCall, StartedCall } from '#shared/schemas/call'
 import { toStoredDatetime } from '#shared/tracing/time'
@@ -33,11 +34,15 @@ const TRACE_ID_RE = /^[0-9a-f]{32}$/
 const SPAN_ID_RE = /^[0-9a-f]{16}$/
 const ZERO_RE = /^0*$/
 
-/** The op name of a span: its name, shortened below 128 characters with a hash suffix that keeps long names apart. */
+/**
+ * The op name of a span: its name; past 128 characters shortened as Weave does (at a delimiter where it can be, then
+ * `:` and 4 hex digits of the name's SHA-256, so long names stay apart).
+ */
 export function opNameOf(name: string): string {
-  if (name.length < MAX_OP_NAME_LENGTH) return name === '' ? 'unnamed_span' : name
+  if (name === '') return 'unnamed_span'
+  if (name.length <= MAX_OP_NAME_LENGTH) return name
   const suffix = `:${createHash('sha256').update(name, 'utf8').digest('hex').slice(0, 4)}`
-  return `${name.slice(0, MAX_OP_NAME_LENGTH - 1 - suffix.length - 3)}...${suffix}`
+  return shortenName(name, MAX_OP_NAME_LENGTH, suffix, false)
 }
 
 function validIds(span: OtelSpan): string | null {
@@ -114,10 +119,7 @@ function wandbOf(tree: AttrTree) {
   const thread = firstOf(tree, WANDB_KEYS.thread_id)
   const custom = attributeAt(tree, WANDB_KEYS.attributes[0])
   return {
-    displayName:
-      display !== undefined && display.length >= MAX_DISPLAY_NAME_LENGTH
-        ? `${display.slice(0, MAX_DISPLAY_NAME_LENGTH - 4)}...`
-        : display,
+    displayName: display === undefined ? undefined : shortenName(display, MAX_DISPLAY_NAME_LENGTH),
     threadId: thread === undefined ? undefined : typeof thread[1] === 'string' ? thread[1] : JSON.stringify(thread[1]),
     // A GenAI conversation id makes every span of it a turn; `wandb.thread_id` only with `wandb.is_turn`.
     isTurn:

@@ -67,4 +67,49 @@ describe('attributeTree', () => {
     expect(JSON.stringify(tree)).toBe('{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"x":1}}}')
     expect(attributeAt({}, 'constructor')).toBeUndefined()
   })
+
+  it("parses the values that are JSON text starting with '[' or '{', as Weave's expand_attributes does", () => {
+    // Act
+    const tree = attributeTree([
+      ['object', '{"x":1,"y":[true,null]}'],
+      ['list', '[1,"two"]'],
+      ['indexed', '{"0":"p","1":"q"}'],
+      ['spaced', ' {"x":1}'],
+      ['broken', '{"x":'],
+      ['quoted', '"text"'],
+      ['kvlist', { inner: '{"x":1}' }],
+      ['array', ['[1]']],
+      ['huge', '[1e400,-1e400]'],
+    ])
+
+    // Assess
+    expect(tree).toEqual({
+      object: { x: 1, y: [true, null] },
+      list: [1, 'two'],
+      indexed: { 0: 'p', 1: 'q' },
+      spaced: ' {"x":1}',
+      broken: '{"x":',
+      quoted: '"text"',
+      kvlist: { inner: '{"x":1}' },
+      array: ['[1]'],
+      huge: ['inf', '-inf'],
+    })
+  })
+
+  it('keeps JSON text nesting deeper than 64 levels as text', () => {
+    // Prepare
+    const nested = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`
+
+    // Act
+    const tree = attributeTree([
+      ['ok', nested(64)],
+      ['deep', nested(65)],
+      ['brackets', `{"s":"${'['.repeat(100)}"}`],
+    ])
+
+    // Assess
+    expect(JSON.stringify(tree.ok)).toBe(nested(64))
+    expect(tree.deep).toBe(nested(65))
+    expect(tree.brackets).toEqual({ s: '['.repeat(100) })
+  })
 })

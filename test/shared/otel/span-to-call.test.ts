@@ -189,6 +189,17 @@ describe('spanToCall', () => {
     })
   })
 
+  it('merges wandb.attributes sent as JSON text, and stores other JSON text attributes as objects', () => {
+    // Act
+    const tagged = map(span({ 'input.value': 'q', 'wandb.attributes': '{"tag":"x","n":1}' }))
+    const generic = map(span({ 'my.payload': '{"a":1,"b":[1,2]}', 'my.list': '[1,2,3]' }))
+
+    // Assess
+    expect(tagged.start.attributes).toEqual({ tag: 'x', n: 1 })
+    expect(generic.start.attributes).toEqual({ my: { payload: { a: 1, b: [1, 2] }, list: [1, 2, 3] } })
+    expect(generic.start.otel_dump).toMatchObject({ attributes: generic.start.attributes })
+  })
+
   it('takes inputs and output from GenAI message events when no attribute carries them', () => {
     // Prepare
     const events = [
@@ -270,18 +281,42 @@ describe('spanToCall', () => {
     expect(map(span({}, { parentSpanId: '0'.repeat(16) })).start.parent_id).toBeNull()
   })
 
-  it('shortens op names of 128 characters or more, keeping different long names apart', () => {
-    // Prepare
-    const a = `GET /api/${'a'.repeat(200)}`
-    const b = `GET /api/${'a'.repeat(199)}b`
+  it('shortens op names past 128 characters as Weave does, keeping different long names apart', () => {
+    // Prepare: expected values from Weave's Span.to_call (shorten_name with ':' and 4 hex digits of the SHA-256)
+    const dotted = Array.from({ length: 30 }, (_, i) => `seg${i}`).join('.')
 
     // Act
-    const [x, y] = [opNameOf(a), opNameOf(b)]
+    const names = [
+      `GET /api/${'a'.repeat(200)}`,
+      `GET /api/${'a'.repeat(199)}b`,
+      'a'.repeat(138),
+      dotted,
+      'b'.repeat(128),
+    ]
+    const [x, y, plain, segments, exact] = names.map(opNameOf)
 
     // Assess
-    expect(x.length).toBeLessThan(128)
-    expect(x.startsWith('GET /api/aaa')).toBe(true)
+    expect(x).toBe('GET /api:8b42')
     expect(x).not.toBe(y)
+    expect(plain).toBe(`${'a'.repeat(123)}:d2c5`)
+    expect(segments).toBe(`${dotted.slice(0, dotted.indexOf('.seg22'))}:4f16`)
+    expect(exact).toBe('b'.repeat(128))
+    expect(opNameOf(`${'😀'.repeat(100)} ${'😀'.repeat(40)}`)).toBe(`${'😀'.repeat(100)}:8747`)
     expect(opNameOf('short')).toBe('short')
+    expect(opNameOf('')).toBe('unnamed_span')
+  })
+
+  it('shortens display names past 1,024 characters as Weave does, at a word where it can', () => {
+    // Prepare
+    const words = Array.from({ length: 300 }, (_, i) => `w${i}`).join(' ')
+    const named = (display: string) => map(span({ 'wandb.display_name': display })).start.display_name
+
+    // Act
+    const [exact, long, spaced] = [named('x'.repeat(1024)), named('y'.repeat(1100)), named(words)]
+
+    // Assess
+    expect(exact).toBe('x'.repeat(1024))
+    expect(long).toBe(`${'y'.repeat(1021)}...`)
+    expect(spaced).toBe(`${words.slice(0, words.indexOf(' w226'))} ...`)
   })
 })
