@@ -34,8 +34,17 @@ function ms(value: number): string {
   return `${(thousandths - fraction) / 1000}.${fraction < 10 ? '00' : fraction < 100 ? '0' : ''}${fraction}`
 }
 
-/** How a completion ended, for metering and tracing. */
-type Ending = { usage: StreamOutcome['usage']; aborted: boolean; output: unknown; exception?: string }
+/**
+ * How a completion ended, for metering and tracing; `unserved` when it failed before the upstream generated anything
+ * (then it is traced but not metered).
+ */
+type Ending = {
+  usage: StreamOutcome['usage']
+  aborted: boolean
+  output: unknown
+  exception?: string
+  unserved?: boolean
+}
 
 /** Meters a completion and traces it; resolves when what must precede the end of the response is done. */
 type Finish = (ending: Ending) => Promise<void>
@@ -46,14 +55,7 @@ function finisher(c: Context<AppEnv>, call: ChatBackendCall, charge: TokenCharge
   const startedAt = new Date()
   return (ending) => {
     const { usage, aborted } = ending
-    addRequestMetric('PromptTokens', usage.prompt_tokens)
-    addRequestMetric('CompletionTokens', usage.completion_tokens)
-    recordUsage({ entity: project.entity, project: project.project, model: call.model, usage, aborted })
-    // Token limits count what was generated, aborted or not; awaited with the flush so Lambda cannot freeze it away.
-    const flushed =
-      charge === undefined
-        ? afterCompletion()
-        : Promise.all([afterCompletion(), charge(usage.prompt_tokens + usage.completion_tokens)]).then(() => undefined)
+    const flushed = ending.unserved === true ? Promise.resolve() : meter(usage, aborted)
     if (!traced) return flushed
     const trace = traceCompletion({
       principal,
@@ -70,6 +72,16 @@ function finisher(c: Context<AppEnv>, call: ChatBackendCall, charge: TokenCharge
     afterResponse(trace)
     return flushed
   }
+
+  function meter(usage: Ending['usage'], aborted: boolean): Promise<void> {
+    addRequestMetric('PromptTokens', usage.prompt_tokens)
+    addRequestMetric('CompletionTokens', usage.completion_tokens)
+    recordUsage({ entity: project.entity, project: project.project, model: call.model, usage, aborted })
+    // Token limits count what was generated, aborted or not; awaited with the flush so Lambda cannot freeze it away.
+    return charge === undefined
+      ? afterCompletion()
+      : Promise.all([afterCompletion(), charge(usage.prompt_tokens + usage.completion_tokens)]).then(() => undefined)
+  }
 }
 
 function assembled(call: ChatBackendCall, outcome: StreamOutcome) {
@@ -79,11 +91,16 @@ function assembled(call: ChatBackendCall, outcome: StreamOutcome) {
     object: 'chat.completion',
     created: call.created,
     model: call.model.id,
-    choices: contents.map((content, index) => ({
-      index,
-      message: { role: 'assistant', content },
-      finish_reason: outcome.finishReasons?.[index] ?? null,
-    })),
+    choices: contents.map((content, index) => {
+      const extras = outcome.extras?.[index]
+      const { logprobs, ...more } = extras ?? {}
+      return {
+        index,
+        message: { role: 'assistant', content, ...more },
+        logprobs: logprobs === undefined ? null : { content: logprobs },
+        finish_reason: outcome.finishReasons?.[index] ?? null,
+      }
+    }),
     usage: { ...outcome.usage, total_tokens: outcome.usage.prompt_tokens + outcome.usage.completion_tokens },
   }
 }
@@ -147,6 +164,7 @@ async function stream(
       const exception = exceptionOf(outcome)
       const output = traced ? assembled(call, outcome) : null
       const ending: Ending = { usage: outcome.usage, aborted: outcome.aborted, output }
+      if (outcome.unserved === true) ending.unserved = true
       return finish(exception === undefined ? ending : { ...ending, exception })
     },
   })

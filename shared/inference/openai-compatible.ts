@@ -93,11 +93,12 @@ async function open(call: ChatBackendCall, stream: boolean): Promise<UpstreamRes
     headers,
     connectTimeoutMs: settings.connectTimeoutMs ?? config.inference.connectTimeoutMs,
     firstByteTimeoutMs: settings.firstByteTimeoutMs ?? config.inference.firstByteTimeoutMs,
+    stream,
     retries: config.inference.upstreamRetries,
     signal: call.signal,
   })
   const status = res.statusCode
-  if (status < 200 || status >= 300) throw upstreamError(status, await res.text())
+  if (status < 200 || status >= 300) throw upstreamError(status, await res.text(), res.retryAfter)
   return res
 }
 
@@ -117,7 +118,15 @@ function parseEvent(event: string): string | undefined {
  * What every chunk of one stream gets in place of the upstream's `id` and `model`, also as JSON texts, and the
  * stream's usual chunk layout once seen.
  */
-type ChunkNames = { id: string; model: string; idJson: string; modelJson: string; template: ChunkTemplate }
+type ChunkNames = {
+  id: string
+  model: string
+  idJson: string
+  modelJson: string
+  template: ChunkTemplate
+  /** Per choice index, whether its finish chunk came. */
+  finished: boolean[]
+}
 
 function namesOf(call: ChatBackendCall): ChunkNames {
   const id = `chatcmpl-${call.requestId}`
@@ -128,6 +137,7 @@ function namesOf(call: ChatBackendCall): ChunkNames {
     idJson: JSON.stringify(id),
     modelJson: JSON.stringify(model),
     template: new ChunkTemplate(id, model),
+    finished: [],
   }
 }
 
@@ -153,16 +163,27 @@ function fillChoiceNulls(parsed: Record<string, unknown>): boolean {
   return filled
 }
 
+// Notes the choices a chunk finishes: a stream cut after every choice finished lost nothing but its `[DONE]`.
+function noteFinished(chunk: ChatCompletionChunk, names: ChunkNames): void {
+  const choices = chunk.choices
+  for (let i = 0; i < choices.length; i++) {
+    const choice = choices[i] as ChatCompletionChunk['choices'][number]
+    if (choice.finish_reason != null) names.finished[choice.index] = true
+  }
+}
+
 /**
  * One upstream event as the contract's chunk, pushed onto `batch` with its JSON text when that can be sent as is
  * (chunk-json.ts): a content, finish or usage chunk of the stream's usual layout is taken from its text
- * (chunk-template.ts), anything else parsed. An upstream error event throws.
+ * (chunk-template.ts), anything else parsed. An upstream error event throws, nested (`{"error": {…}}`) or flat
+ * (`{"object": "error", …}`, vLLM's ErrorResponse), and so does an event that is no chunk (no `choices` list).
  */
 function addChunk(batch: ChunkBatch, data: string, names: ChunkNames): void {
   const usual = names.template.usualChunk(data)
   if (usual !== undefined) {
     batch.chunks.push(usual.chunk)
     batch.json.push(usual.json)
+    noteFinished(usual.chunk, names)
     return
   }
   let parsed: Record<string, unknown>
@@ -171,9 +192,14 @@ function addChunk(batch: ChunkBatch, data: string, names: ChunkNames): void {
   } catch (cause) {
     throw new UpstreamError(500, INTERNAL_ERROR, { cause })
   }
-  if (parsed.error !== undefined) {
-    const code = (parsed.error as { code?: unknown }).code
+  const nested = parsed.error !== undefined && parsed.error !== null
+  if (nested || parsed.object === 'error') {
+    const code = nested ? (parsed.error as { code?: unknown }).code : parsed.code
     throw upstreamError(typeof code === 'number' ? code : 500, data)
+  }
+  // Framing reads `choices` (a usage chunk's is empty): an event without it fails here, after the chunks before it.
+  if (!Array.isArray(parsed.choices)) {
+    throw new UpstreamError(500, INTERNAL_ERROR, { cause: new Error('upstream chunk has no choices list') })
   }
   // The contract's id is the gateway's request id and `model` its served name, whatever the upstream calls them.
   parsed.id = names.id
@@ -183,7 +209,11 @@ function addChunk(batch: ChunkBatch, data: string, names: ChunkNames): void {
   if (json !== undefined) names.template.learn(data, json)
   batch.chunks.push(parsed as unknown as ChatCompletionChunk)
   batch.json.push(json)
+  noteFinished(parsed as unknown as ChatCompletionChunk, names)
 }
+
+// SSE line ends are CRLF, LF or CR (sse-starlette, behind llama-cpp-python, writes CRLF): all become LF.
+const LINE_END = /\r\n?/g
 
 /**
  * The upstream's SSE events, a batch per read of its body: every complete event the read finished is parsed and
@@ -195,10 +225,21 @@ async function* streamBatches(call: ChatBackendCall): AsyncGenerator<ChunkBatch>
   const names = namesOf(call)
   let pending = ''
   let complete = false
+  // The last read ended with CR, already made LF: an LF that starts the next read is the rest of that CRLF.
+  let afterCr = false
   try {
     for await (const piece of res) {
       if (complete) continue
-      pending += piece.includes('\r') ? piece.replaceAll('\r\n', '\n') : piece
+      let text = piece
+      if (afterCr) {
+        afterCr = false
+        if (text.charCodeAt(0) === 10) text = text.slice(1)
+      }
+      if (text.includes('\r')) {
+        afterCr = text.charCodeAt(text.length - 1) === 13
+        text = text.replace(LINE_END, '\n')
+      }
+      pending += text
       const batch: ChunkBatch = { chunks: [], json: [], complete: false }
       let failure: unknown
       let start = 0
@@ -232,7 +273,16 @@ async function* streamBatches(call: ChatBackendCall): AsyncGenerator<ChunkBatch>
     if (!complete) res.destroy()
   }
   if (complete) return
+  // A stream whose every choice finished lost only its `[DONE]` (and maybe a usage chunk, which the gateway then
+  // writes itself): it ends as usual.
+  if (everyChoiceFinished(call, names)) return
   throw new UpstreamError(500, INTERNAL_ERROR, { cause: new Error('upstream stream ended without [DONE]') })
+}
+
+function everyChoiceFinished(call: ChatBackendCall, names: ChunkNames): boolean {
+  const n = call.request.n ?? 1
+  for (let i = 0; i < n; i++) if (names.finished[i] !== true) return false
+  return n > 0
 }
 
 async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompletionChunk> {

@@ -81,7 +81,13 @@ export type UpstreamRequestOptions = {
   body: string
   headers: Record<string, string>
   connectTimeoutMs: number
+  /**
+   * How long the first byte may take: for a stream, the first byte of the body (vLLM sends a stream's headers at once,
+   * before the first token); for a JSON answer, the headers (vLLM sends them with the whole body, once generated).
+   */
   firstByteTimeoutMs: number
+  /** Whether the answer is a stream: its first-byte timeout runs until the body's first bytes, not its headers. */
+  stream?: boolean
   retries: number
   signal: CancelSignal
 }
@@ -98,6 +104,8 @@ const HIGH_WATER = 16
  */
 export class UpstreamResponse implements AsyncIterable<string> {
   statusCode = 0
+  /** An error answer's `Retry-After` header (kept only for statuses of 400 and more), else undefined. */
+  retryAfter: string | undefined
   // Made when a piece first ends inside a character: most bodies are decoded a piece at a time without one.
   #decoder: StringDecoder | undefined
   readonly #pieces: string[] = []
@@ -123,11 +131,19 @@ export class UpstreamResponse implements AsyncIterable<string> {
     })
   }
 
-  /** Stops the request and closes its connection (a no-op once the body has ended). */
-  destroy(): void {
+  /**
+   * Stops the request and closes its connection (a no-op once the body has ended); with `error`, a reader still
+   * reading gets it.
+   */
+  destroy(error?: Error): void {
     if (this.#ended) return
     this.#ended = true
-    this.#abort?.(new Error('upstream response destroyed'))
+    if (error !== undefined) {
+      this.#error ??= error
+      this.#notify()
+      this.#whole?.()
+    }
+    this.#abort?.(error ?? new Error('upstream response destroyed'))
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<string> {
@@ -198,6 +214,7 @@ export class UpstreamResponse implements AsyncIterable<string> {
 
 function attempt(options: UpstreamRequestOptions): Promise<UpstreamResponse> {
   const { endpoint, body, headers, connectTimeoutMs, firstByteTimeoutMs, signal } = options
+  const untilBody = options.stream === true
   return new Promise((resolve, reject) => {
     const response = new UpstreamResponse()
     let responded = false
@@ -207,33 +224,47 @@ function attempt(options: UpstreamRequestOptions): Promise<UpstreamResponse> {
       failure ??= error
       response.destroy()
     }
-    const firstByte = setTimeout(() => {
+    // Until the first byte: a stream's headers alone do not stop it (vLLM sends them before generating anything).
+    let firstByte: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
+      firstByte = undefined
       const cause = new Error('upstream first-byte timeout')
-      fail(new UpstreamError(503, UNAVAILABLE, { cause, headers: { 'Retry-After': String(RETRY_AFTER_S) } }))
+      const error = new UpstreamError(503, UNAVAILABLE, { cause, headers: { 'Retry-After': String(RETRY_AFTER_S) } })
+      // After the headers the reader gets the 503 (in-stream, once heartbeats went out).
+      if (responded) response.destroy(error)
+      else fail(error)
     }, firstByteTimeoutMs)
-    const stopWatching = signal.onAbort(() => fail(new UpstreamError(499, 'Client disconnected')))
-    const settle = () => {
+    const firstByteCame = () => {
       clearTimeout(firstByte)
-      stopWatching()
+      firstByte = undefined
     }
+    const stopWatching = signal.onAbort(() => fail(new UpstreamError(499, 'Client disconnected')))
     const handler: Dispatcher.DispatchHandlers = {
       onConnect(abort) {
         response.connected(abort)
         if (failure !== undefined) abort(failure)
       },
-      onHeaders(statusCode, _headers, resume) {
+      onHeaders(statusCode, rawHeaders, resume) {
         // 1xx answers come before the real one.
         if (statusCode < 200) return true
         responded = true
-        settle()
+        stopWatching()
+        if (!untilBody) firstByteCame()
+        if (statusCode >= 400) response.retryAfter = retryAfterOf(rawHeaders)
         response.headers(statusCode, resume)
         resolve(response)
         return true
       },
-      onData: (chunk) => response.data(chunk),
-      onComplete: () => response.end(),
+      onData(chunk) {
+        if (firstByte !== undefined) firstByteCame()
+        return response.data(chunk)
+      },
+      onComplete() {
+        firstByteCame()
+        response.end()
+      },
       onError(error) {
-        settle()
+        firstByteCame()
+        stopWatching()
         if (responded) return response.end(error)
         const cause = failure ?? error
         if (cause instanceof HttpError) return reject(cause)
@@ -246,6 +277,20 @@ function attempt(options: UpstreamRequestOptions): Promise<UpstreamResponse> {
       handler,
     )
   })
+}
+
+// An upstream's `Retry-After` worth passing on: delay-seconds or an HTTP date, nothing longer.
+const RETRY_AFTER = /^[\x20-\x7e]{1,64}$/
+
+function retryAfterOf(rawHeaders: Buffer[] | string[] | null | undefined): string | undefined {
+  if (!rawHeaders) return undefined
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = String(rawHeaders[i])
+    if (name.length !== 11 || name.toLowerCase() !== 'retry-after') continue
+    const value = String(rawHeaders[i + 1]).trim()
+    return RETRY_AFTER.test(value) ? value : undefined
+  }
+  return undefined
 }
 
 const RETRY_STATUSES = new Set([502, 503, 504])
@@ -278,10 +323,11 @@ export async function postUpstream(options: UpstreamRequestOptions): Promise<Ups
 type UpstreamErrorBody = { error?: unknown; message?: unknown; detail?: unknown; param?: unknown }
 
 /**
- * Maps an upstream error answer to the contract's error: client errors keep their status, message and param; a
- * rejected upstream credential or unknown upstream model is Loom's misconfiguration, so the caller sees a 500.
+ * Maps an upstream error answer to the contract's error: client errors keep their status, message, param and
+ * `Retry-After` (an overloaded engine's 429 says when to come back); a rejected upstream credential or unknown upstream
+ * model is Loom's misconfiguration, so the caller sees a 500.
  */
-export function upstreamError(status: number, text: string): UpstreamError {
+export function upstreamError(status: number, text: string, retryAfter?: string): UpstreamError {
   let message: string | undefined
   let param: string | undefined
   try {
@@ -298,5 +344,8 @@ export function upstreamError(status: number, text: string): UpstreamError {
     return new UpstreamError(500, 'The server had an error while processing your request')
   }
   const fallback = status >= 500 ? 'The server had an error while processing your request' : 'Bad Request'
-  return new UpstreamError(status, message ?? fallback, param === undefined ? {} : { param })
+  const options: { param?: string; headers?: Record<string, string> } = {}
+  if (param !== undefined) options.param = param
+  if (retryAfter !== undefined) options.headers = { 'Retry-After': retryAfter }
+  return new UpstreamError(status, message ?? fallback, options)
 }

@@ -131,6 +131,47 @@ describe('upstream faults before the first byte', () => {
     expect(events.slice(-2)).toEqual([JSON.stringify({ error: UNAVAILABLE }), '[DONE]'])
   })
 
+  it('times out a stream whose upstream sent its headers but no chunk, in-stream, and meters nothing', async () => {
+    // Prepare: vLLM sends a stream's 200 and headers before the first token; here the token never comes in time.
+    config.inference.heartbeatMs = 20
+    const project = meteredProject()
+    const slow = await addUpstreamModel(upstream.baseUrl, [caller.entity], {
+      backend: { kind: 'openai-compatible', baseUrl: upstream.baseUrl, firstByteTimeoutMs: 150 },
+    })
+    upstream.behave({ firstChunkDelayMs: 2_000 })
+    const before = upstream.seen.length
+
+    // Act
+    const res = await chat({ model: slow.id, stream: true, stream_options: { include_usage: true } }, project.id)
+    const events = sseEvents(await res.text())
+    await upstream.seen[before]?.closed
+    const totals = await project.totals()
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(events.filter((e) => e === ': keep-alive').length).toBeGreaterThanOrEqual(2)
+    expect(events.filter((e) => e !== ': keep-alive')).toEqual([JSON.stringify({ error: UNAVAILABLE }), '[DONE]'])
+    expect(upstream.seen[before]?.closedEarly).toBe(true)
+    // As a JSON completion that fails: the engine generated nothing, nothing is billed.
+    expect(totals).toEqual({ requests: 0, aborted: 0, prompt: 0, completion: 0 })
+  })
+
+  it("passes an upstream 429's Retry-After through, JSON and streamed", async () => {
+    // Prepare
+    upstream.behave({ failStatus: 429, failMessage: 'rate limited upstream', failHeaders: { 'Retry-After': '7' } })
+
+    // Act
+    const plain = await chat({})
+    const streamed = await chat({ stream: true })
+
+    // Assess
+    for (const res of [plain, streamed]) {
+      expect(res.status).toBe(429)
+      expect(res.headers.get('retry-after')).toBe('7')
+      expect(((await res.json()) as { error: { message: string } }).error.message).toBe('rate limited upstream')
+    }
+  })
+
   it('answers 503 when a non-streaming upstream misses the first-byte timeout', async () => {
     // Prepare
     const slow = await addUpstreamModel(upstream.baseUrl, [caller.entity], {
@@ -227,6 +268,28 @@ describe('upstream faults mid-stream are metered for what was delivered', () => 
     expect(totals.prompt).toBe(promptTokensOf(upstream.seen[before]?.body ?? {}))
     expect(totals.completion).toBeGreaterThanOrEqual(deliveredTokens)
     expect(totals.completion).toBeLessThan(16)
+  })
+
+  it('ends a stream cut cleanly after every choice finished as usual, metered in full', async () => {
+    // Prepare
+    const project = meteredProject()
+    upstream.behave({ noDone: true })
+    const before = upstream.seen.length
+
+    // Act
+    const events = sseEvents(await (await chat({ stream: true, n: 1 }, project.id)).text())
+    const totals = await project.totals()
+
+    // Assess
+    expect(events.some((e) => e.includes('"error"'))).toBe(false)
+    expect(events.at(-1)).toBe('[DONE]')
+    expect(sseChunks(events.join('\n\n')).at(-1)).toMatchObject({ choices: [{ finish_reason: 'stop' }] })
+    expect(totals).toEqual({
+      requests: 1,
+      aborted: 0,
+      prompt: promptTokensOf(upstream.seen[before]?.body ?? {}),
+      completion: 3,
+    })
   })
 
   it('reports the metered cut stream through GET /v1/usage', async () => {

@@ -13,6 +13,8 @@ export type UpstreamBehaviour = {
   /** Answer every request with this status and vLLM error body (after `failTimes` answers, back to normal). */
   failStatus?: number
   failMessage?: string
+  /** Headers of the failure answers (`Retry-After`). */
+  failHeaders?: Record<string, string>
   /** How many requests fail before answers are normal again (default: all). */
   failTimes?: number
   /** Delay before the response headers, in ms. */
@@ -31,6 +33,8 @@ export type UpstreamBehaviour = {
   minimal?: boolean
   /** Leave usage out: no `usage` in a JSON answer, no usage on chunks and no usage chunk in a stream. */
   noUsage?: boolean
+  /** End a stream's response (cleanly) without its `data: [DONE]`. */
+  noDone?: boolean
 }
 
 /** What the upstream saw of one request. */
@@ -127,7 +131,7 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
     if (b.headerDelayMs) await sleep(b.headerDelayMs)
     if (b.failStatus !== undefined && (b.failTimes === undefined || failures < b.failTimes)) {
       failures++
-      res.writeHead(b.failStatus, { 'content-type': 'application/json' })
+      res.writeHead(b.failStatus, { 'content-type': 'application/json', ...b.failHeaders })
       res.end(errorBody(b.failStatus, b.failMessage ?? 'upstream failure'))
       return
     }
@@ -182,7 +186,8 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
     }
     const options = (body.stream_options ?? {}) as { include_usage?: boolean; continuous_usage_stats?: boolean }
     const continuous = !b.noUsage && options.include_usage === true && options.continuous_usage_stats === true
-    res.writeHead(200, { 'content-type': 'text/event-stream' })
+    // Like vLLM (Starlette's StreamingResponse), a stream's headers go out at once, before the first token.
+    res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders()
     const send = (chunk: Record<string, unknown>, completion: number) => {
       const full = { id, object: 'chat.completion.chunk', created, model, ...chunk }
       if (continuous)
@@ -223,7 +228,7 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage })}\n\n`,
       )
     }
-    res.end('data: [DONE]\n\n')
+    res.end(b.noDone ? undefined : 'data: [DONE]\n\n')
   }
 
   const server: Server = createServer((req, res) => {

@@ -74,6 +74,50 @@ const event = (json: string) => `data: ${json}\n\n`
 const ours = (json: string) =>
   json.replace('"chatcmpl-up"', '"chatcmpl-req-1"').replace('"upstream/name"', '"served/model"')
 
+/** An upstream chunk as the event a client that asked for no usage gets. */
+const sent = (json: string) => {
+  const { usage: _usage, ...chunk } = JSON.parse(ours(json)) as Record<string, unknown>
+  return `data: ${JSON.stringify(chunk)}`
+}
+
+/** The SSE body a client gets of a stream whose upstream answer the test writes with `write`. */
+async function clientEvents(
+  write: (res: ServerResponse) => void,
+): Promise<{ events: string[]; outcome: StreamOutcome | undefined }> {
+  const c = call(scripted.baseUrl)
+  const iterator = openAiCompatibleBackend.streamBatches?.(c)[Symbol.asyncIterator]() as AsyncIterator<StreamItem>
+  let outcome: StreamOutcome | undefined
+  const source = sseSource(iterator, {
+    request: c.request,
+    first: iterator.next(),
+    waiting: false,
+    collect: false,
+    abort: () => undefined,
+    onEnd: async (o) => {
+      outcome = o
+    },
+  })
+  write(await scripted.response())
+  let text = ''
+  for (;;) {
+    const piece = await source.next()
+    text += piece.text
+    if (piece.last) break
+  }
+  await source.finish()
+  return { events: text.split('\n\n').filter((e) => e !== ''), outcome }
+}
+
+/** Writes `pieces` as separate reads of the upstream's body, then ends it. */
+function inReads(res: ServerResponse, pieces: string[]): void {
+  const next = (i: number) => {
+    if (i === pieces.length) return res.end()
+    // A pause between writes keeps them separate reads on the gateway's side.
+    res.write(pieces[i], () => setTimeout(() => next(i + 1), 10))
+  }
+  next(0)
+}
+
 describe('openai-compatible streams, a batch per upstream read', () => {
   it('hands over the complete events of each read, an event split across reads once it is whole', async () => {
     // Prepare
@@ -134,6 +178,82 @@ describe('openai-compatible streams, a batch per upstream read', () => {
     expect(batch.chunks).toHaveLength(2)
     expect(failure).toBeInstanceOf(UpstreamError)
     expect(failure).toMatchObject({ statusCode: 400, message: 'bad input' })
+  })
+
+  it('reads CRLF-framed events whose CRLF is cut between two reads, and CR-framed ones', async () => {
+    // Prepare: sse-starlette (llama-cpp-python) frames with CRLF; the SSE spec also allows a bare CR.
+    const crlf = [event(ROLE), event(WAVE), event(LAST), event(FINAL), 'data: [DONE]\n\n']
+      .join('')
+      .replaceAll('\n', '\r\n')
+    const cuts = [...crlf.matchAll(/\r\n/g)].map((m) => (m.index as number) + 1)
+    const cr = crlf.replaceAll('\r\n', '\r')
+
+    // Act: every CRLF of the first body cut after its CR; the second cut after each CR too.
+    const pieces = (text: string, at: number[]) =>
+      at.map((end, i) => text.slice(at[i - 1] ?? 0, end)).concat(text.slice(at.at(-1)))
+    const crlfRun = await clientEvents((res) => inReads(res, pieces(crlf, cuts)))
+    const crRun = await clientEvents((res) =>
+      inReads(
+        res,
+        pieces(
+          cr,
+          [...cr.matchAll(/\r/g)].map((m) => (m.index as number) + 1),
+        ),
+      ),
+    )
+
+    // Assess
+    for (const { events } of [crlfRun, crRun]) {
+      expect(events.map((e) => (e === 'data: [DONE]' ? e : JSON.parse(e.slice(6)).choices[0]?.delta.content))).toEqual([
+        '',
+        '👋 héllo',
+        '!',
+        'data: [DONE]',
+      ])
+    }
+  })
+
+  it("sends the chunks before vLLM's flat error event, then that error in the contract's shape", async () => {
+    // Prepare: vLLM's ErrorResponse, written as an SSE event by older versions.
+    const flat = { object: 'error', message: 'flat mid-stream error', type: 'BadRequestError', param: null, code: 400 }
+
+    // Act: all in one read (one batch), and the error in a read of its own.
+    const oneRead = await clientEvents((res) =>
+      res.end(`${event(ROLE)}${event(WAVE)}${event(JSON.stringify(flat))}data: [DONE]\n\n`),
+    )
+    const apart = await clientEvents((res) =>
+      inReads(res, [event(ROLE), event(WAVE), event(JSON.stringify(flat)), 'data: [DONE]\n\n']),
+    )
+
+    // Assess
+    const error = { error: { message: 'flat mid-stream error', type: 'BadRequestError', param: null, code: 400 } }
+    for (const { events } of [oneRead, apart]) {
+      expect(events).toEqual([sent(ROLE), sent(WAVE), `data: ${JSON.stringify(error)}`, 'data: [DONE]'])
+    }
+  })
+
+  it('sends the chunks read with an event that is no chunk (no choices) before the error it becomes', async () => {
+    // Act
+    const { events } = await clientEvents((res) =>
+      res.end(`${event(ROLE)}${event(WAVE)}${event(`{${up}}`)}data: [DONE]\n\n`),
+    )
+
+    // Assess
+    expect(events.slice(0, 2)).toEqual([sent(ROLE), sent(WAVE)])
+    expect(JSON.parse(events[2]?.slice(6) ?? '')).toMatchObject({ error: { code: 500, type: 'InternalServerError' } })
+    expect(events[3]).toBe('data: [DONE]')
+  })
+
+  it('ends a stream closed without [DONE] as usual once every choice finished, else with an error', async () => {
+    // Act
+    const finished = await clientEvents((res) => res.end(`${event(ROLE)}${event(WAVE)}${event(LAST)}${event(FINAL)}`))
+    const unfinished = await clientEvents((res) => res.end(`${event(ROLE)}${event(WAVE)}`))
+
+    // Assess
+    expect(finished.events).toEqual([sent(ROLE), sent(WAVE), sent(LAST), 'data: [DONE]'])
+    expect(finished.outcome).toMatchObject({ usage: { prompt_tokens: 3, completion_tokens: 3 }, error: undefined })
+    expect(unfinished.events.at(-2)).toContain('"InternalServerError"')
+    expect(unfinished.events.at(-1)).toBe('data: [DONE]')
   })
 
   it("serialises a hosted API's chunk that lacks vLLM's keys, with them filled in, and ignores events after [DONE]", async () => {

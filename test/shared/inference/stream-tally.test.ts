@@ -119,4 +119,55 @@ describe('StreamTally', () => {
       error,
     })
   })
+
+  it('counts nothing for a stream that failed before its first chunk, where the engine generated nothing', async () => {
+    // Prepare
+    const tally = new StreamTally(request, true)
+    const error = new Error('upstream first-byte timeout')
+
+    // Act
+    const outcome = tally.outcome(false, error)
+
+    // Assess
+    expect(outcome).toMatchObject({ usage: { prompt_tokens: 0, completion_tokens: 0 }, unserved: true, error })
+  })
+
+  it('assembles reasoning, tool calls and logprobs per choice when collecting, as a JSON answer has them', () => {
+    // Prepare
+    const tally = new StreamTally(request, true)
+    const lp = (token: string) => ({ token, logprob: -0.5, bytes: null, top_logprobs: [] })
+    const raw = (index: number, delta: Record<string, unknown>, logprobs: unknown = null) =>
+      ({
+        id: 'chatcmpl-1',
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'm',
+        choices: [{ index, delta, logprobs, finish_reason: null }],
+      }) as ChatCompletionChunk
+
+    // Act
+    tally.observe(raw(0, { role: 'assistant', content: '' }))
+    tally.observe(raw(0, { reasoning: 'Think' }, { content: [lp('Think')] }))
+    tally.observe(raw(0, { reasoning: 'ing' }, { content: [lp('ing')] }))
+    tally.observe(
+      raw(0, { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get', arguments: '' } }] }),
+    )
+    tally.observe(raw(0, { tool_calls: [{ index: 0, function: { arguments: '{"a":' } }] }))
+    tally.observe(raw(0, { tool_calls: [{ index: 0, function: { arguments: '1}' } }] }))
+    tally.observe(raw(1, { role: 'assistant', content: '' }))
+    tally.observe(raw(1, { reasoning_content: 'Old-style' }))
+    tally.observe(raw(1, { content: 'Hi' }))
+
+    // Assess
+    const outcome = tally.outcome(false)
+    expect(outcome.contents).toEqual(['', 'Hi'])
+    expect(outcome.extras).toEqual([
+      {
+        reasoning: 'Thinking',
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get', arguments: '{"a":1}' } }],
+        logprobs: [lp('Think'), lp('ing')],
+      },
+      { reasoning_content: 'Old-style' },
+    ])
+  })
 })

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Cancellation } from '#shared/inference/cancellation'
 import { postUpstream, upstreamEndpoint } from '#shared/inference/upstream-http'
 
-// A loopback server: `/many` streams 200 numbered lines in separate writes, `/hang` never answers.
+// A loopback server: `/many` streams 200 numbered lines in separate writes, `/hang` never answers, `/silent` sends
+// its headers at once and never a byte of body, `/late` sends its headers at once and its body after 300 ms.
 let server: Server
 let base: string
 let closed = 0
@@ -13,8 +14,14 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     req.resume()
     req.on('end', () => {
-      if (req.url === '/hang') {
+      if (req.url === '/hang' || req.url === '/silent') {
         res.on('close', () => closed++)
+        if (req.url === '/silent') res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders()
+        return
+      }
+      if (req.url === '/late') {
+        res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders()
+        setTimeout(() => res.end('{"late":true}'), 300)
         return
       }
       res.writeHead(200, { 'content-type': 'text/plain' })
@@ -36,8 +43,9 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()))
 })
 
-function post(path: string, signal = new Cancellation(), firstByteTimeoutMs = 5_000) {
+function post(path: string, signal = new Cancellation(), firstByteTimeoutMs = 5_000, stream = false) {
   return postUpstream({
+    stream,
     endpoint: upstreamEndpoint(base, path, 'test/model'),
     body: '{}',
     headers: { 'content-type': 'application/json' },
@@ -85,6 +93,30 @@ describe('upstream responses', () => {
     // Assess
     await expect(pending).rejects.toMatchObject({ statusCode: 503 })
     await expect.poll(() => closed).toBe(before + 1)
+  })
+
+  it("stop a stream whose headers came but no byte of its body with the first-byte timeout, as the reader's 503", async () => {
+    // Prepare: vLLM sends a stream's headers before its first token.
+    const before = closed
+    const res = await post('silent', new Cancellation(), 100, true)
+
+    // Act
+    const read = (async () => {
+      for await (const _ of res);
+    })()
+
+    // Assess
+    expect(res.statusCode).toBe(200)
+    await expect(read).rejects.toMatchObject({ statusCode: 503, headers: { 'Retry-After': '1' } })
+    await expect.poll(() => closed).toBe(before + 1)
+  })
+
+  it('time only the headers of a JSON answer: its body may come after the first-byte timeout', async () => {
+    // Act
+    const res = await post('late', new Cancellation(), 100)
+
+    // Assess
+    expect(await res.text()).toBe('{"late":true}')
   })
 
   it('stop a request when the client goes away before the headers', async () => {
