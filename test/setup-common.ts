@@ -25,20 +25,29 @@ const BASELINE = Symbol.for('loom.test.config')
 const holder = globalThis as { [BASELINE]?: Baseline }
 holder[BASELINE] ??= { config: structuredClone(config), localConfig: structuredClone(localConfig) }
 const baseline = holder[BASELINE]
-Object.assign(config, structuredClone(baseline.config))
-Object.assign(localConfig, structuredClone(baseline.localConfig))
-clearAuthCache()
-clearCatalogCache()
-resetEngines()
-forgetRegisteredProjects()
 
-// Every test file, in either project: property runs draw from the run's seed, so a run repeats exactly; a failure
-// prints its seed and path, and LOOM_FC_SEED=<seed> replays it.
-const seed = inject('fcSeed')
-if (!Number.isSafeInteger(seed)) throw new Error('No fast-check seed: run the tests through vitest.config.ts')
-fc.configureGlobal({ seed })
+/**
+ * Gives the file starting now the worker's starting state. Called by the setup files themselves (test/setup.ts,
+ * test/setup-unit.ts), whose code runs again for every file: this module, which they import, is evaluated once per
+ * worker, so code at its top level would reset the state for the worker's first file only (a file that raised
+ * `config.maxBodyBytes` left it raised for the next, whose 413 test then read its 6 MiB body).
+ */
+export function resetFileState(): void {
+  Object.assign(config, structuredClone(baseline.config))
+  Object.assign(localConfig, structuredClone(baseline.localConfig))
+  clearAuthCache()
+  clearCatalogCache()
+  resetEngines()
+  forgetRegisteredProjects()
 
-vi.restoreAllMocks()
-for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-  vi.spyOn(console, method).mockImplementation(() => undefined)
+  // Every test file, in either project: property runs draw from the run's seed, so a run repeats exactly; a failure
+  // prints its seed and path, and LOOM_FC_SEED=<seed> replays it.
+  const seed = inject('fcSeed')
+  if (!Number.isSafeInteger(seed)) throw new Error('No fast-check seed: run the tests through vitest.config.ts')
+  fc.configureGlobal({ seed })
+
+  vi.restoreAllMocks()
+  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+    vi.spyOn(console, method).mockImplementation(() => undefined)
+  }
 }

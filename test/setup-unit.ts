@@ -1,5 +1,7 @@
 import { config } from '#shared/config'
-import './setup-common.js'
+import { resetFileState } from './setup-common.js'
+
+resetFileState()
 
 // The unit project's files need no table. Should one reach DynamoDB all the same, its call is refused at once (nothing
 // listens on the discard port) instead of going to AWS; such a file belongs in the db project (vitest.config.ts).

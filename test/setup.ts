@@ -4,8 +4,10 @@ import { config } from '#shared/config'
 import { ensureTable } from '#shared/db/ensure-table'
 import { settleAfterResponse } from '#shared/http/after-response'
 import { flushUsage } from '#shared/inference/usage-meter'
-import './setup-common.js'
+import { resetFileState } from './setup-common.js'
 import { startTestDynamo } from './support/dynamo.js'
+
+resetFileState()
 
 // One embedded DynamoDB per test file (or the run's DynamoDB Local in its lane), with the file's own table; tests use
 // unique ids so they never share state.
