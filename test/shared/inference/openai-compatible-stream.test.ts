@@ -80,24 +80,25 @@ const sent = (json: string) => {
   return `data: ${JSON.stringify(chunk)}`
 }
 
-/** The SSE body a client gets of a stream whose upstream answer the test writes with `write`. */
-async function clientEvents(
-  write: (res: ServerResponse) => void,
-): Promise<{ events: string[]; outcome: StreamOutcome | undefined }> {
-  const c = call(scripted.baseUrl)
-  const iterator = openAiCompatibleBackend.streamBatches?.(c)[Symbol.asyncIterator]() as AsyncIterator<StreamItem>
+/** The SSE text a client gets of `iterator`'s stream, and its outcome; `opened` runs once the stream is asked for. */
+async function sseText(
+  iterator: AsyncIterator<StreamItem>,
+  request: ReturnType<typeof call>['request'],
+  collect: boolean,
+  opened: () => Promise<void> = async () => undefined,
+): Promise<{ text: string; outcome: StreamOutcome | undefined }> {
   let outcome: StreamOutcome | undefined
   const source = sseSource(iterator, {
-    request: c.request,
+    request,
     first: iterator.next(),
     waiting: false,
-    collect: false,
+    collect,
     abort: () => undefined,
     onEnd: async (o) => {
       outcome = o
     },
   })
-  write(await scripted.response())
+  await opened()
   let text = ''
   for (;;) {
     const piece = await source.next()
@@ -105,6 +106,16 @@ async function clientEvents(
     if (piece.last) break
   }
   await source.finish()
+  return { text, outcome }
+}
+
+/** The SSE body a client gets of a stream whose upstream answer the test writes with `write`. */
+async function clientEvents(
+  write: (res: ServerResponse) => void,
+): Promise<{ events: string[]; outcome: StreamOutcome | undefined }> {
+  const c = call(scripted.baseUrl)
+  const iterator = openAiCompatibleBackend.streamBatches?.(c)[Symbol.asyncIterator]() as AsyncIterator<StreamItem>
+  const { text, outcome } = await sseText(iterator, c.request, false, async () => write(await scripted.response()))
   return { events: text.split('\n\n').filter((e) => e !== ''), outcome }
 }
 
@@ -298,25 +309,7 @@ describe('openai-compatible streams, a batch per upstream read', () => {
       const items: AsyncIterable<StreamItem> = batched
         ? (openAiCompatibleBackend.streamBatches?.(c) as AsyncIterable<StreamItem>)
         : openAiCompatibleBackend.stream(c)
-      const iterator = items[Symbol.asyncIterator]()
-      let outcome: StreamOutcome | undefined
-      const source = sseSource(iterator, {
-        request: c.request,
-        first: iterator.next(),
-        waiting: false,
-        collect: true,
-        abort: () => undefined,
-        onEnd: async (o) => {
-          outcome = o
-        },
-      })
-      let text = ''
-      for (;;) {
-        const piece = await source.next()
-        text += piece.text
-        if (piece.last) break
-      }
-      await source.finish()
+      const { text, outcome } = await sseText(items[Symbol.asyncIterator](), c.request, true)
       const events = text
         .split('\n\n')
         .filter((e) => e !== '')
