@@ -337,7 +337,10 @@ export function upstreamError(status: number, text: string, retryAfter?: string)
     message = typeof raw === 'string' ? raw : raw === undefined ? undefined : JSON.stringify(raw)
     if (typeof inner.param === 'string') param = inner.param
   } catch {
-    message = text.trim() === '' ? undefined : text.slice(0, 1_000)
+    // Not an OpenAI-style error (vLLM always answers one): a proxy's or load balancer's page, which may name internal
+    // hosts. The client gets the generic message; the text goes to the log.
+    if (text.trim() !== '')
+      logger.warn('upstream answered an error that is not JSON', { status, body: text.slice(0, 1_000) })
   }
   if (status === 401 || status === 403 || status === 404 || status < 400 || status > 599) {
     logger.error('upstream refused the gateway', { status, message })

@@ -112,6 +112,32 @@ describe('upstream faults before the first byte', () => {
     expect(upstream.seen.length - beforeCrash).toBe(1)
   })
 
+  it("answers an upstream error that is not JSON (a proxy's page) with the generic message, its text in the log only", async () => {
+    // Prepare: what a proxy in front of the model server answers, naming an internal host.
+    const page = '<html><body>502 Bad Gateway: nginx at 10.0.0.5</body></html>'
+
+    // Act
+    upstream.behave({ failStatus: 500, failBody: page })
+    const failed = await chat({})
+    upstream.behave({ failStatus: 400, failBody: page })
+    const refused = await chat({ stream: true })
+
+    // Assess
+    expect(failed.status).toBe(500)
+    expect(await failed.json()).toEqual({
+      error: {
+        message: 'The server had an error while processing your request',
+        type: 'InternalServerError',
+        param: null,
+        code: 500,
+      },
+    })
+    expect(refused.status).toBe(400)
+    expect(await refused.json()).toEqual({
+      error: { message: 'Bad Request', type: 'BadRequestError', param: null, code: 400 },
+    })
+  })
+
   it('sends heartbeats on a stream whose first byte is late, then the first-byte timeout in-stream', async () => {
     // Prepare
     config.inference.heartbeatMs = 20

@@ -15,6 +15,8 @@ export type UpstreamBehaviour = {
   failMessage?: string
   /** Headers of the failure answers (`Retry-After`). */
   failHeaders?: Record<string, string>
+  /** A body of the failure answers other than vLLM's JSON error (a proxy's HTML page), sent as `text/html`. */
+  failBody?: string
   /** How many requests fail before answers are normal again (default: all). */
   failTimes?: number
   /** Delay before the response headers, in ms. */
@@ -131,8 +133,9 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
     if (b.headerDelayMs) await sleep(b.headerDelayMs)
     if (b.failStatus !== undefined && (b.failTimes === undefined || failures < b.failTimes)) {
       failures++
-      res.writeHead(b.failStatus, { 'content-type': 'application/json', ...b.failHeaders })
-      res.end(errorBody(b.failStatus, b.failMessage ?? 'upstream failure'))
+      const type = b.failBody === undefined ? 'application/json' : 'text/html'
+      res.writeHead(b.failStatus, { 'content-type': type, ...b.failHeaders })
+      res.end(b.failBody ?? errorBody(b.failStatus, b.failMessage ?? 'upstream failure'))
       return
     }
     const { tokens, finish } = echoTokens(body, b.reply)
