@@ -132,7 +132,11 @@ export class StreamTally {
       mergeToolCalls(extras.tool_calls, delta.tool_calls as ToolCallDelta[])
     }
     const entries = (logprobs as { content?: unknown } | null)?.content
-    if (Array.isArray(entries)) extras.logprobs = (extras.logprobs ?? []).concat(entries)
+    // Appended in place: a copy per chunk would make a long stream's logprobs quadratic.
+    if (Array.isArray(entries)) {
+      extras.logprobs ??= []
+      for (const entry of entries) extras.logprobs.push(entry)
+    }
   }
 
   /** The outcome so far: what metering and tracing record when the stream ends or is aborted now. */
