@@ -2,7 +2,7 @@ import { hashApiKey } from '#shared/auth/api-key'
 import { findApiKey } from '#shared/auth/key-admin'
 import { config } from '#shared/config'
 import { listUserMemberships } from '#shared/db/membership-repository'
-import { ForbiddenError, UnauthorizedError } from '#shared/errors/http-error'
+import { BadRequestError, ForbiddenError, UnauthorizedError } from '#shared/errors/http-error'
 import { RefreshingCache } from '#shared/refreshing-cache'
 import type { Principal } from '#shared/schemas/api-key'
 import { limitsOf } from '#shared/schemas/rate-limit'
@@ -79,10 +79,17 @@ export function entityOf(projectId: string): string {
   return slash < 0 ? projectId : projectId.slice(0, slash)
 }
 
-/** Throws 403 unless the principal belongs to the project's entity. */
+/**
+ * Throws 403 unless the principal belongs to the project's entity, then 400 for a project name with `#`: W&B refuses
+ * `#` in project names, and Loom's keys join a project and an id with it (`CALL#<project>#<id>`), so a project
+ * `e/p#x` would share keys with ids of `e/p` that start with `x#`.
+ */
 export function assertProjectAccess(principal: Principal, projectId: string): void {
   const entity = entityOf(projectId)
   if (!principal.entities.includes(entity)) {
     throw new ForbiddenError(`You do not have access to entity '${entity}'`)
+  }
+  if (projectId.includes('#', entity.length)) {
+    throw new BadRequestError(`Invalid project '${projectId}': a project name cannot contain '#'`)
   }
 }

@@ -67,6 +67,37 @@ describe('inputs that once caused a 500', () => {
     expect(results.filter((r) => !r.endsWith('4xx') && !r.endsWith('200'))).toEqual([])
   })
 
+  it("answers 400 for a project name with '#', so no project shares keys with ids of another", async () => {
+    // Prepare: keys join the project and the id with '#' (OBJ#<project>#<object>): an object `o` of project `e/p#x`
+    // was read back as object `x#o` of project `e/p` (security QA; same entity only).
+    const caller = await newCaller()
+    const odd = `${caller.entity}/p#x`
+    const obj = { project_id: odd, object_id: 'o', val: { v: 1 } }
+
+    // Act
+    const created = await send('POST', '/obj/create', { obj }, caller.bearer)
+    const started = await send('POST', '/call/start', { start: startPart(odd) }, caller.bearer)
+    const queried = await send('POST', '/calls/stream_query', { project_id: odd }, caller.bearer)
+    const foreign = await send(
+      'POST',
+      '/obj/read',
+      { project_id: 'other-entity/p#x', object_id: 'o', digest: 'latest' },
+      caller.bearer,
+    )
+    const plain = await send(
+      'POST',
+      '/obj/read',
+      { project_id: `${caller.entity}/p`, object_id: 'x#o', digest: 'latest' },
+      caller.bearer,
+    )
+
+    // Assess
+    expect([created.status, started.status, queried.status]).toEqual([400, 400, 400])
+    expect(created.json.reason).toContain("cannot contain '#'")
+    expect(foreign.status).toBe(403)
+    expect(plain.status).toBe(404)
+  })
+
   it('refuses epoch datetimes a stored datetime cannot hold with 422', async () => {
     // Prepare
     const caller = await newCaller()
