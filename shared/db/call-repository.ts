@@ -8,6 +8,7 @@ import { putIfAbsent, updateIfExists } from '#shared/db/conditional-write'
 import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
 import { TTL_ATTRIBUTE } from '#shared/db/table'
 import { assertUpdateFits } from '#shared/db/update-fits'
+import { isItemTooLarge } from '#shared/errors/error-response'
 import { ItemTooLargeError } from '#shared/errors/storage-limit-errors'
 import {
   type CallEndItem,
@@ -399,9 +400,6 @@ export async function pendingDisplayNames(project: string, ids: readonly string[
   return found
 }
 
-// DynamoDB's refusal of an update that would take the item past 400 KB (dynalite words it the same way).
-const ITEM_TOO_LARGE = /item size (to update )?has exceeded the maximum allowed size/i
-
 /**
  * Sets or clears a call's display name: `missing` when the call has no start part, `too-large` when the part would
  * pass DynamoDB's item size limit with it.
@@ -421,10 +419,7 @@ export async function setCallDisplayName(
     })
     return out === undefined ? 'missing' : 'updated'
   } catch (error) {
-    if (error instanceof ItemTooLargeError) return 'too-large'
-    if (error instanceof Error && error.name === 'ValidationException' && ITEM_TOO_LARGE.test(error.message)) {
-      return 'too-large'
-    }
+    if (error instanceof ItemTooLargeError || isItemTooLarge(error)) return 'too-large'
     throw error
   }
 }

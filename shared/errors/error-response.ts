@@ -100,7 +100,8 @@ function isKeyTooLong(error: unknown): boolean {
 // see): the request's values are too large, a 413.
 const ITEM_TOO_LARGE = /item size (to update )?has exceeded the maximum allowed size/i
 
-function isItemTooLarge(error: unknown): boolean {
+/** Whether DynamoDB refused a write because the item would pass 400 KB. */
+export function isItemTooLarge(error: unknown): boolean {
   return error instanceof Error && error.name === 'ValidationException' && ITEM_TOO_LARGE.test(error.message)
 }
 
