@@ -11,7 +11,11 @@ import { ItemTooLargeError } from '#shared/errors/storage-limit-errors'
  * One strongly consistent read of the item; a missing item passes (the update's own condition answers for it).
  */
 export async function assertUpdateFits(key: Record<string, string>, changes: Record<string, unknown>): Promise<void> {
-  const { Item } = await db().send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))
+  // A read that fails (a key no engine stores, a throttled read) leaves the decision to the update itself, as before.
+  const read = await db()
+    .send(new GetCommand({ TableName: table(), Key: key, ConsistentRead: true }))
+    .catch(() => undefined)
+  const Item = read?.Item
   if (Item === undefined) return
   const size = itemBytes({ ...Item, ...changes })
   if (size > MAX_ITEM_BYTES) {
