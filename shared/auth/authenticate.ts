@@ -79,17 +79,37 @@ export function entityOf(projectId: string): string {
   return slash < 0 ? projectId : projectId.slice(0, slash)
 }
 
+// What W&B refuses in a project name (the wandb SDK's project validation): these characters, control characters and
+// an empty name. W&B's limit of 128 characters is not applied: longer names work (their keys are digested), and
+// projects that already have one stay readable.
+const PROJECT_NAME_FORBIDDEN = ['/', '\\', '#', '?', '%', ':']
+
+/** Why W&B would refuse `name` as a project name, or undefined when it is a valid one. */
+export function projectNameProblem(name: string): string | undefined {
+  if (name === '') return 'a project name cannot be empty'
+  const found = PROJECT_NAME_FORBIDDEN.filter((char) => name.includes(char))
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this looks for
+  const control = /[\u0000-\u001f\u007f]/.exec(name)
+  if (control !== null) found.push(JSON.stringify(control[0]).slice(1, -1))
+  return found.length === 0
+    ? undefined
+    : `a project name cannot contain characters: ${found.map((c) => `'${c}'`).join(', ')}`
+}
+
 /**
- * Throws 403 unless the principal belongs to the project's entity, then 400 for a project name with `#`: W&B refuses
- * `#` in project names, and Loom's keys join a project and an id with it (`CALL#<project>#<id>`), so a project
- * `e/p#x` would share keys with ids of `e/p` that start with `x#`.
+ * Throws 403 unless the principal belongs to the project's entity, then 400 for a project id that is not
+ * `<entity>/<project>` with a project name W&B accepts (`projectNameProblem`). Besides matching W&B, this keeps keys
+ * apart: keys join a project and an id with `#` (`CALL#<project>#<id>`), so a project `e/p#x` would share keys with
+ * ids of `e/p` that start with `x#`; and `e//p` or `e/../p` are not projects of their own.
  */
 export function assertProjectAccess(principal: Principal, projectId: string): void {
   const entity = entityOf(projectId)
   if (!principal.entities.includes(entity)) {
     throw new ForbiddenError(`You do not have access to entity '${entity}'`)
   }
-  if (projectId.includes('#', entity.length)) {
-    throw new BadRequestError(`Invalid project '${projectId}': a project name cannot contain '#'`)
+  if (entity.length === projectId.length) {
+    throw new BadRequestError(`Invalid project '${projectId}': expected '<entity>/<project>'`)
   }
+  const problem = projectNameProblem(projectId.slice(entity.length + 1))
+  if (problem !== undefined) throw new BadRequestError(`Invalid project '${projectId}': ${problem}`)
 }

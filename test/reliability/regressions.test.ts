@@ -93,9 +93,39 @@ describe('inputs that once caused a 500', () => {
 
     // Assess
     expect([created.status, started.status, queried.status]).toEqual([400, 400, 400])
-    expect(created.json.reason).toContain("cannot contain '#'")
+    expect(created.json.reason).toContain("cannot contain characters: '#'")
     expect(foreign.status).toBe(403)
     expect(plain.status).toBe(404)
+  })
+
+  it('answers 400 for every project id W&B refuses, on every family, after the entity check', async () => {
+    // Prepare: `e/`, `e//p` and `e/../x` were projects of their own (security QA); W&B refuses an empty project name,
+    // these characters and control characters.
+    const caller = await newCaller()
+    const names = ['', '/p', '../x', 'p:x', 'p%41', 'p?x', 'p\\x', 'p\nx', 'p\u0000']
+    const ids = [caller.entity, ...names.map((name) => `${caller.entity}/${name}`)]
+
+    // Act
+    const answers = []
+    for (const id of ids) {
+      const stats = await send('POST', '/calls/query_stats', { project_id: id }, caller.bearer)
+      const obj = await send('POST', '/obj/create', { obj: { project_id: id, object_id: 'o', val: 1 } }, caller.bearer)
+      // A header cannot carry control characters: those ids are only sent in bodies.
+      const header = id.includes('\n') || id.includes('\u0000') ? undefined : { ...caller.bearer, 'openai-project': id }
+      const usage = header === undefined ? stats : await send('GET', '/v1/models', undefined, header)
+      answers.push({ id, statuses: [stats.status, obj.status, usage.status], reason: String(stats.json.reason) })
+    }
+    const fine = await send('POST', '/calls/query_stats', { project_id: `${caller.entity}/p x.y-z_é` }, caller.bearer)
+    const foreign = await send('POST', '/calls/query_stats', { project_id: 'other-entity/p:x' }, caller.bearer)
+
+    // Assess
+    for (const { id, statuses, reason } of answers) {
+      expect(statuses, id).toEqual([400, 400, 400])
+      expect(reason, id).toMatch(/cannot be empty|cannot contain characters|expected '<entity>\/<project>'/)
+    }
+    expect(answers.map((a) => a.reason.replace(/^.*: /, ''))).toContain("'\\u0000'")
+    expect(fine.status).toBe(200)
+    expect(foreign.status).toBe(403)
   })
 
   it('refuses epoch datetimes a stored datetime cannot hold with 422', async () => {
