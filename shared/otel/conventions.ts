@@ -126,24 +126,47 @@ export function firstOf(tree: AttrTree, keys: readonly string[]): [string, AttrV
 /** A value given as JSON text (messages, `input.value` of `application/json`) as JSON; anything else as it is. */
 export const jsonValue = (v: AttrValue): AttrValue => parseJsonText(v) ?? v
 
-/** An integer count from a number or numeric text; undefined when it is neither. */
-export function tokenCount(v: AttrValue): number | undefined {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : NaN
-  return Number.isFinite(n) ? Math.trunc(n) : undefined
+// Text Python's `int()` reads (Weave's `try_parse_int`): a sign, digits with single underscores between them, spaces.
+const INT_TEXT_RE = /^\s*[+-]?\d+(?:_\d+)*\s*$/
+// Decimal text `int()` refuses and pydantic later reads when the fraction is zeros (`12.0`, `12.`); `12.7` it refuses.
+const DECIMAL_TEXT_RE = /^\s*[+-]?\d+\.\d*\s*$/
+
+/**
+ * A token count as Weave reads it (`try_parse_int`, then its `int` usage fields): a number, truncated (`int(12.7)` is
+ * 12); integer text (`"12"`, `"+1_000"`); decimal text, truncated. `integer` says whether Weave held an `int` when
+ * it derived `total_tokens`, which decimal text is not. Undefined for anything else.
+ */
+export function tokenCount(v: AttrValue): { count: number; integer: boolean } | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? { count: Math.trunc(v), integer: true } : undefined
+  if (typeof v !== 'string') return undefined
+  if (INT_TEXT_RE.test(v)) return { count: Number(v.replaceAll('_', '')), integer: true }
+  // Weave's schema refuses `12.7`, failing the whole export; Loom keeps the whole part (docs/otel.md).
+  return DECIMAL_TEXT_RE.test(v) ? { count: Math.trunc(Number(v)), integer: false } : undefined
 }
 
-/** Token usage in Weave's `LLMUsageSchema` keys; `total_tokens` is derived when only the parts were sent. */
+/**
+ * Token usage in Weave's `LLMUsageSchema` keys. `total_tokens`, when not sent, is derived as Weave's `get_weave_usage`
+ * does: `prompt_tokens + completion_tokens`, else `input_tokens + output_tokens`, never from a mixed pair, and only
+ * from counts Weave held as integers.
+ */
 export function usageOf(tree: AttrTree): Record<string, number> {
   const usage: Record<string, number> = {}
+  const integers = new Set<string>()
   for (const [name, keys] of Object.entries(USAGE_KEYS)) {
     const found = firstOf(tree, keys)
     const n = found === undefined ? undefined : tokenCount(found[1])
-    if (n !== undefined) usage[name] = n
+    if (n === undefined) continue
+    usage[name] = n.count
+    if (n.integer) integers.add(name)
   }
-  if (usage.total_tokens === undefined) {
-    const prompt = usage.prompt_tokens ?? usage.input_tokens
-    const completion = usage.completion_tokens ?? usage.output_tokens
-    if (prompt !== undefined && completion !== undefined) usage.total_tokens = prompt + completion
+  for (const [a, b] of [
+    ['prompt_tokens', 'completion_tokens'],
+    ['input_tokens', 'output_tokens'],
+  ] as const) {
+    if (usage.total_tokens !== undefined) break
+    const x = usage[a]
+    const y = usage[b]
+    if (x !== undefined && y !== undefined && integers.has(a) && integers.has(b)) usage.total_tokens = x + y
   }
   return usage
 }

@@ -127,6 +127,24 @@ function keyValues(items: Json[], depth = 0): KeyValues {
 }
 
 const attrs = (o: Json | undefined) => keyValues(list(o, 'attributes', 'attributes', 'attributes'))
+
+// Whether an AnyValue holds an integer: its `intValue` is the member anyValue reads (no string or bool member set).
+const holdsInt = (v: unknown): boolean =>
+  isObject(v) &&
+  member(v, 'stringValue', 'string_value') === undefined &&
+  member(v, 'boolValue', 'bool_value') === undefined &&
+  member(v, 'intValue', 'int_value') !== undefined
+
+function intKeys(o: Json): Set<string> {
+  const keys = new Set<string>()
+  for (const kv of list(o, 'attributes', 'attributes', 'attributes')) {
+    const key = str(kv, 'key', 'key', 'key')
+    if (holdsInt(kv.value)) keys.add(key)
+    else keys.delete(key)
+  }
+  return keys
+}
+
 const dropped = (o: Json | undefined) =>
   o === undefined ? 0 : uint(o, 'droppedAttributesCount', 'dropped_attributes_count', 'droppedAttributesCount')
 const id = (o: Json, camel: string, snake: string) => str(o, camel, snake, camel).toLowerCase()
@@ -153,6 +171,7 @@ function span(s: Json): OtelSpan {
     startNanos: nanos(s, 'startTimeUnixNano', 'start_time_unix_nano'),
     endNanos: nanos(s, 'endTimeUnixNano', 'end_time_unix_nano'),
     attributes: attrs(s),
+    intKeys: intKeys(s),
     droppedAttributesCount: dropped(s),
     events: list(s, 'events', 'events', 'events').map((e) => ({
       timeNanos: nanos(e, 'timeUnixNano', 'time_unix_nano'),

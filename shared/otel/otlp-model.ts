@@ -48,6 +48,11 @@ export type OtelSpan = {
   startNanos: bigint
   endNanos: bigint
   attributes: KeyValues
+  /**
+   * Keys of `attributes` whose (last) value was an OTLP integer (`intValue`). `AttrValue` keeps an integer as a number,
+   * or past 2^53 as decimal text, so it cannot tell one from a double or from text; Weave reads Langfuse times by it.
+   */
+  intKeys: ReadonlySet<string>
   droppedAttributesCount: number
   events: OtelEvent[]
   droppedEventsCount: number

@@ -50,6 +50,23 @@ function keyValues(list: Decoded[] | undefined, depth = 0): KeyValues {
   return (list ?? []).map((kv: Decoded): [string, AttrValue] => [kv.key ?? '', anyValue(kv.value, depth)])
 }
 
+// Whether an AnyValue holds an integer: its `intValue` is the member anyValue reads.
+const holdsInt = (v: Decoded): boolean =>
+  v !== undefined &&
+  v !== null &&
+  !Object.hasOwn(v, 'stringValue') &&
+  !Object.hasOwn(v, 'boolValue') &&
+  Object.hasOwn(v, 'intValue')
+
+function intKeys(list: Decoded[] | undefined): Set<string> {
+  const keys = new Set<string>()
+  for (const kv of list ?? []) {
+    if (holdsInt(kv.value)) keys.add(kv.key ?? '')
+    else keys.delete(kv.key ?? '')
+  }
+  return keys
+}
+
 function scope(s: Decoded): OtelScope {
   return {
     name: s?.name ?? '',
@@ -71,6 +88,7 @@ function span(s: Decoded): OtelSpan {
     startNanos: nanos(s.startTimeUnixNano),
     endNanos: nanos(s.endTimeUnixNano),
     attributes: keyValues(s.attributes),
+    intKeys: intKeys(s.attributes),
     droppedAttributesCount: s.droppedAttributesCount ?? 0,
     events: (s.events ?? []).map((e: Decoded) => ({
       timeNanos: nanos(e.timeUnixNano),

@@ -30,6 +30,10 @@ const MAX_DISPLAY_NAME_LENGTH = 1024
 // Overrides are read as OTLP times are: nanoseconds that fit in 64 bits.
 const MAX_OVERRIDE_NANOS = 2n ** 64n
 
+// ISO text starts with its date; `fromisoformat` refuses the numeric text pydantic would read as a timestamp.
+const ISO_DATE_RE = /^\d{4}-\d{2}-\d{2}/
+const INTEGER_TEXT_RE = /^-?\d+$/
+
 const TRACE_ID_RE = /^[0-9a-f]{32}$/
 const SPAN_ID_RE = /^[0-9a-f]{16}$/
 const ZERO_RE = /^0*$/
@@ -66,15 +70,32 @@ function checkTimes(span: OtelSpan): void {
   if (span.endNanos < span.startNanos) reject('end_time_unix_nano is before start_time_unix_nano')
 }
 
-// `langfuse.startTime`/`endTime`: ISO text, epoch nanoseconds or epoch seconds; ignored when unreadable.
-function overrideTime(tree: AttrTree, keys: readonly string[]): string | undefined {
+// A Langfuse time as Weave's `try_parse_timestamp` reads it: ISO text (`datetime.fromisoformat`, so not numeric text),
+// an integer as epoch nanoseconds, a double as epoch seconds; ignored when zero, negative or unreadable. Whether a sent
+// attribute was an integer is known (`intKeys`); a number nested in a key/value list or JSON text counts as an integer
+// when it has no fraction, as `json.loads` reads integer literals.
+function overrideTime(span: OtelSpan, tree: AttrTree, keys: readonly string[]): string | undefined {
   const found = firstOf(tree, keys)
   if (found === undefined) return undefined
-  const [, v] = found
-  if (typeof v === 'string') return toStoredDatetime(v) === undefined ? undefined : v
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) return undefined
-  const nanos = v > 1e12 ? BigInt(Math.trunc(v)) : BigInt(Math.round(v * 1e6)) * 1000n
-  return nanos < MAX_OVERRIDE_NANOS ? nanosToIso(nanos) : undefined
+  const [key, v] = found
+  const sent = span.attributes.some(([k]) => k === key)
+  if (sent ? span.intKeys.has(key) : typeof v === 'number' && Number.isInteger(v)) {
+    const nanos = integerOf(v)
+    return nanos !== undefined && nanos > 0n && nanos < MAX_OVERRIDE_NANOS ? nanosToIso(nanos) : undefined
+  }
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v) || v <= 0) return undefined
+    const nanos = BigInt(Math.round(v * 1e6)) * 1000n
+    return nanos < MAX_OVERRIDE_NANOS ? nanosToIso(nanos) : undefined
+  }
+  if (typeof v === 'string' && ISO_DATE_RE.test(v)) return toStoredDatetime(v) === undefined ? undefined : v
+  return undefined
+}
+
+// An OTLP integer as decoded: a number, or decimal text past 2^53.
+function integerOf(v: AttrValue): bigint | undefined {
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : undefined
+  return typeof v === 'string' && INTEGER_TEXT_RE.test(v) ? BigInt(v) : undefined
 }
 
 const isObject = (v: unknown): v is Record<string, AttrValue> =>
@@ -98,17 +119,9 @@ function outputOf(tree: AttrTree, events: ReturnType<typeof messagesFromEvents>)
   return key === 'output' || key === 'outputs' ? value : { [key]: value }
 }
 
-function exceptionOf(span: OtelSpan): string | null {
-  if (span.status.code !== STATUS_ERROR) return null
-  if (span.status.message !== '') return span.status.message
-  // No status message: the recorded exception event names the error, else the status itself.
-  const event = span.events.find((e) => e.name === 'exception')
-  const attr = (k: string) => event?.attributes.find(([key]) => key === k)?.[1]
-  const type = attr('exception.type')
-  const message = attr('exception.message')
-  if (typeof message === 'string' && message !== '') return typeof type === 'string' ? `${type}: ${message}` : message
-  return 'ERROR'
-}
+// Weave stores an error span's status message as the exception, even when it is empty; the span's `exception` event
+// stays in `otel_span.events`.
+const exceptionOf = (span: OtelSpan): string | null => (span.status.code === STATUS_ERROR ? span.status.message : null)
 
 function wandbOf(tree: AttrTree) {
   const text = (keys: readonly string[]) => {
@@ -164,7 +177,7 @@ export function spanToCall(span: OtelSpan, project: string, origin: SpanOrigin):
       display_name: wandb.displayName ?? null,
       thread_id: wandb.threadId ?? null,
       turn_id: wandb.threadId !== undefined && wandb.isTurn ? span.spanId : null,
-      started_at: overrideTime(tree, TIME_OVERRIDE_KEYS.start) ?? nanosToIso(span.startNanos),
+      started_at: overrideTime(span, tree, TIME_OVERRIDE_KEYS.start) ?? nanosToIso(span.startNanos),
       attributes,
       inputs,
       otel_dump: spanDump(span, tree, parentId, origin),
@@ -173,7 +186,7 @@ export function spanToCall(span: OtelSpan, project: string, origin: SpanOrigin):
       project_id: project,
       id: span.spanId,
       trace_id: span.traceId,
-      ended_at: overrideTime(tree, TIME_OVERRIDE_KEYS.end) ?? nanosToIso(span.endNanos),
+      ended_at: overrideTime(span, tree, TIME_OVERRIDE_KEYS.end) ?? nanosToIso(span.endNanos),
       exception: exceptionOf(span),
       output,
       summary,

@@ -255,6 +255,61 @@ describe('POST /otel/v1/traces', () => {
     expect(await count(caller, project)).toBe(2)
   })
 
+  it('stores an error span without a status message with an empty exception, as Weave does', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const spans = await recordSpans((tracer) => {
+      const failing = tracer.startSpan('tool.fetch', { startTime: at(0) })
+      failing.recordException(new TypeError('fetch failed'), at(1))
+      failing.setStatus({ code: SpanStatusCode.ERROR })
+      failing.end(at(2))
+    })
+
+    // Act
+    const res = await app.request(PATH, otlpInit(protobufBody(spans), caller, project))
+
+    // Assess
+    expect(res.status).toBe(200)
+    const [stored] = await calls(caller, project)
+    expect(stored.exception).toBe('')
+    expect(stored.summary.weave.status).toBe('error')
+    expect(stored.attributes.otel_span.events).toMatchObject([
+      { name: 'exception', attributes: { exception: { type: 'TypeError', message: 'fetch failed' } } },
+    ])
+  })
+
+  it('reads Langfuse times sent as OTLP integers as epoch nanoseconds and doubles as epoch seconds', async () => {
+    // Prepare: the JS SDK sends integers as intValue and other numbers as doubleValue
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const spans = await recordSpans((tracer) => {
+      tracer
+        .startSpan('sdk', {
+          startTime: at(0),
+          attributes: { 'langfuse.startTime': 1_000_000_000, 'langfuse.endTime': 2.5 },
+        })
+        .end(at(1))
+    })
+    const json = JSON.parse(jsonBody(await recordSpans((tracer) => tracer.startSpan('json').end())))
+    json.resourceSpans[0].scopeSpans[0].spans[0].attributes = [
+      { key: 'langfuse.startTime', value: { intValue: '1735787044123456789' } },
+      { key: 'langfuse.endTime', value: { doubleValue: 1735787046 } },
+    ]
+
+    // Act
+    const fromProtobuf = await app.request(PATH, otlpInit(protobufBody(spans), caller, project))
+    const fromJson = await app.request(PATH, otlpInit(JSON.stringify(json), caller, project))
+
+    // Assess
+    expect([fromProtobuf.status, fromJson.status]).toEqual([200, 200])
+    const stored = await calls(caller, project)
+    expect(stored.map((c) => [c.op_name, c.started_at, c.ended_at])).toEqual([
+      ['sdk', '1970-01-01T00:00:01Z', '1970-01-01T00:00:02.500000Z'],
+      ['json', '2025-01-02T03:04:04.123456Z', '2025-01-02T03:04:06Z'],
+    ])
+  })
+
   it('answers the Lambda handler with the protobuf response for a base64 body', async () => {
     // Prepare
     const caller = await newCaller()

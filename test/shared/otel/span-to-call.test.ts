@@ -6,6 +6,10 @@ import { opNameOf, SpanRejectedError, spanToCall } from '#shared/otel/span-to-ca
 const PROJECT = 'acme/otel'
 const START = 1_735_787_045_123_456_789n // 2025-01-02T03:04:05.123456789Z
 
+// Integers are sent as OTLP intValue, other numbers as doubleValue, as the OpenTelemetry JS SDK encodes them.
+const integerKeys = (attributes: Record<string, AttrValue>) =>
+  new Set(Object.keys(attributes).filter((k) => Number.isInteger(attributes[k])))
+
 function span(attributes: Record<string, AttrValue>, fields: Partial<OtelSpan> = {}): OtelSpan {
   return {
     traceId: '0af7651916cd43dd8448eb211c80319c',
@@ -18,6 +22,7 @@ function span(attributes: Record<string, AttrValue>, fields: Partial<OtelSpan> =
     startNanos: START,
     endNanos: START + 1_500_000_000n,
     attributes: Object.entries(attributes),
+    intKeys: integerKeys(attributes),
     droppedAttributesCount: 0,
     events: [],
     droppedEventsCount: 0,
@@ -235,7 +240,7 @@ describe('spanToCall', () => {
     expect(generic.end.output).toBe('done')
   })
 
-  it('turns an error status into the exception, from the status message or the exception event', () => {
+  it('turns an error status into the exception: its message, empty when it has none, as Weave stores it', () => {
     // Act
     const withMessage = map(span({}, { status: { code: 2, message: 'rate limited' } }))
     const withEvent = map(
@@ -247,23 +252,93 @@ describe('spanToCall', () => {
         },
       ),
     )
+    const bare = map(span({}, { status: { code: 2, message: '' } }))
     const ok = map(span({}, { status: { code: 1, message: 'fine' } }))
 
     // Assess
     expect(withMessage.end.exception).toBe('rate limited')
-    expect(withEvent.end.exception).toBe('TimeoutError: took too long')
+    expect(withEvent.end.exception).toBe('')
+    expect(withEvent.start.otel_dump).toMatchObject({
+      events: [{ name: 'exception', attributes: { exception: { type: 'TimeoutError', message: 'took too long' } } }],
+    })
+    expect(bare.end.exception).toBe('')
     expect(ok.end.exception).toBeNull()
   })
 
   it('uses Langfuse start and end time attributes when present', () => {
-    // Act
+    // Act: a 64-bit integer past 2^53 arrives as decimal text, with its key among the span's intKeys
     const { start, end } = map(
-      span({ 'langfuse.startTime': '2024-05-06T07:08:09.5Z', 'langfuse.endTime': 1_715_000_000_000_000_000 }),
+      span(
+        { 'langfuse.startTime': '2024-05-06T07:08:09.5Z', 'langfuse.endTime': '1715000000123456789' },
+        {
+          intKeys: new Set(['langfuse.endTime']),
+        },
+      ),
     )
 
     // Assess
     expect(start.started_at).toBe('2024-05-06T07:08:09.5Z')
-    expect(end.ended_at).toBe('2024-05-06T12:53:20.000000Z')
+    expect(end.ended_at).toBe('2024-05-06T12:53:20.123456Z')
+  })
+
+  it('reads Langfuse integer times as epoch nanoseconds and doubles as epoch seconds, as Weave does', () => {
+    // Act
+    const integer = map(span({ 'langfuse.startTime': 1_715_000_000, 'langfuse.endTime': 1_715_000_000.25 }))
+    const wholeDouble = map(span({ 'langfuse.startTime': 1_715_000_000 }, { intKeys: new Set() }))
+    const nested = map(span({ langfuse: '{"startTime": 1715000000, "endTime": 1715000001.5}' }))
+    const numericText = map(span({ 'langfuse.startTime': '1715000000', 'langfuse.endTime': '1715000000000000000' }))
+
+    // Assess
+    expect(integer.start.started_at).toBe('1970-01-01T00:00:01.715000Z')
+    expect(integer.end.ended_at).toBe('2024-05-06T12:53:20.250000Z')
+    expect(wholeDouble.start.started_at).toBe('2024-05-06T12:53:20.000000Z')
+    expect(nested.start.started_at).toBe('1970-01-01T00:00:01.715000Z')
+    expect(nested.end.ended_at).toBe('2024-05-06T12:53:21.500000Z')
+    // Text that is not ISO is no time for `datetime.fromisoformat`: the span's own times stay.
+    expect(numericText.start.started_at).toBe('2025-01-02T03:04:05.123456Z')
+    expect(numericText.end.ended_at).toBe('2025-01-02T03:04:06.623456Z')
+  })
+
+  it('derives total_tokens only from a prompt/completion or an input/output pair, as Weave does', () => {
+    // Act
+    const mixed = map(span({ 'gen_ai.usage.prompt_tokens': 10, 'gen_ai.usage.output_tokens': 5 }))
+    const crossed = map(span({ 'gen_ai.usage.input_tokens': 10, 'llm.token_count.completion': 5 }))
+    const both = map(
+      span({
+        'gen_ai.usage.prompt_tokens': 10,
+        'gen_ai.usage.completion_tokens': 5,
+        'gen_ai.usage.input_tokens': 100,
+        'gen_ai.usage.output_tokens': 50,
+      }),
+    )
+
+    // Assess
+    expect(mixed.end.summary).toEqual({ usage: { usage: { prompt_tokens: 10, output_tokens: 5 } } })
+    expect(crossed.end.summary).toEqual({ usage: { usage: { input_tokens: 10, completion_tokens: 5 } } })
+    expect(both.end.summary).toEqual({
+      usage: {
+        usage: { prompt_tokens: 10, completion_tokens: 5, input_tokens: 100, output_tokens: 50, total_tokens: 15 },
+      },
+    })
+  })
+
+  it("reads token counts given as text as Python's int() and Weave's usage schema do", () => {
+    // Act
+    const integers = map(span({ 'gen_ai.usage.input_tokens': ' +12 ', 'gen_ai.usage.output_tokens': '1_000' }))
+    const decimals = map(span({ 'gen_ai.usage.input_tokens': '12.0', 'gen_ai.usage.output_tokens': 3 }))
+    const fraction = map(span({ 'gen_ai.usage.input_tokens': '12.7', 'gen_ai.usage.output_tokens': 'many' }))
+    const doubles = map(span({ 'gen_ai.usage.input_tokens': 12.7, 'gen_ai.usage.output_tokens': 3 }))
+
+    // Assess
+    expect(integers.end.summary).toEqual({
+      usage: { usage: { input_tokens: 12, output_tokens: 1000, total_tokens: 1012 } },
+    })
+    // Weave derives the total from ints only: "12.0" is still text then (its schema reads it as 12 later).
+    expect(decimals.end.summary).toEqual({ usage: { usage: { input_tokens: 12, output_tokens: 3 } } })
+    // Weave's schema refuses "12.7" and fails the export; Loom keeps the whole part (docs/otel.md).
+    expect(fraction.end.summary).toEqual({ usage: { usage: { input_tokens: 12 } } })
+    // A double goes through int(), which truncates: 12.7 is 12.
+    expect(doubles.end.summary).toEqual({ usage: { usage: { input_tokens: 12, output_tokens: 3, total_tokens: 15 } } })
   })
 
   it('rejects spans with malformed ids or times', () => {
