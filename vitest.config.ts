@@ -54,6 +54,7 @@ export const UNIT_FILES = [
   'test/shared/refreshing-cache.test.ts',
   'test/shared/schemas/datetime.test.ts',
   'test/shared/schemas/present-fields.test.ts',
+  'test/shared/tracing/clickhouse-json.test.ts',
   'test/shared/tracing/datetime.test.ts',
   'test/shared/tracing/digest.test.ts',
   'test/shared/tracing/ids.test.ts',

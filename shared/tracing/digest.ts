@@ -50,8 +50,7 @@ export function pyFloat(value: number): string {
   return pyNumber(value)
 }
 
-/** `json.dumps(value, sort_keys=True)` with Python's default separators and `ensure_ascii=True`. */
-export function pythonDumps(value: unknown): string {
+function dumps(value: unknown, sortKeys: boolean): string {
   if (value === null || value === undefined) return 'null'
   if (value === true) return 'true'
   if (value === false) return 'false'
@@ -59,13 +58,26 @@ export function pythonDumps(value: unknown): string {
   if (typeof value === 'string') return pyString(value)
   if (value instanceof PyFloat) return pyFloat(value.value)
   if (value instanceof PyInt) return value.digits
-  if (Array.isArray(value)) return `[${value.map(pythonDumps).join(', ')}]`
+  if (Array.isArray(value)) return `[${value.map((v) => dumps(v, sortKeys)).join(', ')}]`
   if (typeof value === 'object') {
-    const keys = Object.keys(value).sort()
+    const keys = sortKeys ? Object.keys(value).sort() : Object.keys(value)
     const record = value as Record<string, unknown>
-    return `{${keys.map((k) => `${pyString(k)}: ${pythonDumps(record[k])}`).join(', ')}}`
+    return `{${keys.map((k) => `${pyString(k)}: ${dumps(record[k], sortKeys)}`).join(', ')}}`
   }
   return pyString(String(value))
+}
+
+/** `json.dumps(value, sort_keys=True)` with Python's default separators and `ensure_ascii=True`. */
+export function pythonDumps(value: unknown): string {
+  return dumps(value, true)
+}
+
+/**
+ * `json.dumps(value)`: as `pythonDumps` with the keys in the object's own order, as Weave writes JSON columns such as
+ * feedback's `payload_dump` (a JavaScript object lists integer-like keys first, so only their order can differ).
+ */
+export function pythonDumpsInOrder(value: unknown): string {
+  return dumps(value, false)
 }
 
 /** Weave's `bytes_digest`: base64url(sha256) with `-`→`X`, `_`→`Y` and no padding (43 alphanumeric characters). */

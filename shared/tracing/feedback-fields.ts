@@ -1,6 +1,8 @@
 import { BadRequestError } from '#shared/errors/http-error'
 import { type FeedbackQueryReq, type FeedbackRow, FeedbackRowSchema } from '#shared/schemas/feedback'
 import { type SortKey, sortKey } from '#shared/tracing/call-fields'
+import { jsonValueText } from '#shared/tracing/clickhouse-json'
+import { pythonDumpsInOrder } from '#shared/tracing/digest'
 import { queryFields, type Val, walkJson } from '#shared/tracing/query-eval'
 import { parseDatetimeMicros } from '#shared/tracing/time'
 
@@ -15,15 +17,29 @@ const MAP_COLUMNS = new Set([
   'scorer_rating_confidences',
 ])
 const COUNT = 'count(*)'
+// The names the table's SQL knows (orm.py `Select.all_columns`): `payload` is stored as `payload_dump`.
+const DB_COLUMNS = new Set([...[...COLUMNS].filter((c) => c !== 'payload'), 'payload_dump'])
+// The reference selects `FROM feedback` and passes a qualified name through (its "table prefix" for joins).
+const TABLE_PREFIX = 'feedback.'
 
 const head = (path: string) => path.split('.', 1)[0] ?? ''
 
-// `_transform_external_field_to_internal_field` (orm.py) accepts a column, a path into the JSON column and a key of a
-// map column (the key is the whole rest, dots included). Its looser prefix check also lets `<column>.<x>` through,
-// which ClickHouse then cannot run; the reference's ClickHouse mirror (in_memory_trace_server.py `_orm_field_value`)
-// refuses those as unknown, and so does Loom.
+/**
+ * The column a `feedback.<column>` name stands for, or the path itself: the reference's ORM takes a table-qualified
+ * stored column (`feedback.id`, `feedback.payload_dump`, a whole scorer map) and ClickHouse reads it as that column.
+ */
+export function unqualifiedFeedbackField(path: string): string {
+  const rest = path.startsWith(TABLE_PREFIX) ? path.slice(TABLE_PREFIX.length) : undefined
+  return rest !== undefined && DB_COLUMNS.has(rest) ? rest : path
+}
+
+// `_transform_external_field_to_internal_field` (orm.py) accepts a column, a path into the JSON column, a key of a
+// map column (the key is the whole rest, dots included) and a stored column qualified by the table. Its looser prefix
+// check also lets `<column>.<x>` through, which ClickHouse then cannot run; the reference's ClickHouse mirror
+// (in_memory_trace_server.py `_orm_field_value`) refuses those as unknown, and so does Loom. A qualified name is
+// nothing more: `feedback.payload` (not a stored name) and `feedback.payload.<path>` are unknown there too.
 function isFeedbackField(path: string): boolean {
-  if (COLUMNS.has(path) || path === 'payload_dump') return true
+  if (COLUMNS.has(path) || DB_COLUMNS.has(unqualifiedFeedbackField(path))) return true
   const column = head(path)
   return path.length > column.length && (column === 'payload' || MAP_COLUMNS.has(column))
 }
@@ -44,12 +60,15 @@ export function assertFeedbackFields(req: FeedbackQueryReq): void {
 }
 
 /**
- * Resolves a checked field on a feedback row for the shared query evaluator: `created_at` as a datetime, `payload`
- * paths and map keys as JSON values, every other column (the `scorer_tags` array included) as a plain value.
+ * Resolves a checked field on a feedback row for the shared query evaluator: `created_at` as a datetime, the whole
+ * payload (`payload`, `payload_dump`) as its stored JSON text, `payload` paths and map keys as JSON values, every
+ * other column (the `scorer_tags` array included) as a plain value. `feedback.<column>` reads as the column.
  */
-export function feedbackField(row: FeedbackRow, path: string): Val {
+export function feedbackField(row: FeedbackRow, field: string): Val {
+  const path = unqualifiedFeedbackField(field)
   if (path === 'created_at') return { t: 'date', v: parseDatetimeMicros(row.created_at) ?? null }
-  if (path === 'payload_dump') return { t: 'json', raw: row.payload, present: true }
+  // ClickHouse compares the stored `payload_dump` itself, Python's `json.dumps(payload)` (orm.py `Insert.prepare`).
+  if (path === 'payload_dump' || path === 'payload') return { t: 'plain', v: pythonDumpsInOrder(row.payload) }
   const columns = row as Record<string, unknown>
   const column = head(path)
   // A map key is the whole rest of the path; a payload path is split into JSON steps.
@@ -71,13 +90,19 @@ export function feedbackSortKey(row: FeedbackRow, path: string): SortKey {
   return sortKey(val)
 }
 
-// One result column: named as asked (the stored `payload_dump` comes back as `payload`, as `tuples_to_rows` does).
+// One result column, named as `tuples_to_rows` names it (a trailing `_dump` dropped, so `payload_dump` comes back as
+// `payload`). Only the JSON column's own name is parsed: a payload path is ClickHouse's `toString(JSON_VALUE(…))`
+// text, and `feedback.payload_dump` the stored JSON text.
 function column(row: FeedbackRow | undefined, field: string): [string, unknown] {
-  const name = field === 'payload_dump' ? 'payload' : field
+  const name = field.endsWith('_dump') ? field.slice(0, -'_dump'.length) : field
   if (row === undefined) return [name, null]
-  if (field === 'created_at') return [name, row.created_at]
+  if (name === 'payload') return [name, row.payload]
+  const path = unqualifiedFeedbackField(field)
+  if (path === 'created_at') return [name, row.created_at]
   const val = feedbackField(row, field)
-  return [name, val.t === 'json' ? (val.present ? (val.raw ?? null) : null) : val.v]
+  if (val.t !== 'json') return [name, val.v]
+  if (head(path) === 'payload') return [name, jsonValueText(val.raw, val.present)]
+  return [name, val.present ? (val.raw ?? null) : null]
 }
 
 /**

@@ -18,7 +18,13 @@ import type { SortBy } from '#shared/schemas/obj'
 import type { Operand, Query } from '#shared/schemas/query'
 import { compareKeys, type SortKey } from '#shared/tracing/call-fields'
 import { callIdOfRef } from '#shared/tracing/call-ref'
-import { assertFeedbackFields, feedbackField, feedbackSortKey, pageFeedback } from '#shared/tracing/feedback-fields'
+import {
+  assertFeedbackFields,
+  feedbackField,
+  feedbackSortKey,
+  pageFeedback,
+  unqualifiedFeedbackField,
+} from '#shared/tracing/feedback-fields'
 import { assertQueueLive } from '#shared/tracing/feedback-queue'
 import { validateFeedback } from '#shared/tracing/feedback-validate'
 import { uuidv7 } from '#shared/tracing/ids'
@@ -132,7 +138,7 @@ function sourceFor(query: Query | undefined): { source: FeedbackSource; id?: str
   const terms: Operand[] = expr === undefined ? [] : expr.k === 'and' ? expr.ops : [expr]
   for (const term of terms) {
     if (term.k !== 'cmp' || term.op !== 'eq' || term.a.k !== 'get' || term.b.k !== 'lit') continue
-    const field = term.a.path
+    const field = unqualifiedFeedbackField(term.a.path)
     const value = term.b.v
     if (typeof value !== 'string') continue
     if (field === 'id') return { source: { kind: 'project' }, id: value }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { bytesDigest, isContentHash, pythonDumps, tableDigest, valDigest } from '#shared/tracing/digest'
+import {
+  bytesDigest,
+  isContentHash,
+  pythonDumps,
+  pythonDumpsInOrder,
+  tableDigest,
+  valDigest,
+} from '#shared/tracing/digest'
 
 describe('weave digests', () => {
   it('matches the contract reference object digests', () => {
@@ -23,6 +30,12 @@ describe('weave digests', () => {
     )
     expect(pythonDumps([1e-5, 1e16, 0.1, 1.5e300, 123.456, -0.0001, 1e-7, 2 ** 60])).toBe(
       '[1e-05, 1e+16, 0.1, 1.5e+300, 123.456, -0.0001, 1e-07, 1.152921504606847e+18]',
+    )
+  })
+
+  it('serialises like Python json.dumps() with the keys in their own order', () => {
+    expect(pythonDumpsInOrder({ z: [1, { y: 0.5, b: null }], a: 'é' })).toBe(
+      '{"z": [1, {"y": 0.5, "b": null}], "a": "\\u00e9"}',
     )
   })
 
