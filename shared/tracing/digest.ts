@@ -50,6 +50,26 @@ export function pyFloat(value: number): string {
   return pyNumber(value)
 }
 
+// Python sorts strings by code point, JavaScript by UTF-16 unit: they disagree when a key holds a character beyond
+// U+FFFF (a surrogate pair) and another a character from U+E000 to U+FFFF at the same place.
+const SURROGATE = /[\uD800-\uDFFF]/
+
+function compareCodePoints(a: string, b: string): number {
+  const x = Array.from(a, (c) => c.codePointAt(0) ?? 0)
+  const y = Array.from(b, (c) => c.codePointAt(0) ?? 0)
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0)
+    if (d !== 0) return d
+  }
+  return x.length - y.length
+}
+
+/** An object's keys in Python's `sort_keys` order (by code point). */
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value)
+  return keys.some((k) => SURROGATE.test(k)) ? keys.sort(compareCodePoints) : keys.sort()
+}
+
 function dumps(value: unknown, sortKeys: boolean): string {
   if (value === null || value === undefined) return 'null'
   if (value === true) return 'true'
@@ -60,7 +80,7 @@ function dumps(value: unknown, sortKeys: boolean): string {
   if (value instanceof PyInt) return value.digits
   if (Array.isArray(value)) return `[${value.map((v) => dumps(v, sortKeys)).join(', ')}]`
   if (typeof value === 'object') {
-    const keys = sortKeys ? Object.keys(value).sort() : Object.keys(value)
+    const keys = sortKeys ? sortedKeys(value) : Object.keys(value)
     const record = value as Record<string, unknown>
     return `{${keys.map((k) => `${pyString(k)}: ${dumps(record[k], sortKeys)}`).join(', ')}}`
   }

@@ -33,6 +33,12 @@ describe('weave digests', () => {
     )
   })
 
+  it('sorts keys by code point as Python does, characters beyond U+FFFF after those from U+E000 (QA)', () => {
+    // Expected text from Python 3: json.dumps({...}, sort_keys=True); JavaScript's sort() put '😀' before '！'.
+    const value = { '！': 1, '😀': 2, a: 3, '\ue000x': 4, '\ud83d': 5 }
+    expect(pythonDumps(value)).toBe('{"a": 3, "\\ud83d": 5, "\\ue000x": 4, "\\uff01": 1, "\\ud83d\\ude00": 2}')
+  })
+
   it('serialises like Python json.dumps() with the keys in their own order', () => {
     expect(pythonDumpsInOrder({ z: [1, { y: 0.5, b: null }], a: 'é' })).toBe(
       '{"z": [1, {"y": 0.5, "b": null}], "a": "\\u00e9"}',
