@@ -7,7 +7,7 @@ import type { CostCreateReq, CostQueryReq, PriceRow } from '#shared/schemas/cost
 import type { Operand, Query } from '#shared/schemas/query'
 import { compareKeys, sortKey } from '#shared/tracing/call-fields'
 import { uuidv7 } from '#shared/tracing/ids'
-import { matches, type Val } from '#shared/tracing/query-eval'
+import { matches, queryFields, type Val } from '#shared/tracing/query-eval'
 import { microsToStored, renderDatetime, storedToMicros, toStoredDatetime } from '#shared/tracing/time'
 
 const RESULT_FIELDS = [
@@ -23,6 +23,8 @@ const RESULT_FIELDS = [
   'provider_id',
 ] as const
 const DATE_FIELDS = new Set(['effective_date', 'created_at'])
+// The price table's columns (Weave's `llm_token_prices`): what `fields`, `query` and `sort_by` may name.
+const COLUMNS = new Set<string>([...RESULT_FIELDS, 'pricing_level', 'pricing_level_id', 'created_at', 'created_by'])
 
 const CostRetrySchema = z.object({ created_at: z.string(), ids: z.array(z.string()) })
 
@@ -70,14 +72,27 @@ export async function createCosts(
 }
 
 function rowField(row: PriceRow, path: string): Val {
-  if (!(path in row)) throw new BadRequestError(`Invalid field: ${path}`)
   const v = (row as Record<string, unknown>)[path]
   if (DATE_FIELDS.has(path)) return { t: 'date', v: storedToMicros(v as string) }
   return { t: 'plain', v }
 }
 
+/**
+ * Refuses what the reference's ORM refuses before running a query (orm.py `Select.prepare`, `limit`, `offset`): a
+ * field that is not a column of the price table, in `fields`, `query` or `sort_by`, and a negative limit or offset.
+ */
+function assertCostQuery(req: CostQueryReq): void {
+  const named = [...(req.fields ?? []), ...(req.sort_by ?? []).map((s) => s.field)]
+  if (req.query) queryFields(req.query.expr, named)
+  const unknown = named.find((f) => !COLUMNS.has(f))
+  if (unknown !== undefined) throw new BadRequestError(`Unknown field: ${unknown}`)
+  if ((req.limit ?? 0) < 0) throw new BadRequestError('Limit must be non-negative')
+  if ((req.offset ?? 0) < 0) throw new BadRequestError('Offset must be non-negative')
+}
+
 /** `cost/query`: the project's own prices, filtered, sorted, paged and projected to `fields`. */
 export async function queryCosts(req: CostQueryReq): Promise<{ results: Record<string, unknown>[] }> {
+  assertCostQuery(req)
   let rows = await listPriceRows(req.project_id)
   const query = req.query
   if (query) rows = rows.filter((row) => matches(query, (path) => rowField(row, path)))
@@ -91,8 +106,8 @@ export async function queryCosts(req: CostQueryReq): Promise<{ results: Record<s
       return 0
     })
   }
-  const offset = Math.max(0, req.offset ?? 0)
-  rows = rows.slice(offset, req.limit === null || req.limit === undefined ? undefined : offset + Math.max(0, req.limit))
+  const offset = req.offset ?? 0
+  rows = rows.slice(offset, req.limit === null || req.limit === undefined ? undefined : offset + req.limit)
   const fields = req.fields && req.fields.length > 0 ? req.fields : RESULT_FIELDS
   const allowed = new Set<string>(RESULT_FIELDS)
   return {
