@@ -25,6 +25,7 @@ export const UNIT_FILES = [
   'test/functions/meta/get-server-info.test.ts',
   'test/functions/route-examples.test.ts',
   'test/infra/compliance.test.ts',
+  'test/infra/deployment.test.ts',
   'test/infra/stacks.test.ts',
   'test/scripts/graceful-close.test.ts',
   'test/scripts/start.test.ts',
