@@ -127,6 +127,8 @@ export const ObjVersionSchema = z.object({
   wb_user_id: z.optional(z.nullable(z.string())),
   size_bytes: z.number(),
   version_index: z.optional(z.number()),
+  /** The stored value holds numbers `JSON.parse` would change (`1.0`, integers beyond 2^53); absent when written before. */
+  val_exact: z.optional(z.boolean()),
 })
 export type ObjVersion = z.infer<typeof ObjVersionSchema>
 

@@ -1,4 +1,5 @@
 import { listTableRows } from '#shared/db/table-repository'
+import { PyFloat, PyInt, parseStoredJson } from '#shared/tracing/json-exact'
 import { resolveObjVersion } from '#shared/tracing/objects-resolve'
 
 /**
@@ -14,7 +15,9 @@ export type RefReader = (uri: string) => Promise<unknown>
 
 const REF_RE = /^weave:\/\/\/([^/]+\/[^/]+)\/(object|table)\/([^:/]+)(?::([^/]+))?((?:\/[^/]+\/[^/]+)*)$/
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+// The exact-number wrappers are numbers, not objects to walk into or to add `_ref` to.
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat) && !(v instanceof PyInt)
 const isRef = (v: unknown): v is string => typeof v === 'string' && v.startsWith('weave:///')
 
 /**
@@ -22,8 +25,10 @@ const isRef = (v: unknown): v is string => typeof v === 'string' && v.startsWith
  * `/key/<k>` and `/attr/<a>` into objects, `/index/<n>` into lists, `/id/<row digest>` into a table's rows (the refs
  * the SDK's evaluations write for dataset rows); a ref met along the way is read first. A table's rows are read once
  * per request; a table whose create stopped part-way (no header) has none, so its row refs stay unexpanded.
+ * `exactNumbers` reads object values with their numbers as stored (`PyFloat`, `PyInt`), for an answer written with
+ * `stringifyJsonExact`; without it they are plain numbers, as the query evaluation needs.
  */
-export function objectRefReader(project: string): RefReader {
+export function objectRefReader(project: string, options: { exactNumbers?: boolean } = {}): RefReader {
   const cache = new Map<string, Promise<unknown>>()
   const tables = new Map<string, Promise<Map<string, unknown>>>()
   const rowsOf = (digest: string) => {
@@ -64,7 +69,8 @@ export function objectRefReader(project: string): RefReader {
     if (m[4] === undefined) return undefined
     const record = await resolveObjVersion(project, m[3] as string, m[4], true)
     if (record === undefined || record.version.deleted_at || record.valText === undefined) return undefined
-    return walk(JSON.parse(record.valText), extra)
+    const exact = options.exactNumbers === true && record.version.val_exact === true
+    return walk(parseStoredJson(record.valText, exact), extra)
   }
   const read: RefReader = (uri) => {
     let found = cache.get(uri)

@@ -1,23 +1,69 @@
+import { randomBytes } from 'node:crypto'
+// digest.ts imports the wrapper classes from here; neither module uses the other while it loads, so the cycle is benign.
+import { pyFloat } from '#shared/tracing/digest'
+
 /**
- * A JSON parser that keeps what `JSON.parse` forgets and Weave's digests depend on (docs/tracing.md §8.1: "keep numbers
- * as received"): a whole number written as a float (`1.0`, `1e5`) stays a Python float, and an integer beyond 2^53
- * keeps its exact digits. Everything else parses to the plain JavaScript value.
+ * A JSON parser and writer that keep what `JSON.parse` and `JSON.stringify` forget and Weave's digests depend on
+ * (docs/tracing.md §8.1: "keep numbers as received"): a whole number written as a float (`1.0`, `1e5`) stays a Python
+ * float, and an integer beyond 2^53 keeps its exact digits. Everything else parses to the plain JavaScript value.
  */
+
+// While `jsonExact` runs (JSON.stringify is synchronous, so no other request interleaves), the wrappers below write a
+// placeholder string holding this per-process random nonce and their index in `met`, replaced afterwards by the
+// number's text; outside it they write plain numbers. No user string can hold the nonce, so none is replaced.
+const NONCE = `pyexact${randomBytes(16).toString('hex')}`
+const PLACEHOLDER = new RegExp(`"${NONCE}(\\d+)"`, 'g')
+let met: (PyFloat | PyInt)[] | undefined
+
+function placeholder(wrapper: PyFloat | PyInt): string | undefined {
+  if (met === undefined) return undefined
+  met.push(wrapper)
+  return `${NONCE}${met.length - 1}`
+}
 
 /** A float whose value is whole (`1.0`): Python prints it `1.0`, JavaScript would print `1`. */
 export class PyFloat {
   constructor(readonly value: number) {}
-  toJSON(): number {
-    return this.value
+  toJSON(): number | string {
+    return placeholder(this) ?? this.value
   }
 }
 
 /** An integer too large for a double, with its exact decimal digits. */
 export class PyInt {
   constructor(readonly digits: string) {}
-  toJSON(): number {
-    return Number(this.digits)
+  toJSON(): number | string {
+    return placeholder(this) ?? Number(this.digits)
   }
+}
+
+/**
+ * JSON text of `value` as `JSON.stringify` writes it, except that a `PyFloat` is written as Python's `json.dumps`
+ * writes the float (`1.0`, `1e+20`, `-0.0`) and a `PyInt` as its digits; `exact` tells whether the value held any.
+ * A value without wrappers costs one `JSON.stringify`.
+ */
+export function jsonExact(value: unknown): { text: string; exact: boolean } {
+  const outer = met
+  const wrappers: (PyFloat | PyInt)[] = []
+  met = wrappers
+  let text: string
+  try {
+    // JSON.stringify answers undefined only for undefined or a function at the top, which no JSON body holds.
+    text = JSON.stringify(value) ?? 'null'
+  } finally {
+    met = outer
+  }
+  if (wrappers.length === 0) return { text, exact: false }
+  const exactText = text.replace(PLACEHOLDER, (_, i: string) => {
+    const w = wrappers[Number(i)] as PyFloat | PyInt
+    return w instanceof PyFloat ? pyFloat(w.value) : w.digits
+  })
+  return { text: exactText, exact: true }
+}
+
+/** `JSON.stringify(value)` with `PyFloat` and `PyInt` written exactly (see `jsonExact`). */
+export function stringifyJsonExact(value: unknown): string {
+  return jsonExact(value).text
 }
 
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y
@@ -136,4 +182,9 @@ export function exactPart(rawBody: string | undefined, path: readonly string[]):
     v = (v as Record<string, unknown>)[key]
   }
   return v
+}
+
+/** Parses JSON text that `jsonExact` wrote: exactly when it held wrappers, else with the faster `JSON.parse`. */
+export function parseStoredJson(text: string, exact: boolean): unknown {
+  return exact ? parseJsonExact(text) : JSON.parse(text)
 }

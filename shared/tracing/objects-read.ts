@@ -14,9 +14,7 @@ import {
 } from '#shared/db/obj-repository'
 import { NotFoundError } from '#shared/errors/http-error'
 import type { ObjOut, ObjQueryReq, ObjReadReq, ObjVersion } from '#shared/schemas/obj'
-import { labelsOf, resolveObjVersion, toObjOut } from '#shared/tracing/objects-resolve'
-
-const parseVal = (text: string | undefined): unknown => (text === undefined ? {} : JSON.parse(text))
+import { labelsOf, recordVal, resolveObjVersion, toObjOut } from '#shared/tracing/objects-resolve'
 
 /** `obj/read` (docs/tracing.md §8.4): 404 with `deleted_at` for a deleted version, 404 naming the request otherwise. */
 export async function readObj(req: ObjReadReq): Promise<ObjOut> {
@@ -32,10 +30,10 @@ export async function readObj(req: ObjReadReq): Promise<ObjOut> {
   if (req.include_tags_and_aliases) {
     const labels = await getObjectLabels(project, objectId)
     const isLatest = labels.aliases.some((a) => a.alias === 'latest' && a.digest === v.digest)
-    return toObjOut(v, parseVal(record.valText), { isLatest, labels: labelsOf(v.digest, labels) })
+    return toObjOut(v, recordVal(record), { isLatest, labels: labelsOf(v.digest, labels) })
   }
   const latest = await getAlias(project, objectId, 'latest')
-  return toObjOut(v, parseVal(record.valText), { isLatest: latest === v.digest })
+  return toObjOut(v, recordVal(record), { isLatest: latest === v.digest })
 }
 
 type Candidates = { records: ObjVersionRecord[]; latest?: Map<string, string> }
@@ -133,7 +131,7 @@ export async function queryObjs(req: ObjQueryReq): Promise<ObjOut[]> {
   }
   return rows.map((r) => {
     const l = labels.get(r.version.object_id)
-    return toObjOut(r.version, parseVal(r.valText), {
+    return toObjOut(r.version, recordVal(r), {
       isLatest: isLatest(r.version),
       sizeBytes: req.include_storage_size === true,
       ...(l ? { labels: labelsOf(r.version.digest, l) } : {}),

@@ -2,6 +2,7 @@ import { getAlias } from '#shared/db/obj-label-repository'
 import { findVersionsByIndex, getObjVersion, type ObjVersionRecord } from '#shared/db/obj-repository'
 import type { ObjOut, ObjVersion } from '#shared/schemas/obj'
 import { isContentHash } from '#shared/tracing/digest'
+import { parseStoredJson } from '#shared/tracing/json-exact'
 
 /** Python's `int(s)`: optional whitespace and sign, digits with single underscores between them. */
 export function parsePythonInt(text: string): number | undefined {
@@ -42,6 +43,15 @@ export async function resolveObjVersion(
   if (target === undefined) return undefined
   const record = await getObjVersion(project, objectId, target, withVal)
   return record?.version.version_index === undefined ? undefined : record
+}
+
+/**
+ * A version's value as the API answers it: `{}` when read without it (`metadata_only`). Values stored with exact
+ * numbers parse to the `PyFloat`/`PyInt` wrappers (answer them with `jsonExactResponse`); every other value, and every
+ * one stored before the flag existed, takes the faster `JSON.parse`.
+ */
+export function recordVal(record: ObjVersionRecord): unknown {
+  return record.valText === undefined ? {} : parseStoredJson(record.valText, record.version.val_exact === true)
 }
 
 /** Builds the API's `ObjSchema` from a stored version. */

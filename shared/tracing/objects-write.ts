@@ -13,7 +13,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '#shared/errors/ht
 import type { Principal } from '#shared/schemas/api-key'
 import type { ObjCreateReq, ObjDeleteReq, ObjVersion } from '#shared/schemas/obj'
 import { bytesDigest, pyRepr, pythonDumps } from '#shared/tracing/digest'
-import { exactPart } from '#shared/tracing/json-exact'
+import { exactPart, jsonExact } from '#shared/tracing/json-exact'
 import { objectClasses, objectKind, processIncomingVal } from '#shared/tracing/object-classes'
 import { assignVersionIndex } from '#shared/tracing/objects-index'
 import { resolveObjVersion } from '#shared/tracing/objects-resolve'
@@ -58,7 +58,8 @@ export async function createObj(
   const dump = pythonDumps(val)
   const digest = bytesDigest(Buffer.from(dump, 'utf8'))
   if (o.expected_digest != null && o.expected_digest !== digest) {
-    throw new ConflictError(`Digest mismatch: expected ${o.expected_digest}, got ${digest}`)
+    // Weave's `validate_expected_digest` with the label `obj {object_id!r}`.
+    throw new ConflictError(`Client obj ${pyRepr(o.object_id)} digest ${o.expected_digest} != server digest ${digest}`)
   }
   const kind = objectKind(val)
   const { base, leaf } = objectClasses(val)
@@ -74,7 +75,8 @@ export async function createObj(
       `Object name '${o.object_id}' is already used by an object of class ${rival.base_object_class ?? 'None'}; cannot create one of class ${base ?? 'None'}`,
     )
   }
-  const valText = JSON.stringify(val)
+  // Stored with its numbers as sent (`1.0`, big integers' digits), so a read answers what was hashed.
+  const stored = jsonExact(val)
   const version: ObjVersion = {
     project_id: o.project_id,
     object_id: o.object_id,
@@ -84,10 +86,12 @@ export async function createObj(
     leaf_object_class: leaf,
     created_at: new Date().toISOString(),
     wb_user_id: principal.userId,
-    // Weave measures the stored JSON dump (Python's formatting).
-    size_bytes: Buffer.byteLength(dump, 'utf8'),
+    // Weave's `length(val_dump)`, the bytes of `json.dumps(val)`: ASCII (`ensure_ascii`), and as long with its keys
+    // sorted (the digest's dump, as the newest reference stores it) as in the value's order (older ones).
+    size_bytes: dump.length,
+    ...(stored.exact ? { val_exact: true } : {}),
   }
-  const claim = await claimObjVersion(version, valText)
+  const claim = await claimObjVersion(version, stored.text)
   if (claim.created) await assignVersionIndex(key, counter)
   else {
     if (claim.existing.deleted_at) await reviveVersion(claim.existing, version.created_at)
@@ -150,7 +154,8 @@ export async function deleteObj(req: ObjDeleteReq) {
   }
   const all = (await listObjectVersions(project, objectId, false)).map((r) => r.version)
   let targets: ObjVersion[]
-  if (digests == null) targets = all.filter((v) => v.version_index !== undefined)
+  // Weave tests `if req.digests:`, so an empty list deletes every version as null does.
+  if (digests == null || digests.length === 0) targets = all.filter((v) => v.version_index !== undefined)
   else {
     const resolved = await Promise.all(digests.map((d) => resolveObjVersion(project, objectId, d, false)))
     targets = [...new Map(resolved.flatMap((r) => (r ? [[r.version.digest, r.version]] : []))).values()]

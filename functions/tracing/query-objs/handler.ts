@@ -1,5 +1,6 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
+import { jsonExactResponse } from '#shared/http/json-exact-response'
 import { validate } from '#shared/http/validate'
 import { queryObjs } from '#shared/tracing/objects-read'
 import { route } from './route.js'
@@ -7,7 +8,7 @@ import { route } from './route.js'
 /** `POST /objs/query`: live object versions matching a filter. */
 export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   const objs = await queryObjs(c.req.valid('json'))
-  return c.json({ objs }, 200)
+  return jsonExactResponse(c, { objs }, 200)
 })
 
 export const handler = handle(app)

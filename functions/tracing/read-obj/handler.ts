@@ -1,5 +1,6 @@
 import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
+import { jsonExactResponse } from '#shared/http/json-exact-response'
 import { validate } from '#shared/http/validate'
 import { readObj } from '#shared/tracing/objects-read'
 import { route } from './route.js'
@@ -7,7 +8,7 @@ import { route } from './route.js'
 /** `POST /obj/read`: one version by digest, `latest`, `v<N>` or alias. */
 export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   const obj = await readObj(c.req.valid('json'))
-  return c.json({ obj }, 200)
+  return jsonExactResponse(c, { obj }, 200)
 })
 
 export const handler = handle(app)

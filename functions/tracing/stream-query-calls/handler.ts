@@ -5,6 +5,7 @@ import { objectRefReader } from '#shared/tracing/call-expand'
 import { renderCalls } from '#shared/tracing/call-ops'
 import { iterateCalls } from '#shared/tracing/call-query'
 import type { LoadedCall } from '#shared/tracing/call-view'
+import { stringifyJsonExact } from '#shared/tracing/json-exact'
 import { route } from './route.js'
 
 // The response media type follows `Accept` (docs/tracing.md §1), JSON Lines by default.
@@ -16,7 +17,9 @@ function mediaType(accept: string | undefined): string {
 /** `POST /calls/stream_query`: matching calls as JSON Lines, one `CallSchema` per line. */
 export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
   const req = c.req.valid('json')
+  // Filters and sorts compare plain numbers; the lines keep expanded objects' numbers exact (docs/tracing.md §8.1).
   const refs = objectRefReader(req.project_id)
+  const exactRefs = objectRefReader(req.project_id, { exactNumbers: true })
   const chunks = iterateCalls({
     project: req.project_id,
     filter: req.filter,
@@ -32,7 +35,9 @@ export const app = createTracingApp().on(route.method, route.path, validate('jso
   const first = await chunks.next()
   const encoder = new TextEncoder()
   const render = async (calls: LoadedCall[]) =>
-    encoder.encode((await renderCalls(req.project_id, calls, req, refs)).map((r) => `${JSON.stringify(r)}\n`).join(''))
+    encoder.encode(
+      (await renderCalls(req.project_id, calls, req, exactRefs)).map((r) => `${stringifyJsonExact(r)}\n`).join(''),
+    )
   const firstBytes = first.done ? undefined : await render(first.value)
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {

@@ -102,8 +102,11 @@ describe('POST /obj/create', () => {
       { obj: { project_id: caller.project, object_id: 'o', val: { v: 0 }, expected_digest: 'nope' } },
       caller,
     )
-    expect(res.status).toBe(409)
-    expect(typeof res.body.reason).toBe('string')
+    // Weave's validate_expected_digest with the label `obj {object_id!r}`.
+    expect(res).toEqual({
+      status: 409,
+      body: { reason: "Client obj 'o' digest nope != server digest UAVY48kKl3eXtcWIilU664ewzrBtYYiiwTbRUQHenPg" },
+    })
   })
 
   it('accepts a matching expected_digest', async () => {

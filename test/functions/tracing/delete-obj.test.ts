@@ -69,6 +69,22 @@ describe('POST /obj/delete', () => {
     expect(aliases.body).toEqual({ aliases: [] })
   })
 
+  it('deletes every version for an empty digests list, as for null (reference: `if req.digests:`)', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    await publish(caller, 'o', { v: 0 })
+    await publish(caller, 'o', { v: 1 })
+
+    // Act
+    const res = await send(app, '/obj/delete', { project_id: caller.project, object_id: 'o', digests: [] }, caller)
+    const again = await send(app, '/obj/delete', { project_id: caller.project, object_id: 'o', digests: [] }, caller)
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(res.body.num_deleted).toBe(2)
+    expect(again).toEqual({ status: 404, body: { reason: 'Object o ([]) not found when deleting.' } })
+  })
+
   it('answers 404 when nothing is left to delete', async () => {
     const caller = await newProjectCaller()
     const d0 = await publish(caller, 'o', { v: 0 })

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { app as deleteApp } from '#functions/tracing/delete-obj/handler'
 import { app as queryApp } from '#functions/tracing/query-objs/handler'
 import { app as readApp } from '#functions/tracing/read-obj/handler'
-import { publish } from '../../support/objects.js'
+import { publish, publishText, sendText } from '../../support/objects.js'
 import { newProjectCaller, type ProjectCaller, send } from '../../support/tracing.js'
 
 // Re-publishing after deletes, as the reference's object tests pin it (tests/trace/test_obj_delete.py, the
@@ -170,5 +170,20 @@ describe('re-publishing deleted object versions', () => {
       ['my_ds', r2, 1],
     ])
     expect(all.body.objs.map((o: Obj) => o.digest)).toEqual([r2])
+  })
+
+  it('re-publishing a value as read back gives the same digest and no new version', async () => {
+    // Prepare: a Python client republishes json.loads of what obj/read answered.
+    const caller = await newProjectCaller()
+    const digest = await publishText(caller, 'cfg', '{"score": 1.0, "seed": 12345678901234567891}')
+    const read = await sendText(readApp, '/obj/read', { project_id: caller.project, object_id: 'cfg', digest }, caller)
+    const valText = /"val":(\{[^}]*\})/.exec(read.text)?.[1] ?? 'null'
+
+    // Act
+    const again = await publishText(caller, 'cfg', valText)
+
+    // Assess
+    expect(again).toBe(digest)
+    expect(summary(await versions(caller, 'cfg'))).toEqual([[digest, 0, 1]])
   })
 })

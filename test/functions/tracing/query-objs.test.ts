@@ -3,7 +3,7 @@ import { app as tagApp } from '#functions/tracing/add-obj-tags/handler'
 import { app as deleteApp } from '#functions/tracing/delete-obj/handler'
 import { app } from '#functions/tracing/query-objs/handler'
 import { app as aliasApp } from '#functions/tracing/set-obj-aliases/handler'
-import { publish } from '../../support/objects.js'
+import { publish, publishText, sendText } from '../../support/objects.js'
 import { newProjectCaller, send } from '../../support/tracing.js'
 
 const OP = { _type: 'CustomWeaveType', weave_type: { type: 'Op' }, files: { 'obj.py': 'x' }, load_op: 'NO_LOAD_OP' }
@@ -116,6 +116,26 @@ describe('POST /objs/query', () => {
     expect(sorted.body.objs.map((o: { object_id: string }) => o.object_id)).toEqual(['b', 'a'])
     expect(meta.body.objs).toHaveLength(1)
     expect(meta.body.objs[0]).toMatchObject({ object_id: 'b', val: {}, size_bytes: 8, tags: [], aliases: ['latest'] })
+  })
+
+  it('answers numbers as created, and size_bytes as the length of Python json.dumps of the value', async () => {
+    // Prepare: json.dumps gives {"score": 1.0, "name": "\u00e9", "seed": 12345678901234567891} (62 characters).
+    const caller = await newProjectCaller()
+    await publishText(caller, 'nums', '{"score": 1.0, "name": "é", "seed": 12345678901234567891}')
+    await publishText(caller, 'plain', '{"a": 1}')
+
+    // Act
+    const res = await sendText(
+      app,
+      '/objs/query',
+      { project_id: caller.project, include_storage_size: true, sort_by: [{ field: 'object_id', direction: 'asc' }] },
+      caller,
+    )
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(res.text).toContain('"val":{"score":1.0,"name":"é","seed":12345678901234567891}')
+    expect(JSON.parse(res.text).objs.map((o: { size_bytes: number }) => o.size_bytes)).toEqual([62, 8])
   })
 
   it('answers 422 for a negative limit and 403 for a foreign project', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { app as deleteApp } from '#functions/tracing/delete-obj/handler'
 import { app } from '#functions/tracing/read-obj/handler'
 import { app as aliasApp } from '#functions/tracing/set-obj-aliases/handler'
-import { publish } from '../../support/objects.js'
+import { publish, publishText, sendText } from '../../support/objects.js'
 import { newProjectCaller, send } from '../../support/tracing.js'
 
 const D0 = 'UAVY48kKl3eXtcWIilU664ewzrBtYYiiwTbRUQHenPg'
@@ -126,6 +126,29 @@ describe('POST /obj/read', () => {
     expect(meta.body.obj.val).toEqual({})
     expect(meta.body.obj.digest).toBe(D0)
     expect(labelled.body.obj).toMatchObject({ tags: [], aliases: ['latest'], val: { v: 0 } })
+  })
+
+  it('answers numbers as created: whole floats as floats, big integers with all their digits', async () => {
+    // Prepare: what Weave answers with json.loads(val_dump) and a Python client reads back.
+    const caller = await newProjectCaller()
+    const digest = await publishText(
+      caller,
+      'nums',
+      '{"score": 1.0, "seed": 12345678901234567891, "big": 1e20, "l": [2.0, 3]}',
+    )
+
+    // Act
+    const res = await sendText(
+      app,
+      '/obj/read',
+      { project_id: caller.project, object_id: 'nums', digest: 'latest' },
+      caller,
+    )
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(res.text).toContain(`"digest":"${digest}"`)
+    expect(res.text).toContain('"val":{"score":1.0,"seed":12345678901234567891,"big":1e+20,"l":[2.0,3]}')
   })
 
   it('keeps version indexes with a gap after a delete', async () => {

@@ -7,7 +7,7 @@ import { app as deleteObjApp } from '#functions/tracing/delete-obj/handler'
 import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
 import { app } from '#functions/tracing/stream-query-calls/handler'
 import { endPart, startPart, writeCalls } from '../../support/calls.js'
-import { publish } from '../../support/objects.js'
+import { publish, publishText, sendText } from '../../support/objects.js'
 import { newProjectCaller, type ProjectCaller, send } from '../../support/tracing.js'
 
 let caller: ProjectCaller
@@ -219,6 +219,42 @@ describe('POST /calls/stream_query expand_columns', () => {
     // Assess
     expect(expanded).toEqual({ status: 200, body: { count: 1, has_more: false, total_storage_size_bytes: null } })
     expect(plain).toEqual({ status: 200, body: { count: 0, has_more: false, total_storage_size_bytes: null } })
+  })
+
+  it('answers expanded objects with their numbers as created, and filters on them as numbers', async () => {
+    // Prepare: a project of its own, so the other tests' calls stay as they are.
+    const other = await newProjectCaller()
+    const exact = await publishText(other, 'm', '{"_type": "Model", "temperature": 1.0, "seed": 12345678901234567891}')
+    const mRef = `weave:///${other.project}/object/m:${exact}`
+    const coolRef = `weave:///${other.project}/object/cool:${await publish(other, 'cool', { temperature: 0.1 })}`
+    const [warmId, coolId] = [newId(), newId()]
+    await writeCalls(other, [
+      {
+        start: startPart(other.project, { id: warmId, inputs: { model: mRef, seed: `${mRef}/key/seed` } }),
+        end: endPart(other.project, warmId),
+      },
+      {
+        start: startPart(other.project, { id: coolId, inputs: { model: coolRef } }),
+        end: endPart(other.project, coolId),
+      },
+    ])
+
+    // Act
+    const lines = await sendText(
+      app,
+      '/calls/stream_query',
+      {
+        project_id: other.project,
+        query: { $expr: { $gt: [temperature, { $literal: 0.5 }] } },
+        expand_columns: ['inputs.model', 'inputs.seed'],
+      },
+      other,
+    )
+
+    // Assess: a ref to a number inside the object is replaced by the number itself.
+    const model = `"model":{"_type":"Model","temperature":1.0,"seed":12345678901234567891,"_ref":"${mRef}"}`
+    const line = expect.stringContaining(`"inputs":{${model},"seed":12345678901234567891}`)
+    expect(lines.text.split('\n').filter((l) => l !== '')).toEqual([line])
   })
 })
 
