@@ -15,6 +15,7 @@ import { route as createFeedbackBatch } from '#functions/tracing/create-feedback
 import { route as createFile } from '#functions/tracing/create-file/route'
 import { route as createObj } from '#functions/tracing/create-obj/route'
 import { route as createTable } from '#functions/tracing/create-table/route'
+import { route as createTableFromDigests } from '#functions/tracing/create-table-from-digests/route'
 import { route as deleteAnnotationQueue } from '#functions/tracing/delete-annotation-queue/route'
 import { route as deleteCalls } from '#functions/tracing/delete-calls/route'
 import { route as deleteObj } from '#functions/tracing/delete-obj/route'
@@ -35,6 +36,8 @@ import { route as queryCost } from '#functions/tracing/query-cost/route'
 import { route as queryFeedback } from '#functions/tracing/query-feedback/route'
 import { route as queryObjs } from '#functions/tracing/query-objs/route'
 import { route as queryTable } from '#functions/tracing/query-table/route'
+import { route as queryTableStats } from '#functions/tracing/query-table-stats/route'
+import { route as queryTableStatsBatch } from '#functions/tracing/query-table-stats-batch/route'
 import { route as readAnnotationQueue } from '#functions/tracing/read-annotation-queue/route'
 import { route as readCall } from '#functions/tracing/read-call/route'
 import { route as readFileContent } from '#functions/tracing/read-file-content/route'
@@ -49,6 +52,7 @@ import { route as traceUsage } from '#functions/tracing/trace-usage/route'
 import { route as updateAnnotationQueue } from '#functions/tracing/update-annotation-queue/route'
 import { route as updateAnnotationQueueItemProgress } from '#functions/tracing/update-annotation-queue-item-progress/route'
 import { route as updateCall } from '#functions/tracing/update-call/route'
+import { route as updateTable } from '#functions/tracing/update-table/route'
 import { route as upsertCallBatch } from '#functions/tracing/upsert-call-batch/route'
 import { route as createPreviewModel } from '#functions/training/create-preview-model/route'
 import { route as deletePreviewModel } from '#functions/training/delete-preview-model/route'
@@ -130,6 +134,10 @@ export const FUNCTIONS = [
   // Tracing: tables and files.
   createTable,
   queryTable,
+  updateTable,
+  createTableFromDigests,
+  queryTableStats,
+  queryTableStatsBatch,
   createFile,
   readFileContent,
   listProjects,

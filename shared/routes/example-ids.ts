@@ -1,6 +1,6 @@
 /**
  * Placeholder ids the route examples (`example` in each `route.ts`) share, shaped as real ones are: UUIDv7 call,
- * queue, cost and feedback ids, 43-character object and file digests, a 64-hex table digest (contracts/tracing.md §8–10, §17).
+ * queue, cost and feedback ids, 43-character object, row and file digests, a 64-hex table digest (contracts/tracing.md §8–10, §17).
  */
 export const EXAMPLE_IDS = {
   entity: 'my-entity',
@@ -14,6 +14,8 @@ export const EXAMPLE_IDS = {
   objectId: 'summarize-prompt',
   objectDigest: 'dypfsEXbrThoGi9W3f29ahUYV1PfjcwCl4jQKYO2gls',
   tableDigest: '0d4fc4a78d3706edccafb665a8b2fdd9309e82c78625bb0f2b8e7bb9e1c4d21c',
+  // The digest of the first row of the `table/create` example.
+  rowDigest: '66Ga4hb0By0LV2n1oo8flvPzor9dbyTgk56hvFFxNHI',
   fileDigest: 'O5w1jzbwoxtq0XFPMJx88ZiskkboMWXc5UPVsZrAK4A',
   queueId: '0193f1d0-3b2a-7e4f-8a1b-9c0d1e2f3a4b',
   itemId: '0193f1d0-5c6d-7a8b-9c0d-e1f2a3b4c5d6',

@@ -84,6 +84,7 @@ function withFixtureIds<T>(value: T, f: Fixtures, entity: string, keep: string[]
     [EXAMPLE_IDS.objectId, f.objectId],
     [EXAMPLE_IDS.objectDigest, f.objectDigest],
     [EXAMPLE_IDS.tableDigest, f.tableDigest],
+    [EXAMPLE_IDS.rowDigest, f.rowDigest],
     [EXAMPLE_IDS.fileDigest, f.fileDigest],
     [EXAMPLE_IDS.queueId, f.queueId],
     [EXAMPLE_IDS.itemId, f.itemId],

@@ -96,6 +96,17 @@ const oneCall = async (project: string) => {
   await writeCalls(caller, [{ start: startPart(project, { id }), end: endPart(project, id) }])
   return id
 }
+// A one-row table in the project: its digest and its row's digest.
+const tableOf = async (project: string) => {
+  const { app } = await loadFunction(entryOf('tracing/create-table'))
+  const res = await send(
+    app as never,
+    '/table/create',
+    { table: { project_id: project, rows: [{ column: 'value' }] } },
+    caller,
+  )
+  return { digest: res.body.digest as string, row: res.body.row_digests[0] as string }
+}
 const feedbackId = async (project: string) => {
   const { app } = await loadFunction(entryOf('tracing/create-feedback'))
   const res = await send(app as never, '/feedback/create', feedback(project), caller)
@@ -255,6 +266,27 @@ const TEMPLATES: Template[] = [
   {
     fn: 'tracing/create-table',
     shape: (p) => ({ ...none(), body: { table: { project_id: p, rows: [{ column: 'value' }, { other: 'x' }] } } }),
+  },
+  {
+    fn: 'tracing/update-table',
+    setup: tableOf,
+    shape: (p, v) => ({
+      ...none(),
+      body: {
+        project_id: p,
+        base_digest: v.digest ?? '',
+        updates: [
+          { append: { row: { column: 'appended' } } },
+          { insert: { index: 0, row: { other: 'x' } } },
+          { pop: { index: 1 } },
+        ],
+      },
+    }),
+  },
+  {
+    fn: 'tracing/create-table-from-digests',
+    setup: tableOf,
+    shape: (p, v) => ({ ...none(), body: { project_id: p, row_digests: [v.row ?? '', v.row ?? ''] } }),
   },
   {
     fn: 'tracing/create-file',

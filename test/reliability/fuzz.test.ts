@@ -42,6 +42,10 @@ const FIELDS = [
   'obj',
   'table',
   'rows',
+  'row_digests',
+  'base_digest',
+  'updates',
+  'include_storage_size',
   'filter',
   'query',
   'limit',
@@ -236,6 +240,14 @@ const TEMPLATES: Partial<Record<FunctionId, (entity: string, project: string) =>
   },
   'tracing/create-obj': (_e, p) => ({ obj: { project_id: p, object_id: 'my-obj', val: { a: 1, b: [1, 2] } } }),
   'tracing/create-table': (_e, p) => ({ table: { project_id: p, rows: [{ a: 1 }, { a: 2 }] } }),
+  // A fresh project holds no table: mutations meet the unknown base (404) or fail validation first.
+  'tracing/update-table': (_e, p) => ({
+    project_id: p,
+    base_digest: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    updates: [{ append: { row: { a: 1 } } }, { pop: { index: 0 } }, { insert: { index: 0, row: { b: [1, 2] } } }],
+  }),
+  // No rows: the empty table, which needs no stored row.
+  'tracing/create-table-from-digests': (_e, p) => ({ project_id: p, row_digests: [], expected_digest: null }),
   'tracing/create-cost': (_e, p) => ({
     project_id: p,
     costs: { 'gpt-4o': { prompt_token_cost: 0.001, completion_token_cost: 0.002 } },

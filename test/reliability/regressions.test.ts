@@ -39,6 +39,10 @@ describe('inputs that once caused a 500', () => {
       ['POST', '/calls/usage', { project_id: p, call_ids: [LONG] }],
       ['POST', '/obj/read', { project_id: p, object_id: 'o', digest: LONG }],
       ['POST', '/table/query', { project_id: p, digest: LONG }],
+      ['POST', '/table/update', { project_id: p, base_digest: LONG, updates: [] }],
+      ['POST', '/table/create_from_digests', { project_id: p, row_digests: [LONG] }],
+      ['POST', '/table/query_stats', { project_id: p, digest: LONG }],
+      ['POST', '/table/query_stats_batch', { project_id: p, digests: [LONG] }],
       ['POST', '/file/content', { project_id: p, digest: LONG }],
       [
         'POST',

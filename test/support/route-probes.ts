@@ -29,6 +29,8 @@ export type Fixtures = {
   objectId: string
   objectDigest: string
   tableDigest: string
+  /** The digest of the table's one row. */
+  rowDigest: string
   fileDigest: string
   queueId: string
   itemId: string
@@ -154,6 +156,7 @@ export async function buildFixtures(b: TestCaller): Promise<Fixtures> {
     objectId,
     objectDigest: obj.digest as string,
     tableDigest: tbl.digest as string,
+    rowDigest: (tbl.row_digests as string[])[0] as string,
     fileDigest: file.digest as string,
     queueId,
     itemId,
@@ -298,6 +301,14 @@ export function projectProbes(f: Fixtures, entity: string): RouteProbe[] {
     }),
     probe('tracing/create-table', { body: { table: { project_id: p, rows: [{ a: 1 }] } } }),
     probe('tracing/query-table', { body: { project_id: p, digest: f.tableDigest } }),
+    probe('tracing/update-table', {
+      body: { project_id: p, base_digest: f.tableDigest, updates: [{ append: { row: { a: 1 } } }] },
+    }),
+    probe('tracing/create-table-from-digests', { body: { project_id: p, row_digests: [f.rowDigest, f.rowDigest] } }),
+    probe('tracing/query-table-stats', { body: { project_id: p, digest: f.tableDigest } }),
+    probe('tracing/query-table-stats-batch', {
+      body: { project_id: p, digests: [f.tableDigest], include_storage_size: true },
+    }),
     probe('tracing/create-file', { form: { project_id: p, file: new Blob(['x']) } }),
     probe('tracing/create-file', { form: { project_id: p, file: new Blob(['x']) } }, 1),
     probe('tracing/read-file-content', { body: { project_id: p, digest: f.fileDigest } }),

@@ -89,6 +89,111 @@ describe('POST /table/query', () => {
     expect(filtered.body.rows.map((r: { original_index: number }) => r.original_index)).toEqual([2])
   })
 
+  it('sorts like the reference: present first, then numbers (numeric strings too), then strings; in both directions', async () => {
+    // Prepare: the QA example, v = 10, 9, "abc", "5", (missing), null, 2.5 labelled a..g
+    const caller = await newProjectCaller()
+    const vs: [string, unknown][] = [
+      ['a', 10],
+      ['b', 9],
+      ['c', 'abc'],
+      ['d', '5'],
+      ['e', undefined],
+      ['f', null],
+      ['g', 2.5],
+    ]
+    const rows = vs.map(([label, v]) => (v === undefined ? { label } : { label, v }))
+    const { body } = await create(caller, rows)
+    const order = async (direction: string) => {
+      const res = await query(caller, { digest: body.digest, sort_by: [{ field: 'v', direction }] })
+      return res.body.rows.map((r: { val: { label: string } }) => r.val.label).join('')
+    }
+
+    // Act
+    const asc = await order('asc')
+    const desc = await order('desc')
+
+    // Assess: missing and null last in both directions, in table order
+    expect(asc).toBe('gdbacef')
+    expect(desc).toBe('abdgcef')
+  })
+
+  it('compares the string form ClickHouse reads: objects and arrays as empty, booleans as words, texts by bytes', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const vs: unknown[] = [true, { x: 1 }, 'b', [1], 'a', '5.0', 5, '5', 'é', 'z']
+    const { body } = await create(
+      caller,
+      vs.map((v, i) => ({ i, v })),
+    )
+    const order = async (direction: string) => {
+      const res = await query(caller, { digest: body.digest, sort_by: [{ field: 'v', direction }] })
+      return res.body.rows.map((r: { val: { i: number } }) => r.val.i)
+    }
+
+    // Act
+    const asc = await order('asc')
+    const desc = await order('desc')
+
+    // Assess: 5, "5" tie and keep table order; "5.0" follows on its text; '' < 'a' < 'b' < 'true' < 'z' < 'é' (UTF-8)
+    expect(asc).toEqual([6, 7, 5, 1, 3, 4, 2, 0, 9, 8])
+    expect(desc).toEqual([5, 6, 7, 8, 9, 0, 2, 4, 1, 3])
+  })
+
+  it('follows keys only for presence and digit parts into lists for the value, then the next sort field', async () => {
+    // Prepare: `l.0` indexes a list for the value but names no key, so those rows count as absent
+    const caller = await newProjectCaller()
+    const rows = [
+      { k: 0, l: [3] },
+      { k: 1, l: { '0': 1 } },
+      { k: 2, l: [1] },
+      { k: 3, l: { '0': 2 } },
+      { k: 4, l: [1], n: 2 },
+      { k: 5, l: [1], n: 1 },
+    ]
+    const { body } = await create(caller, rows)
+    const sort_by = [
+      { field: 'l.0', direction: 'asc' },
+      { field: 'n', direction: 'desc' },
+    ]
+
+    // Act
+    const res = await query(caller, { digest: body.digest, sort_by })
+
+    // Assess: present keys (objects with key "0", value '') first; then the lists by element, ties by `n` desc
+    expect(res.body.rows.map((r: { val: { k: number } }) => r.val.k)).toEqual([1, 3, 4, 5, 2, 0])
+  })
+
+  it.each([
+    ['', 'Sort field cannot be empty'],
+    [' \t', 'Sort field cannot be empty'],
+    ['.a', "Invalid sort field '.a': field names cannot start/end with dots or contain consecutive dots"],
+    ['a.', "Invalid sort field 'a.': field names cannot start/end with dots or contain consecutive dots"],
+    ['a..b', "Invalid sort field 'a..b': field names cannot start/end with dots or contain consecutive dots"],
+    ['a. .b', "Invalid sort field 'a. .b': field path components cannot be empty"],
+  ])('answers 400 for the sort field %j before reading the table', async (field, reason) => {
+    // Prepare
+    const caller = await newProjectCaller()
+
+    // Act
+    const res = await query(caller, {
+      digest: TABLE,
+      sort_by: [
+        { field: 'x', direction: 'asc' },
+        { field, direction: 'asc' },
+      ],
+    })
+
+    // Assess
+    expect(res).toEqual({ status: 400, body: { reason } })
+  })
+
+  it('answers 422 for a direction other than asc or desc', async () => {
+    const caller = await newProjectCaller()
+    const res = await query(caller, { digest: TABLE, sort_by: [{ field: 'x', direction: 'up' }] })
+    expect(res.status).toBe(422)
+    expect(res.body.detail[0].type).toBe('literal_error')
+  })
+
   it('returns no rows for an unknown table and 403 for a foreign project', async () => {
     const a = await newProjectCaller()
     const b = await newProjectCaller()
