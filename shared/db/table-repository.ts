@@ -4,6 +4,7 @@ import { db, table } from '#shared/db/client'
 import { keyPart } from '#shared/db/key-part'
 import { loadJson, type StoredJson, storeJson } from '#shared/db/large-value'
 import { queryAll } from '#shared/db/query'
+import { parseStoredJson } from '#shared/tracing/json-exact'
 
 // Tables (docs/data-model.md): one partition per (project, table digest): PK=TABLE#<project>#<digest>
 //   SK=ROW#<index, 9 digits>  one row: its digest, size and value (large rows as chunks under SK=VAL#<index>#LV#…)
@@ -26,8 +27,11 @@ const rowOwner = (pk: string, index: number) => ({ pk, skPrefix: `VAL#${pad(inde
 /** One stored row, parsed: what `table/query` answers. */
 export type TableRow = { digest: string; val: unknown; original_index: number }
 
-/** A row as stored: its digest, its JSON text and Weave's `size_bytes` (unknown for rows stored before it was kept). */
-export type StoredRow = { digest: string; json: string; sizeBytes: number | undefined }
+/**
+ * A row as stored: its digest, its JSON text, whether that text holds exact numbers (`1.0`, integers beyond 2^53: see
+ * json-exact.ts) and Weave's `size_bytes` (unknown for rows stored before it was kept).
+ */
+export type StoredRow = { digest: string; json: string; exact: boolean; sizeBytes: number | undefined }
 
 /** A row to store: its size is always known. */
 export type NewRow = StoredRow & { sizeBytes: number }
@@ -47,7 +51,8 @@ export async function putTable(project: string, digest: string, rows: readonly N
   const pointers = new Map<string, Record<string, unknown>>()
   for (const [i, row] of rows.entries()) {
     const val = await storeJson(rowOwner(pk, i), row.json, INLINE_BYTES)
-    items.push({ PK: pk, SK: `ROW#${pad(i)}`, row_digest: row.digest, size_bytes: row.sizeBytes, val })
+    const item = { PK: pk, SK: `ROW#${pad(i)}`, row_digest: row.digest, size_bytes: row.sizeBytes, val }
+    items.push(row.exact ? { ...item, val_exact: true } : item)
     if (!pointers.has(row.digest)) {
       pointers.set(row.digest, { ...pointerKey(project, row.digest), table_digest: digest, index: i })
     }
@@ -90,7 +95,8 @@ async function toStoredRow(item: Record<string, unknown>): Promise<StoredRow & {
   const pk = String(item.PK)
   const index = Number(String(item.SK).slice(4))
   const json = await loadJson(rowOwner(pk, index), item.val as StoredJson)
-  return { digest: String(item.row_digest), json, sizeBytes: optionalNumber(item.size_bytes), index }
+  const exact = item.val_exact === true
+  return { digest: String(item.row_digest), json, exact, sizeBytes: optionalNumber(item.size_bytes), index }
 }
 
 /**
@@ -113,10 +119,24 @@ export async function readTableRows(
   return Promise.all(items.map(toStoredRow))
 }
 
-/** Rows of a complete table in insertion order, parsed, optionally only indexes `[from, to]`; none when missing. */
-export async function listTableRows(project: string, digest: string, from = 0, to = MAX_INDEX): Promise<TableRow[]> {
+/**
+ * Rows of a complete table in insertion order, parsed, optionally only indexes `[from, to]`; none when missing.
+ * `exactNumbers` reads them with their numbers as stored (`PyFloat`, `PyInt`), for an answer written with
+ * `stringifyJsonExact`; without it they are plain numbers.
+ */
+export async function listTableRows(
+  project: string,
+  digest: string,
+  from = 0,
+  to = MAX_INDEX,
+  exactNumbers = false,
+): Promise<TableRow[]> {
   const rows = (await readTableRows(project, digest, from, to)) ?? []
-  return rows.map((r) => ({ digest: r.digest, val: JSON.parse(r.json), original_index: r.index }))
+  return rows.map((r) => ({
+    digest: r.digest,
+    val: parseStoredJson(r.json, exactNumbers && r.exact),
+    original_index: r.index,
+  }))
 }
 
 /**
@@ -131,5 +151,7 @@ export async function findRows(project: string, rowDigests: readonly string[]): 
     sources.set(`${key.PK}\u0000${key.SK}`, key)
   }
   const rows = await Promise.all((await getAll([...sources.values()])).map(toStoredRow))
-  return new Map(rows.map((r) => [r.digest, { digest: r.digest, json: r.json, sizeBytes: r.sizeBytes }]))
+  return new Map(
+    rows.map((r) => [r.digest, { digest: r.digest, json: r.json, exact: r.exact, sizeBytes: r.sizeBytes }]),
+  )
 }

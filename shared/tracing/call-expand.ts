@@ -34,7 +34,10 @@ export function objectRefReader(project: string, options: { exactNumbers?: boole
   const rowsOf = (digest: string) => {
     let rows = tables.get(digest)
     if (rows === undefined) {
-      rows = listTableRows(project, digest).then((list) => new Map(list.map((r) => [r.digest, r.val])))
+      const exact = options.exactNumbers === true
+      rows = listTableRows(project, digest, undefined, undefined, exact).then(
+        (list) => new Map(list.map((r) => [r.digest, r.val])),
+      )
       tables.set(digest, rows)
     }
     return rows

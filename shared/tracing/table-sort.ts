@@ -1,5 +1,6 @@
 import { BadRequestError } from '#shared/errors/http-error'
 import type { SortBy } from '#shared/schemas/obj'
+import { PyFloat, PyInt } from '#shared/tracing/json-exact'
 
 // `table/query`'s `sort_by`, as Weave's ClickHouse server runs it (docs/tracing.md §9): each field is a dot path into
 // the row value, and `OrderField.as_sql` orders a JSON path by three keys: whether it exists (`JSONType(val_dump,
@@ -36,7 +37,11 @@ export function assertTableSortFields(sorts: readonly SortBy[]): void {
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+// The exact-number wrappers (json-exact.ts) are numbers here, not objects to walk into.
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat) && !(v instanceof PyInt)
+
+const plainNumber = (v: unknown) => (v instanceof PyFloat ? v.value : v instanceof PyInt ? Number(v.digits) : v)
 
 // `JSONType(val_dump, 'a', 'b')`: every part is a String argument, a key of an object (never an array index).
 function exists(row: unknown, parts: readonly string[]): boolean {
@@ -84,7 +89,7 @@ function toFloat64OrNull(text: string): number | null {
 type FieldKey = { exists: boolean; num: number | null; text: Buffer }
 
 function fieldKey(row: unknown, parts: readonly string[]): FieldKey {
-  const raw = valueAt(row, parts)
+  const raw = plainNumber(valueAt(row, parts))
   const text = valueText(raw)
   const num = typeof raw === 'number' ? raw : toFloat64OrNull(text)
   return { exists: exists(row, parts), num, text: Buffer.from(text, 'utf8') }

@@ -24,7 +24,7 @@ import type {
 } from '#shared/schemas/table'
 import type { TableStatsRow, TableUpdateRes } from '#shared/schemas/table-response'
 import { pythonDumpsInOrder, tableDigest, valDigest } from '#shared/tracing/digest'
-import { exactPart } from '#shared/tracing/json-exact'
+import { exactPart, jsonExact, parseStoredJson } from '#shared/tracing/json-exact'
 import { assertTableSortFields, sortTableRows } from '#shared/tracing/table-sort'
 
 const isObject = (v: unknown) =>
@@ -33,19 +33,24 @@ const isObject = (v: unknown) =>
   !Array.isArray(v) &&
   [Object.prototype, null].includes(Object.getPrototypeOf(v))
 
-/** The JSON text a table row is stored as: the one place that writes it (`table/create`, `update`, `create_from_digests`). */
-export function rowJson(row: unknown): string {
-  return JSON.stringify(row)
+/**
+ * The JSON text a table row is stored as, the one place that writes it (`table/create`, `update`,
+ * `create_from_digests`): its numbers as sent (`1.0`, every digit of an integer beyond 2^53, json-exact.ts), and
+ * whether it holds such numbers, so that only those rows are read with the exact parser.
+ */
+export function rowJson(row: unknown): { json: string; exact: boolean } {
+  const { text, exact } = jsonExact(row)
+  return { json: text, exact }
 }
 
 // A new row (parsed exactly from the request, see json-exact.ts): its digest, stored text and Weave's `size_bytes`,
 // `length(val_dump)` of `json.dumps(row)`, which is ASCII (`ensure_ascii`), so characters are bytes.
 function newRow(row: unknown): NewRow {
-  return { digest: valDigest(row), json: rowJson(row), sizeBytes: pythonDumpsInOrder(row).length }
+  return { digest: valDigest(row), ...rowJson(row), sizeBytes: pythonDumpsInOrder(row).length }
 }
 
 // Rows stored before their size was kept: the size of the stored value.
-const sizeOf = (row: StoredRow) => row.sizeBytes ?? pythonDumpsInOrder(JSON.parse(row.json)).length
+const sizeOf = (row: StoredRow) => row.sizeBytes ?? pythonDumpsInOrder(parseStoredJson(row.json, row.exact)).length
 const known = (row: StoredRow): NewRow => ({ ...row, sizeBytes: sizeOf(row) })
 
 // `validate_expected_digest` (DigestMismatchError, 409), with the reference's text.
@@ -84,9 +89,9 @@ export async function queryTable(req: TableQueryReq): Promise<{ rows: TableRow[]
   if ((filter == null || filter.length === 0) && sorts.length === 0) {
     if (req.limit === 0) return { rows: [] }
     const to = req.limit == null ? undefined : start + req.limit - 1
-    return { rows: await listTableRows(req.project_id, req.digest, start, to) }
+    return { rows: await listTableRows(req.project_id, req.digest, start, to, true) }
   }
-  let rows = await listTableRows(req.project_id, req.digest)
+  let rows = await listTableRows(req.project_id, req.digest, undefined, undefined, true)
   if (filter != null && filter.length > 0) rows = rows.filter((r) => filter.includes(r.digest))
   if (sorts.length > 0) rows = sortTableRows(rows, sorts)
   return { rows: rows.slice(start, req.limit == null ? undefined : start + req.limit) }

@@ -7,6 +7,7 @@ import { app as statsBatchApp } from '#functions/tracing/query-table-stats-batch
 import { app as updateApp } from '#functions/tracing/update-table/handler'
 import { TableQueryStatsBatchResSchema, TableUpdateResSchema } from '#shared/schemas/table-response'
 import { tableDigest, valDigest } from '#shared/tracing/digest'
+import { sendText } from '../../support/objects.js'
 import { newProjectCaller, type ProjectCaller, send } from '../../support/tracing.js'
 
 const EMPTY = tableDigest([])
@@ -263,5 +264,58 @@ describe('POST /table/query_stats_batch', () => {
 
     // Assess: '{"y": "ab"}' is 11
     expect(res.body.tables.map((t: { storage_size_bytes: number }) => t.storage_size_bytes)).toEqual([26, 46])
+  })
+})
+
+describe('table rows with numbers JSON.parse would change', () => {
+  it('answers 1.0 and integers beyond 2^53 as created, through table/query, sorting, updates and copies (QA)', async () => {
+    // Prepare: a Python client reads rows back and republishes them; a row read back as {"score": 1} hashes to
+    // another digest, so a dataset read and saved again became a new version.
+    const caller = await newProjectCaller()
+    const body = (rows: string) => `{"table": {"project_id": "${caller.project}", "rows": [${rows}]}}`
+    const created = await sendText(
+      createApp,
+      '/table/create',
+      body('{"score": 1.0, "seed": 12345678901234567891}, {"score": 0.5}'),
+      caller,
+    )
+    const { digest, row_digests } = JSON.parse(created.text) as { digest: string; row_digests: string[] }
+    const updated = await sendText(
+      updateApp,
+      '/table/update',
+      `{"project_id": "${caller.project}", "base_digest": "${digest}", "updates": [{"append": {"row": {"score": 2.0}}}]}`,
+      caller,
+    )
+    const copyOf = (JSON.parse(updated.text) as { digest: string }).digest
+    const copied = await send(
+      fromDigestsApp,
+      '/table/create_from_digests',
+      { project_id: caller.project, row_digests },
+      caller,
+    )
+
+    // Act
+    const plain = await sendText(queryApp, '/table/query', { project_id: caller.project, digest }, caller)
+    const sorted = await sendText(
+      queryApp,
+      '/table/query',
+      { project_id: caller.project, digest: copyOf, sort_by: [{ field: 'score', direction: 'desc' }] },
+      caller,
+    )
+    const copy = await sendText(
+      queryApp,
+      '/table/query',
+      { project_id: caller.project, digest: copied.body.digest },
+      caller,
+    )
+
+    // Assess
+    const first = `{"digest":"${row_digests[0]}","val":{"score":1.0,"seed":12345678901234567891},"original_index":0}`
+    expect(plain.text).toBe(`{"rows":[${first},{"digest":"${row_digests[1]}","val":{"score":0.5},"original_index":1}]}`)
+    expect(sorted.text).toMatch(
+      /^\{"rows":\[\{"digest":"[^"]+","val":\{"score":2\.0\},"original_index":2\},\{"digest":"[^"]+","val":\{"score":1\.0,"seed":12345678901234567891\}/,
+    )
+    expect(copy.text).toContain('"val":{"score":1.0,"seed":12345678901234567891}')
+    expect(valDigest({ score: 1 })).not.toBe(row_digests[0])
   })
 })
