@@ -15,7 +15,7 @@ import { checkServingRules } from '#shared/inference/serving-rules'
 import { firstWithin, type StreamItem, sseReadable, sseSource } from '#shared/inference/sse-stream'
 import type { StreamOutcome } from '#shared/inference/stream-tally'
 import { traceCompletion, traceOptedOut } from '#shared/inference/trace-completion'
-import { afterCompletion, recordUsage } from '#shared/inference/usage-meter'
+import { afterCompletion, estimatePromptTokens, recordUsage } from '#shared/inference/usage-meter'
 import { parseChatRequest } from '#shared/inference/validate-request'
 import type { ChatCompletionResponse } from '#shared/schemas/chat-completion'
 
@@ -123,7 +123,8 @@ async function complete(
     response = await backend.complete(call)
   } catch (error) {
     if (call.signal.aborted) {
-      const usage = { prompt_tokens: 0, completion_tokens: 0 }
+      // The upstream has the prompt: metered as a stream the client left before its first chunk (stream-tally.ts).
+      const usage = { prompt_tokens: estimatePromptTokens(call.request), completion_tokens: 0 }
       await finish({ usage, aborted: true, output: null, exception: 'Client disconnected' })
     }
     throw error

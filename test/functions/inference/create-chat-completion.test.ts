@@ -451,6 +451,40 @@ describe('POST /v1/chat/completions (streaming)', () => {
     expect(counters.reduce((n, c) => n + c.abortedRequests, 0)).toBe(1)
     expect(counters.reduce((n, c) => n + c.requests, 0)).toBe(1)
   })
+
+  it('meters a client that leaves before the JSON answer as a stream left before its first chunk: the prompt', async () => {
+    // Prepare: a stream aborted before its first chunk was metered with the estimated prompt, a JSON request aborted
+    // before its answer with nothing (upstream QA); the upstream has the prompt either way.
+    const project = `p-${Date.now()}`
+    upstream.behave({ headerDelayMs: 2_000 })
+    const aborter = new AbortController()
+    const init = jsonInit({ messages, model }, { ...caller.bearer, 'Compat-Project': `${caller.entity}/${project}` })
+
+    // Act
+    const before = upstream.seen.length
+    const pending = app.request('/v1/chat/completions', { ...init, signal: aborter.signal })
+    // Left once the upstream has the request and before it answers.
+    await until(
+      () => upstream.seen.length,
+      (n) => n > before,
+    )
+    aborter.abort()
+    await Promise.resolve(pending).catch(() => undefined)
+    const counters = await until(
+      async () => {
+        await flushUsage()
+        return listUsage(caller.entity, hourOf(new Date(Date.now() - 3_600_000)), hourOf(new Date()), project)
+      },
+      (found) => found.some((c) => c.requests > 0),
+    )
+
+    // Assess
+    const prompt = estimatePromptTokens({ messages, model } as ChatCompletionRequest)
+    expect(prompt).toBeGreaterThan(0)
+    expect(counters.reduce((n, c) => n + c.abortedRequests, 0)).toBe(1)
+    expect(counters.reduce((n, c) => n + c.promptTokens, 0)).toBe(prompt)
+    expect(counters.reduce((n, c) => n + c.completionTokens, 0)).toBe(0)
+  })
 })
 
 /** The project's usage counters of the last two hours, and a sum over them. */
