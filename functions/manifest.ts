@@ -42,6 +42,7 @@ import { route as readAnnotationQueue } from '#functions/tracing/read-annotation
 import { route as readCall } from '#functions/tracing/read-call/route'
 import { route as readFileContent } from '#functions/tracing/read-file-content/route'
 import { route as readObj } from '#functions/tracing/read-obj/route'
+import { route as readRefsBatch } from '#functions/tracing/read-refs-batch/route'
 import { route as removeObjAliases } from '#functions/tracing/remove-obj-aliases/route'
 import { route as removeObjTags } from '#functions/tracing/remove-obj-tags/route'
 import { route as replaceFeedback } from '#functions/tracing/replace-feedback/route'
@@ -105,6 +106,7 @@ export const FUNCTIONS = [
   // Tracing: objects, tags and aliases.
   createObj,
   readObj,
+  readRefsBatch,
   queryObjs,
   deleteObj,
   addObjTags,

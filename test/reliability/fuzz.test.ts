@@ -52,6 +52,7 @@ const FIELDS = [
   'offset',
   'sort_by',
   'weave_ref',
+  'refs',
   'feedback_type',
   'payload',
   'annotation_state',

@@ -5,6 +5,7 @@ import { handler as queryFeedbackHandler } from '#functions/tracing/query-feedba
 import { handler as queryTableHandler } from '#functions/tracing/query-table/handler'
 import { handler as readCallHandler } from '#functions/tracing/read-call/handler'
 import { handler as readObjHandler } from '#functions/tracing/read-obj/handler'
+import { handler as readRefsHandler } from '#functions/tracing/read-refs-batch/handler'
 import { newCaller, type TestCaller } from '../support/auth.js'
 import { authorizerFor } from '../support/calls.js'
 import { lambdaContext, restEvent } from '../support/events.js'
@@ -105,6 +106,7 @@ describe("ids of entity B's data used by entity A in A's own project", () => {
         'tracing/update-call',
         'tracing/calls-usage',
         'tracing/read-obj',
+        'tracing/read-refs-batch',
         'tracing/add-obj-tags',
         'tracing/set-obj-aliases',
         'tracing/query-table',
@@ -184,6 +186,11 @@ describe('behind the REQUEST authorizer (the deployed Lambda path)', () => {
         handler: readObjHandler,
         path: '/obj/read',
         body: { project_id: f.project, object_id: f.objectId, digest: f.objectDigest },
+      },
+      {
+        handler: readRefsHandler,
+        path: '/refs/read_batch',
+        body: { refs: [`weave:///${f.project}/object/${f.objectId}:${f.objectDigest}`] },
       },
       { handler: queryFeedbackHandler, path: '/feedback/query', body: { project_id: f.project } },
       { handler: queryQueuesHandler, path: '/annotation_queues/query', body: { project_id: f.project } },

@@ -28,6 +28,9 @@ export type Fixtures = {
   callId: string
   objectId: string
   objectDigest: string
+  /** An object whose `rows` is a ref to the table, as the SDKs publish a dataset. */
+  datasetId: string
+  datasetDigest: string
   tableDigest: string
   /** The digest of the table's one row. */
   rowDigest: string
@@ -111,6 +114,14 @@ export async function buildFixtures(b: TestCaller): Promise<Fixtures> {
     path: '/table/create',
     body: { table: { project_id: project, rows: [{ secret: 'SECRET-ROW' }] } },
   })
+  const datasetId = 'secret-dataset'
+  const dataset = await ok(b, {
+    method: 'POST',
+    path: '/obj/create',
+    body: {
+      obj: { project_id: project, object_id: datasetId, val: { rows: `weave:///${project}/table/${tbl.digest}` } },
+    },
+  })
   const file = await ok(b, {
     method: 'POST',
     path: '/file/create',
@@ -155,6 +166,8 @@ export async function buildFixtures(b: TestCaller): Promise<Fixtures> {
     callId,
     objectId,
     objectDigest: obj.digest as string,
+    datasetId,
+    datasetDigest: dataset.digest as string,
     tableDigest: tbl.digest as string,
     rowDigest: (tbl.row_digests as string[])[0] as string,
     fileDigest: file.digest as string,
@@ -246,6 +259,15 @@ export function projectProbes(f: Fixtures, entity: string): RouteProbe[] {
     probe('tracing/create-obj', { body: { obj: { project_id: p, object_id: 'other', val: 1 } } }),
     probe('tracing/read-obj', { body: { project_id: p, object_id: f.objectId, digest: f.objectDigest } }),
     probe('tracing/query-objs', { body: { project_id: p } }),
+    // An object, and a row of the table reached through the dataset object's `rows` ref.
+    probe('tracing/read-refs-batch', {
+      body: {
+        refs: [
+          `weave:///${p}/object/${f.objectId}:${f.objectDigest}`,
+          `weave:///${p}/object/${f.datasetId}:${f.datasetDigest}/attr/rows/id/${f.rowDigest}`,
+        ],
+      },
+    }),
     probe('tracing/add-obj-tags', { params: version, body: { project_id: p, tags: ['t1'] } }),
     probe('tracing/remove-obj-tags', { params: version, body: { project_id: p, tags: ['t1'] } }),
     probe('tracing/set-obj-aliases', {
