@@ -42,6 +42,7 @@ const ROUTE_AREAS: Partial<Record<FunctionEntry['family'], Record<string, string
     table: 'Objects',
     file: 'Objects',
     files: 'Objects',
+    refs: 'Objects',
     feedback: 'Feedback',
     annotation_queues: 'Feedback',
   },
