@@ -1,4 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { getAll, ITEM_REQUESTS_IN_FLIGHT, mapInParallel } from '#shared/db/batch-write'
 import { db, table } from '#shared/db/client'
 import { ifConditionHolds, isConditionFailed, putIfAbsentOrRead } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
@@ -81,6 +82,23 @@ export async function getObjVersion(
     }),
   )
   return Item === undefined ? undefined : withValue(Item, withVal)
+}
+
+/**
+ * Several versions by digest (consistent `BatchGetItem`s, deleted ones included), optionally with their values: one
+ * answer per key, in order, undefined where none is stored.
+ */
+export async function getObjVersions(
+  keys: readonly { project: string; objectId: string; digest: string }[],
+  withVal: boolean,
+): Promise<(ObjVersionRecord | undefined)[]> {
+  const itemKeys = keys.map((k) => ({ PK: objPk(k.project, k.objectId), SK: `VER#${keyPart(k.digest)}` }))
+  const items = new Map((await getAll(itemKeys)).map((item) => [`${item.PK}\u0000${item.SK}`, item]))
+  // Large values are read from their chunks: a bounded number at once.
+  return mapInParallel(itemKeys, ITEM_REQUESTS_IN_FLIGHT, async (key) => {
+    const item = items.get(`${key.PK}\u0000${key.SK}`)
+    return item === undefined ? undefined : withValue(item, withVal)
+  })
 }
 
 /** The versions of one object holding index `index` (one per kind at most), deleted ones included. */

@@ -1,6 +1,5 @@
 import { assertProjectAccess } from '#shared/auth/authenticate'
-import { ITEM_REQUESTS_IN_FLIGHT, mapInParallel } from '#shared/db/batch-write'
-import { getObjVersion } from '#shared/db/obj-repository'
+import { getObjVersions } from '#shared/db/obj-repository'
 import { findRows, getTableHeaders, readTableRows, type StoredRow } from '#shared/db/table-repository'
 import { BadRequestError, NotFoundError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
@@ -155,8 +154,8 @@ function walk(scope: string, start: unknown, extra: readonly string[]): State {
   return { scope, done: true, val: val === undefined ? null : val }
 }
 
-// Reads the object versions the reads wait for into `cache` (each version not read yet once, at most
-// ITEM_REQUESTS_IN_FLIGHT at a time), a deleted one as null: 400 for `latest`, and Weave's 404 when fewer distinct
+// Reads the object versions the reads wait for into `cache` (each version not read yet once, in consistent
+// `BatchGetItem`s of 100), a deleted one as null: 400 for `latest`, and Weave's 404 when fewer distinct
 // digests are found than asked for (a deleted version counts as found).
 async function readObjects(reads: Read[], cache: Map<string, unknown>): Promise<void> {
   const wanted = new Map<string, Extract<Read, { kind: 'object' }>>()
@@ -166,8 +165,9 @@ async function readObjects(reads: Read[], cache: Map<string, unknown>): Promise<
     if (!cache.has(objKey(r))) wanted.set(objKey(r), r)
   }
   const list = [...wanted.values()]
-  const records = await mapInParallel(list, ITEM_REQUESTS_IN_FLIGHT, (r) =>
-    getObjVersion(r.project, r.name, r.digest, true),
+  const records = await getObjVersions(
+    list.map((r) => ({ project: r.project, objectId: r.name, digest: r.digest })),
+    true,
   )
   const asked = [...new Set(list.map((r) => r.digest))]
   const found = new Set<string>()
