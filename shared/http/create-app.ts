@@ -8,6 +8,7 @@ import { tracingErrorResponse } from '#shared/errors/tracing-errors'
 import { trainingErrorResponse } from '#shared/errors/training-errors'
 import type { AppEnv, Family } from '#shared/http/app-env'
 import { principalFromAuthorizer } from '#shared/http/authorizer-context'
+import { registerErrorMapper } from '#shared/http/lambda-handler'
 import { requestMetrics } from '#shared/http/metrics'
 import { requestHeader, setResponseHeader } from '#shared/http/node-bindings'
 import { rateLimits } from '#shared/http/rate-limit'
@@ -99,6 +100,7 @@ function createFamilyApp({
   methodNotAllowed = false,
 }: FamilyOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
+  registerErrorMapper(app, errors)
   app.onError(async (error, c) => {
     const response = errors(error)
     if (response.status >= 500) logger.error('request failed', { requestId: c.get('requestId'), error })

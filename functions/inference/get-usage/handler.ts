@@ -1,5 +1,5 @@
-import { handle } from 'hono/aws-lambda'
 import { createInferenceApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { validate } from '#shared/http/validate'
 import { usageReport } from '#shared/inference/usage-report'
 import { route } from './route.js'
@@ -10,4 +10,4 @@ export const app = createInferenceApp().on(route.method, route.path, validate('q
   return c.json(report, 200)
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

@@ -1,5 +1,5 @@
-import { handle } from 'hono/aws-lambda'
 import { createInferenceApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { modelsFor } from '#shared/inference/catalog'
 import { modelCard } from '#shared/inference/model-card'
 import { route } from './route.js'
@@ -10,4 +10,4 @@ export const app = createInferenceApp().on(route.method, route.path, async (c) =
   return c.json({ object: 'list', data: models.map(modelCard) }, 200)
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

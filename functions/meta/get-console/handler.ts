@@ -1,9 +1,9 @@
 import type { Context } from 'hono'
-import { handle } from 'hono/aws-lambda'
 import { consoleAssets, INDEX } from '#shared/console/files'
 import { CONSOLE_HEADERS, consoleFileResponse } from '#shared/console/respond'
 import type { AppEnv } from '#shared/http/app-env'
 import { createPublicApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { route } from './route.js'
 
 const [root, page, asset] = route.routes
@@ -37,4 +37,4 @@ export const app = createPublicApp()
   .on(page.method, `${page.path}/`, (c) => serveFile(c, INDEX))
   .on(asset.method, asset.path, (c) => serveFile(c, c.req.param('file')))
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

@@ -1,6 +1,6 @@
-import { handle } from 'hono/aws-lambda'
 import { FUNCTIONS } from '#functions/manifest'
 import { createPublicApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { buildOpenApiDocument } from '#shared/http/openapi'
 import { route } from './route.js'
 
@@ -13,4 +13,4 @@ export const app = createPublicApp().on(route.method, route.path, (c) => {
   return c.json(document, 200)
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

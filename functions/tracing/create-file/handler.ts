@@ -1,5 +1,5 @@
-import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { createFile } from '#shared/tracing/files'
 import { route } from './route.js'
 
@@ -10,4 +10,4 @@ export const app = createTracingApp()
   .on(file.method, file.path, async (c) => c.json(await createFile(c), 200))
   .on(files.method, files.path, async (c) => c.json(await createFile(c), 200))
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

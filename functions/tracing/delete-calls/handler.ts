@@ -1,5 +1,5 @@
-import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { validate } from '#shared/http/validate'
 import { deleteCalls } from '#shared/tracing/call-ops'
 import { route } from './route.js'
@@ -10,4 +10,4 @@ export const app = createTracingApp().on(route.method, route.path, validate('jso
   return c.json({ num_deleted: await deleteCalls(req.project_id, req.call_ids) }, 200)
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

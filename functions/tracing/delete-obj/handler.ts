@@ -1,5 +1,5 @@
-import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { validate } from '#shared/http/validate'
 import { deleteObj } from '#shared/tracing/objects-write'
 import { route } from './route.js'
@@ -10,4 +10,4 @@ export const app = createTracingApp().on(route.method, route.path, validate('jso
   return c.json(res, 200)
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

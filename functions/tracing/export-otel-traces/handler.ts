@@ -1,5 +1,5 @@
-import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { requestHeader } from '#shared/http/node-bindings'
 import { exportTraces } from '#shared/otel/export-traces'
 import { readOtlpRequest } from '#shared/otel/otlp-body'
@@ -19,4 +19,4 @@ export const app = createTracingApp().on(route.method, route.path, async (c) => 
   return c.body(encodeProtobufResponse(rejected, message), 200, { 'Content-Type': 'application/x-protobuf' })
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

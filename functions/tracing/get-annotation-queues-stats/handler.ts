@@ -1,5 +1,5 @@
-import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { validate } from '#shared/http/validate'
 import { queueStats } from '#shared/tracing/annotation-queues'
 import { route } from './route.js'
@@ -10,4 +10,4 @@ export const app = createTracingApp().on(route.method, route.path, validate('jso
   return c.json(await queueStats(req.project_id, req.queue_ids), 200)
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

@@ -1,6 +1,6 @@
-import { handle } from 'hono/aws-lambda'
 import { listProjects } from '#shared/db/project-repository'
 import { createTracingApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { route } from './route.js'
 
 /**
@@ -12,4 +12,4 @@ export const app = createTracingApp().on(route.method, route.path, async (c) => 
   return c.json({ projects: await listProjects(principal.entities) }, 200)
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

@@ -1,5 +1,6 @@
-import { defaultIsContentTypeBinary, handle } from 'hono/aws-lambda'
+import { defaultIsContentTypeBinary } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { validate } from '#shared/http/validate'
 import { queryQueues } from '#shared/tracing/annotation-queues'
 import { route } from './route.js'
@@ -12,6 +13,6 @@ export const app = createTracingApp().on(route.method, route.path, validate('jso
 })
 
 // JSON Lines is text: without this the adapter would base64-encode it as binary.
-export const handler = handle(app, {
+export const handler = lambdaHandler(app, {
   isContentTypeBinary: (type) => !type.startsWith('application/jsonl') && defaultIsContentTypeBinary(type),
 })

@@ -1,5 +1,5 @@
-import { handle } from 'hono/aws-lambda'
 import { createTracingApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { validate } from '#shared/http/validate'
 import { removeObjTags } from '#shared/tracing/object-labels'
 import { route } from './route.js'
@@ -11,4 +11,4 @@ export const app = createTracingApp().on(route.method, route.path, validate('jso
   return c.json({}, 200)
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

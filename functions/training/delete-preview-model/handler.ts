@@ -1,5 +1,5 @@
-import { handle } from 'hono/aws-lambda'
 import { createTrainingApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { removeModel } from '#shared/training/preview-models'
 import { route } from './route.js'
 
@@ -9,4 +9,4 @@ export const app = createTrainingApp().on(route.method, route.path, async (c) =>
   return c.json({ id: model.id, deleted: true }, 200)
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

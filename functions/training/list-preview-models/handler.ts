@@ -1,5 +1,5 @@
-import { handle } from 'hono/aws-lambda'
 import { createTrainingApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { validate } from '#shared/http/validate'
 import { toModelView } from '#shared/schemas/preview-model'
 import { listModels } from '#shared/training/preview-models'
@@ -11,4 +11,4 @@ export const app = createTrainingApp().on(route.method, route.path, validate('qu
   return c.json({ data: models.map(toModelView) }, 200)
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)

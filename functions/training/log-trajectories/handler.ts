@@ -1,5 +1,5 @@
-import { handle } from 'hono/aws-lambda'
 import { createTrainingApp } from '#shared/http/create-app'
+import { lambdaHandler } from '#shared/http/lambda-handler'
 import { readJsonBody } from '#shared/http/read-json'
 import { parseLogInput } from '#shared/training/log-input'
 import { traceTrainingLog } from '#shared/training/log-trace'
@@ -19,4 +19,4 @@ export const app = createTrainingApp().on(route.method, route.path, async (c) =>
   return c.json(outcome.response, 200)
 })
 
-export const handler = handle(app)
+export const handler = lambdaHandler(app)
