@@ -6,8 +6,13 @@ import { renderCalls } from '#shared/tracing/call-ops'
 import { iterateCalls } from '#shared/tracing/call-query'
 import type { LoadedCall } from '#shared/tracing/call-view'
 import { stringifyJsonExact } from '#shared/tracing/json-exact'
-import { jsonLinesMediaType } from '#shared/tracing/json-lines'
 import { route } from './route.js'
+
+// The response media type follows `Accept` (docs/tracing.md §1), JSON Lines by default.
+function mediaType(accept: string | undefined): string {
+  const first = accept?.split(',', 1)[0]?.split(';', 1)[0]?.trim()
+  return first === undefined || first === '' || first.includes('*') ? 'application/jsonl' : first
+}
 
 /** `POST /calls/stream_query`: matching calls as JSON Lines, one `CallSchema` per line. */
 export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
@@ -45,7 +50,7 @@ export const app = createTracingApp().on(route.method, route.path, validate('jso
       controller.enqueue(await render(next.value))
     },
   })
-  return c.body(body, 200, { 'content-type': jsonLinesMediaType(c.req.header('accept')) })
+  return c.body(body, 200, { 'content-type': mediaType(c.req.header('accept')) })
 })
 
 export const handler = lambdaStreamHandler(app)
