@@ -60,6 +60,8 @@ function describe(issue: ZodIssue): [string, string] {
     case 'too_big':
       return lengthIssue(issue)
     case 'invalid_value': {
+      // A JSON body holds no undefined value: no input is a missing key (a `direction` left out of `sort_by`).
+      if (issue.input === undefined) return ['missing', 'Field required']
       const values = issue.values.map(quote)
       const list = values.length <= 1 ? (values[0] ?? '') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`
       return ['literal_error', `Input should be ${list}`]

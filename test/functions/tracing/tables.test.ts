@@ -194,6 +194,18 @@ describe('POST /table/query', () => {
     expect(res.body.detail[0].type).toBe('literal_error')
   })
 
+  it('answers 422 missing for a sort without direction, as pydantic reports a required literal left out (QA)', async () => {
+    const caller = await newProjectCaller()
+    const res = await query(caller, { digest: TABLE, sort_by: [{ field: 'x' }] })
+    expect(res.status).toBe(422)
+    expect(res.body.detail).toHaveLength(1)
+    expect(res.body.detail[0]).toMatchObject({
+      type: 'missing',
+      loc: ['body', 'sort_by', 0, 'direction'],
+      msg: 'Field required',
+    })
+  })
+
   it('returns no rows for an unknown table and 403 for a foreign project', async () => {
     const a = await newProjectCaller()
     const b = await newProjectCaller()
