@@ -89,8 +89,11 @@ function toFloat64OrNull(text: string): number | null {
 type FieldKey = { exists: boolean; num: number | null; text: Buffer }
 
 function fieldKey(row: unknown, parts: readonly string[]): FieldKey {
-  const raw = plainNumber(valueAt(row, parts))
-  const text = valueText(raw)
+  const found = valueAt(row, parts)
+  const raw = plainNumber(found)
+  // An integer beyond 2^53 keeps its digits for the text key (ClickHouse reads 64-bit integers exactly), so two that
+  // are one double apart still order by their digits.
+  const text = found instanceof PyInt ? found.digits : valueText(raw)
   const num = typeof raw === 'number' ? raw : toFloat64OrNull(text)
   return { exists: exists(row, parts), num, text: Buffer.from(text, 'utf8') }
 }

@@ -319,3 +319,29 @@ describe('table rows with numbers JSON.parse would change', () => {
     expect(valDigest({ score: 1 })).not.toBe(row_digests[0])
   })
 })
+
+describe('table/query sorting integers beyond 2^53', () => {
+  it('orders two integers one double apart by their digits, both ways (QA)', async () => {
+    // Prepare: 2^53 + 1 and 2^53 are one double; ClickHouse reads 64-bit integers exactly.
+    const caller = await newProjectCaller()
+    const body = `{"table": {"project_id": "${caller.project}", "rows": [{"v": 9007199254740993}, {"v": 9007199254740992}]}}`
+    const created = JSON.parse((await sendText(createApp, '/table/create', body, caller)).text) as { digest: string }
+    const sorted = async (direction: string) => {
+      const res = await sendText(
+        queryApp,
+        '/table/query',
+        { project_id: caller.project, digest: created.digest, sort_by: [{ field: 'v', direction }] },
+        caller,
+      )
+      return [...res.text.matchAll(/"v":(\d+)/g)].map((m) => m[1])
+    }
+
+    // Act
+    const asc = await sorted('asc')
+    const desc = await sorted('desc')
+
+    // Assess
+    expect(asc).toEqual(['9007199254740992', '9007199254740993'])
+    expect(desc).toEqual(['9007199254740993', '9007199254740992'])
+  })
+})
