@@ -90,9 +90,14 @@ export function toValidationIssues(
 ): ValidationIssue[] {
   const out: ValidationIssue[] = []
   for (const issue of issues) {
-    // A failed union reports the alternatives' own errors; keep the most specific branch's issues.
+    // A failed union reports the alternatives' own errors; keep the most specific branch's issues: the fewest, and
+    // among as few the deepest (the branch that got furthest, e.g. `pop.index` rather than a missing `append`).
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-      const best = issue.errors.reduce((a, b) => (b.length < a.length ? b : a))
+      const depth = (branch: readonly { path: readonly PropertyKey[] }[]) =>
+        Math.max(...branch.map((i) => i.path.length))
+      const best = issue.errors.reduce((a, b) =>
+        b.length < a.length || (b.length === a.length && depth(b) > depth(a)) ? b : a,
+      )
       const nested = best.map((i) => ({ ...i, path: [...issue.path, ...i.path] }))
       out.push(...toValidationIssues(nested as ZodIssue[], prefix))
       continue

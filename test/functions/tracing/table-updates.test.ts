@@ -320,6 +320,24 @@ describe('table rows with numbers JSON.parse would change', () => {
   })
 })
 
+describe('table/update validation', () => {
+  it('reports a bad pop or insert against its own operation, not a missing append (QA)', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const base = await create(caller, [{ x: 1 }])
+
+    // Act
+    const pop = await update(caller, base.digest, [{ pop: { index: 1.5 } }])
+    const insert = await update(caller, base.digest, [{ insert: { index: 0, row: [1] } }])
+
+    // Assess
+    expect(pop.status).toBe(422)
+    expect(pop.body.detail[0]).toMatchObject({ loc: ['body', 'updates', 0, 'pop', 'index'] })
+    expect(insert.status).toBe(422)
+    expect(insert.body.detail[0].loc.slice(0, 4)).toEqual(['body', 'updates', 0, 'insert'])
+  })
+})
+
 describe('table/query sorting integers beyond 2^53', () => {
   it('orders two integers one double apart by their digits, both ways (QA)', async () => {
     // Prepare: 2^53 + 1 and 2^53 are one double; ClickHouse reads 64-bit integers exactly.
