@@ -1,5 +1,5 @@
 import * as z from 'zod/mini'
-import { exactPart, PyFloat, PyInt } from '#shared/tracing/json-exact'
+import { exactPart, isJsonObject, PyFloat, PyInt } from '#shared/tracing/json-exact'
 
 /**
  * Weave's query expression language (docs/tracing.md §6), parsed into a small AST. Validation is hand-written because
@@ -39,8 +39,7 @@ class QueryParseError extends Error {
   }
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat) && !(v instanceof PyInt)
+const isObj = isJsonObject
 
 // A literal's value as plain JSON: the exact reader's numbers (see `withExactQuery`) become numbers again.
 function plain(v: unknown): unknown {

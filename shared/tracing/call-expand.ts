@@ -1,5 +1,5 @@
 import { listTableRows } from '#shared/db/table-repository'
-import { PyFloat, PyInt, parseStoredJson } from '#shared/tracing/json-exact'
+import { isJsonObject, parseStoredJson } from '#shared/tracing/json-exact'
 import { resolveObjVersion } from '#shared/tracing/objects-resolve'
 
 /**
@@ -16,8 +16,7 @@ export type RefReader = (uri: string) => Promise<unknown>
 const REF_RE = /^weave:\/\/\/([^/]+\/[^/]+)\/(object|table)\/([^:/]+)(?::([^/]+))?((?:\/[^/]+\/[^/]+)*)$/
 
 // The exact-number wrappers are numbers, not objects to walk into or to add `_ref` to.
-const isObj = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat) && !(v instanceof PyInt)
+const isObj = isJsonObject
 const isRef = (v: unknown): v is string => typeof v === 'string' && v.startsWith('weave:///')
 
 /**

@@ -38,6 +38,21 @@ export class PyInt {
 }
 
 /**
+ * Whether a parsed JSON value is an object (a dict): not an array, and not one of the exact-number wrappers above,
+ * which are numbers (their prototype is not `Object.prototype`; the exact parser's objects may have none).
+ */
+export function isJsonObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null) return false
+  const proto = Object.getPrototypeOf(v)
+  return proto === Object.prototype || proto === null
+}
+
+/** A parsed JSON value with an exact-number wrapper as the JavaScript number it stands for; anything else as it is. */
+export function plainNumber(v: unknown): unknown {
+  return v instanceof PyFloat ? v.value : v instanceof PyInt ? Number(v.digits) : v
+}
+
+/**
  * JSON text of `value` as `JSON.stringify` writes it, except that a `PyFloat` is written as Python's `json.dumps`
  * writes the float (`1.0`, `1e+20`, `-0.0`) and a `PyInt` as its digits; `exact` tells whether the value held any.
  * A value without wrappers costs one `JSON.stringify`.

@@ -5,7 +5,7 @@ import { BadRequestError, NotFoundError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { RefsReadBatchReq } from '#shared/schemas/ref'
 import { pyRepr } from '#shared/tracing/digest'
-import { parseStoredJson } from '#shared/tracing/json-exact'
+import { isJsonObject, parseStoredJson } from '#shared/tracing/json-exact'
 import { parsePythonInt, recordVal } from '#shared/tracing/objects-resolve'
 
 /**
@@ -99,8 +99,7 @@ const objKey = (r: { project: string; name: string; digest: string }) => `${r.pr
 const rowKey = (r: { project: string; table: string; row: string }) => `${r.project}\u0000${r.table}\u0000${r.row}`
 
 // JSON objects only: arrays and the exact-number wrappers (`PyFloat`, `PyInt`) are not walked into by key.
-const isDict = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && [Object.prototype, null].includes(Object.getPrototypeOf(v))
+const isDict = isJsonObject
 
 // A ref stored in a value, or undefined for any other string. Weave refuses a malformed `weave:///` string when the
 // object is created and fails the read on one it stored (400); Loom stores values as sent and walks one as a string.

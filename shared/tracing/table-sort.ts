@@ -1,6 +1,6 @@
 import { BadRequestError } from '#shared/errors/http-error'
 import type { SortBy } from '#shared/schemas/obj'
-import { PyFloat, PyInt } from '#shared/tracing/json-exact'
+import { isJsonObject, PyInt, plainNumber } from '#shared/tracing/json-exact'
 
 // `table/query`'s `sort_by`, as Weave's ClickHouse server runs it (docs/tracing.md §9): each field is a dot path into
 // the row value, and `OrderField.as_sql` orders a JSON path by three keys: whether it exists (`JSONType(val_dump,
@@ -38,10 +38,7 @@ export function assertTableSortFields(sorts: readonly SortBy[]): void {
 }
 
 // The exact-number wrappers (json-exact.ts) are numbers here, not objects to walk into.
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat) && !(v instanceof PyInt)
-
-const plainNumber = (v: unknown) => (v instanceof PyFloat ? v.value : v instanceof PyInt ? Number(v.digits) : v)
+const isObject = isJsonObject
 
 // `JSONType(val_dump, 'a', 'b')`: every part is a String argument, a key of an object (never an array index).
 function exists(row: unknown, parts: readonly string[]): boolean {

@@ -24,14 +24,10 @@ import type {
 } from '#shared/schemas/table'
 import type { TableStatsRow, TableUpdateRes } from '#shared/schemas/table-response'
 import { pythonDumpsInOrder, tableDigest, valDigest } from '#shared/tracing/digest'
-import { exactPart, jsonExact, parseStoredJson } from '#shared/tracing/json-exact'
+import { exactPart, isJsonObject, jsonExact, parseStoredJson } from '#shared/tracing/json-exact'
 import { assertTableSortFields, sortTableRows } from '#shared/tracing/table-sort'
 
-const isObject = (v: unknown) =>
-  typeof v === 'object' &&
-  v !== null &&
-  !Array.isArray(v) &&
-  [Object.prototype, null].includes(Object.getPrototypeOf(v))
+const isObject = isJsonObject
 
 /**
  * The JSON text a table row is stored as, the one place that writes it (`table/create`, `update`,
