@@ -12,18 +12,29 @@ import { benchChatBody, RawHttpClient, rawPost } from './support/raw-http.js'
 // in flight take turns, the order rotating every round so that each target holds every slot equally often; with
 // taskset, the gateway under test is alone on the last core and the harness on the others. Prints each target's median
 // CPU ms per request (its dynalite included, as bench:gateway counts it) and the medians of the per-round ratios.
-//   npx tsx bench/gateway-ab.ts stream|buffered [rounds] <source tree>...
+// Two processes of the very same bundle can differ by 8–10% in CPU per request for their whole life (JIT and code
+// placement; an A/A run on 2 × Intel Xeon, 2026-11-28): `--instances=K` serves K processes of each tree, every one a
+// target of its own in the rotation, and reports each tree by the median of its instances' medians, so that a
+// difference smaller than that spread is not read as a change.
+//   npx tsx bench/gateway-ab.ts stream|buffered [rounds] [--instances=K] <source tree>...
 const MODE = process.argv[2] === 'buffered' ? 'buffered' : 'stream'
 const ROUNDS = Number(process.argv[3] ?? 9)
-const ROOTS = process.argv.slice(4).map((root) => resolve(root))
-if (ROOTS.length === 0) throw new Error('usage: gateway-ab.ts stream|buffered [rounds] <source tree>...')
+const INSTANCES_ARG = process.argv.slice(4).find((arg) => arg.startsWith('--instances='))
+const INSTANCES = INSTANCES_ARG === undefined ? 1 : Number(INSTANCES_ARG.slice('--instances='.length))
+const ROOTS = process.argv
+  .slice(4)
+  .filter((arg) => !arg.startsWith('--'))
+  .map((root) => resolve(root))
+if (ROOTS.length === 0 || !(Number.isInteger(INSTANCES) && INSTANCES >= 1)) {
+  throw new Error('usage: gateway-ab.ts stream|buffered [rounds] [--instances=K] <source tree>...')
+}
 const ROUND_S = 2
 const CONCURRENCY = 64
 const root = process.cwd()
 const CORES = os.cpus().length
 const PIN = CORES >= 2 && spawnSync('taskset', ['-V'], { stdio: 'ignore' }).status === 0
 
-type Target = { name: string; port: number; pids: number[]; key?: string }
+type Target = { name: string; port: number; pids: number[]; key?: string; tree?: number }
 
 function pin(pid: number, gateway: boolean): void {
   if (!PIN) return
@@ -49,7 +60,6 @@ async function main() {
     { name: 'floor', port: (JSON.parse(floor.line) as { port: number }).port, pids: [floor.pid] },
   ]
   for (const [i, tree] of ROOTS.entries()) {
-    const store = await start(['--import', 'tsx', 'bench/support/dynalite-server.ts'], root, false)
     const outfile = join(root, `node_modules/.cache/loom-bench/loom-ab-${i}.mjs`)
     await build({
       ...LAMBDA_ESBUILD_OPTIONS,
@@ -60,10 +70,14 @@ async function main() {
       external: ['dynalite'],
       sourcemap: false,
     })
-    const storeUrl = `http://127.0.0.1:${(JSON.parse(store.line) as { port: number }).port}`
-    const loom = await start(['--max-semi-space-size=64', outfile, upstream, storeUrl], tree, true)
-    const { port, key } = JSON.parse(loom.line) as { port: number; key: string }
-    targets.push({ name: `Loom ${i + 1} (${tree})`, port, key, pids: [loom.pid, store.pid] })
+    for (let k = 0; k < INSTANCES; k++) {
+      const store = await start(['--import', 'tsx', 'bench/support/dynalite-server.ts'], root, false)
+      const storeUrl = `http://127.0.0.1:${(JSON.parse(store.line) as { port: number }).port}`
+      const loom = await start(['--max-semi-space-size=64', outfile, upstream, storeUrl], tree, true)
+      const { port, key } = JSON.parse(loom.line) as { port: number; key: string }
+      const name = INSTANCES === 1 ? `Loom ${i + 1} (${tree})` : `Loom ${i + 1}.${k + 1} (${tree})`
+      targets.push({ name, port, key, pids: [loom.pid, store.pid], tree: i })
+    }
   }
   const body = benchChatBody('bench/fast', MODE === 'stream')
   const round = async (target: Target, seconds: number): Promise<number> => {
@@ -111,10 +125,29 @@ async function main() {
         `rounds); rounds ${rounds.map((ms) => ms.toFixed(3)).join(' ')}`,
     )
   })
-  const first = perTarget[1] ?? []
-  for (let i = 2; i < targets.length; i++) {
-    const ratios = (perTarget[i] ?? []).map((ms, r) => ms / (first[r] ?? Number.NaN))
-    lines.push(`${targets[i]?.name} / ${targets[1]?.name}: ${median(ratios).toFixed(3)} (median of rounds)`)
+  if (INSTANCES === 1) {
+    const first = perTarget[1] ?? []
+    for (let i = 2; i < targets.length; i++) {
+      const ratios = (perTarget[i] ?? []).map((ms, r) => ms / (first[r] ?? Number.NaN))
+      lines.push(`${targets[i]?.name} / ${targets[1]?.name}: ${median(ratios).toFixed(3)} (median of rounds)`)
+    }
+  } else {
+    // Each tree: the median of its instances' medians, and their spread.
+    const treeMedians = ROOTS.map((tree, t) => {
+      const medians = targets.flatMap((target, i) => (target.tree === t ? [median(perTarget[i] ?? [])] : []))
+      const value = median(medians)
+      lines.push(
+        `Loom ${t + 1} (${tree}): ${value.toFixed(3)} ms CPU per request, median of ${medians.length} instances ` +
+          `(${Math.min(...medians).toFixed(3)}–${Math.max(...medians).toFixed(3)}), ` +
+          `${(value / median(floorRounds)).toFixed(2)}x the floor`,
+      )
+      return value
+    })
+    for (let t = 1; t < ROOTS.length; t++) {
+      lines.push(
+        `Loom ${t + 1} / Loom 1: ${((treeMedians[t] ?? Number.NaN) / (treeMedians[0] ?? Number.NaN)).toFixed(3)}`,
+      )
+    }
   }
   process.stdout.write(`${lines.join('\n')}\n`)
 }
