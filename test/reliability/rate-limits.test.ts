@@ -2,7 +2,7 @@ import '../support/lambda-shim.js'
 import type { AddressInfo } from 'node:net'
 import { type ServerType, serve } from '@hono/node-server'
 import OpenAI from 'openai'
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { app as chatApp } from '#functions/inference/create-chat-completion/handler'
 import { app as modelsApp } from '#functions/inference/list-models/handler'
 import { app as queryObjs } from '#functions/tracing/query-objs/handler'
@@ -39,16 +39,22 @@ afterAll(async () => {
   await upstream.close()
 })
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const messages = [{ role: 'user', content: 'Hello big world' }]
 // A slow stream: 8 tokens, 60 ms apart, so requests overlap while the test holds them open.
 const SLOW = { chunkDelayMs: 60, reply: 'a b c d e f g h' }
 
-// Rate windows are fixed UTC minutes: a test that counts within one window starts well away from its end.
-async function awayFromWindowEdge(margin = 8_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000)
-  if (left < margin) await sleep(left + 50)
+// Rate windows are fixed UTC minutes: a test that counts within one window starts at the beginning of one. The clock
+// (Date only; timers stay real) jumps to a second past the next minute and runs on from there, so no test waits for a
+// window edge and none straddles one, whenever it runs.
+function atWindowStart(): void {
+  const next = Math.ceil(Date.now() / 60_000) * 60_000
+  vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true })
+  vi.setSystemTime(next + 1_000)
 }
+
+afterEach(() => {
+  vi.useRealTimers()
+})
 
 type ChatApp = typeof chatApp
 
@@ -82,7 +88,7 @@ function expectRetryAfter(res: Response, max: number): void {
 describe('per-key requests per minute', () => {
   it('answers the inference request over the key rpm with 429 RateLimitError and Retry-After', async () => {
     // Prepare
-    await awayFromWindowEdge()
+    atWindowStart()
     const caller = await newCaller(undefined, { rpm: 2 })
 
     // Act
@@ -102,7 +108,7 @@ describe('per-key requests per minute', () => {
 
   it('answers the tracing request over the key rpm with 429 {"reason"} and Retry-After', async () => {
     // Prepare
-    await awayFromWindowEdge()
+    atWindowStart()
     const caller = await newCaller(undefined, { rpm: 2 })
     const query = () => queryObjs.request('/objs/query', jsonInit({ project_id: `${caller.entity}/p` }, caller.basic))
 
@@ -120,7 +126,7 @@ describe('per-key requests per minute', () => {
 
   it('answers the training request over the key rpm with 429 {"detail"} and Retry-After', async () => {
     // Prepare
-    await awayFromWindowEdge()
+    atWindowStart()
     const caller = await newCaller(undefined, { rpm: 1 })
 
     // Act
@@ -136,7 +142,7 @@ describe('per-key requests per minute', () => {
 
   it('counts each key on its own', async () => {
     // Prepare
-    await awayFromWindowEdge()
+    atWindowStart()
     const limited = await newCaller(undefined, { rpm: 1 })
     const other = await newCaller(undefined, { rpm: 1 })
     await modelsApp.request('/v1/models', { headers: limited.bearer })
@@ -257,7 +263,7 @@ describe('concurrent requests', () => {
 describe('tokens per minute', () => {
   it('refuses the next completion once a completion consumed the key tpm', async () => {
     // Prepare
-    await awayFromWindowEdge()
+    atWindowStart()
     const s = await setup({ tpm: 8 })
 
     // Act
@@ -277,7 +283,7 @@ describe('tokens per minute', () => {
 
   it('charges a streamed completion to the model tpm of its project only', async () => {
     // Prepare
-    await awayFromWindowEdge()
+    atWindowStart()
     const s = await setup(undefined, { tpm: 8 })
     const project = (name: string) => ({ 'openai-project': `${s.caller.entity}/${name}` })
     const streamed = await chat(s, { stream: true }, project('a'))
@@ -297,7 +303,7 @@ describe('tokens per minute', () => {
 
   it('charges the tokens of an aborted stream', async () => {
     // Prepare
-    await awayFromWindowEdge()
+    atWindowStart()
     upstream.behave(SLOW)
     const s = await setup(undefined, {
       tpm: 5,
@@ -319,7 +325,7 @@ describe('tokens per minute', () => {
 
   it('does not count tokens against a key without tpm', async () => {
     // Prepare
-    await awayFromWindowEdge()
+    atWindowStart()
     const s = await setup({ rpm: 100 })
 
     // Act
@@ -343,7 +349,7 @@ describe('limits across Lambda instances', () => {
 
   it('holds the key concurrency and rpm across two independently created apps', async () => {
     // Prepare
-    await awayFromWindowEdge(15_000)
+    atWindowStart()
     upstream.behave(SLOW)
     const s = await setup({ concurrency: 1, rpm: 3 })
     const other = await secondInstance()
@@ -434,7 +440,7 @@ describe('official openai SDK', () => {
 
   it('surfaces a refused request as RateLimitError with Retry-After', async () => {
     // Prepare
-    await awayFromWindowEdge()
+    atWindowStart()
     const s = await setup({ rpm: 1 })
     const client = new OpenAI({ apiKey: s.caller.key, baseURL, maxRetries: 0 })
     await client.chat.completions.create({ model: s.model, messages: [{ role: 'user', content: 'hi' }] })
