@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto'
 import { config } from '#shared/config'
 import { beamSearch } from '#shared/engine/beam-search'
-import { NgramModel } from '#shared/engine/ngram'
+import { causalLogits, NgramModel } from '#shared/engine/ngram'
 import { type EngineParams, engineParams } from '#shared/engine/params'
 import { PrefixCache } from '#shared/engine/prefix-cache'
-import { buildPrompt, type Prompt } from '#shared/engine/prompt'
-import { Rng, rankOf, topTokens } from '#shared/engine/sampler'
+import { buildPrompt, type Prompt, userTextSpans } from '#shared/engine/prompt'
+import { logSoftmax, Rng, rankOf, topTokens } from '#shared/engine/sampler'
 import { Scheduler } from '#shared/engine/scheduler'
 import {
   clampLogprob,
@@ -22,8 +22,9 @@ import type { CancelSignal } from '#shared/inference/cancellation'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
 
-/** A request ready to run: prompt, parameters, the shared job and the model's engine. */
+/** A request ready to run: the request, its prompt, parameters, the shared job and the model's engine. */
 export type Prepared = {
+  request: ChatCompletionRequest
   prompt: Prompt
   params: EngineParams
   job: Job
@@ -80,7 +81,7 @@ export class ModelEngine {
       reasoningOpen: prompt.reasoningOpen,
     }
     const salt = typeof request.cache_salt === 'string' ? request.cache_salt : undefined
-    return { prompt, params, job, engine: this, priority, salt }
+    return { request, prompt, params, job, engine: this, priority, salt }
   }
 }
 
@@ -106,14 +107,23 @@ export function resetEngines(): void {
   unseeded = 0
 }
 
-/** Log-probabilities of each prompt token under the model given the tokens before it. */
+/**
+ * Log-probabilities of each prompt token given only the tokens before it, as vLLM's causal forward pass gives them:
+ * position i reports the raw distribution (before sampling parameters, like logprobs) that generation would start from
+ * after a prompt of the first i tokens, so the prompt's counts and the question's topic come from those tokens only.
+ */
 export function promptLogprobs(prepared: Prepared): PromptLogprobs {
-  const { job, params } = prepared
+  const { params, prompt, engine } = prepared
   const k = params.promptLogprobs ?? 0
   const out: PromptLogprobs = [null]
-  for (let i = 1; i < job.prompt.length; i++) {
-    const dist = job.model.logits(job.prompt, i)
-    const actual = job.prompt[i] as number
+  const scored = causalLogits(prompt.ids, {
+    contextWeight: engine.settings.contextWeight,
+    questions: userTextSpans(prompt.ids, prepared.request.messages),
+  })
+  for (const logits of scored) {
+    // The same log-softmax as `Sequence`'s raw logprobs, so both report identical numbers for the same prefix.
+    const dist = logSoftmax(logits)
+    const actual = prompt.ids[out.length] as number
     const entry: NonNullable<PromptLogprobs[number]> = {}
     const add = (t: number) => {
       entry[String(t)] = {

@@ -3,7 +3,15 @@ import type { ResolvedEngineSettings } from '#shared/engine/settings'
 import { encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
 import { BadRequestError } from '#shared/errors/http-error'
 import { pyRepr } from '#shared/errors/inference-errors'
-import { checkGreedyN, GREEDY_BELOW, nTooLarge } from '#shared/inference/serving-rules'
+import {
+  checkGreedyN,
+  checkTemperature,
+  GREEDY_BELOW,
+  minTokensAboveMax,
+  nTooLarge,
+  pyInt,
+  samplingTemperature,
+} from '#shared/inference/serving-rules'
 import { checkRepetitionDetection } from '#shared/inference/validate-request'
 import { CHAT_DEFAULTS, type ChatCompletionRequest, requestedMaxTokens } from '#shared/schemas/chat-completion'
 
@@ -42,8 +50,10 @@ export type EngineParams = {
 /** Reasoning length per `reasoning_effort`, in tokens. */
 export const REASONING_BUDGET = { low: 32, medium: 96, high: 256 } as const
 
-function greedyBelow(temperature: number): number {
-  return temperature < GREEDY_BELOW ? 0 : temperature
+// vLLM raises a temperature in (0, 0.01) to 0.01 and samples greedily below `GREEDY_BELOW`, so only 0 is greedy.
+function effectiveTemperature(temperature: number): number {
+  const t = samplingTemperature(temperature)
+  return t < GREEDY_BELOW ? 0 : t
 }
 
 function bad(message: string, param?: string): never {
@@ -53,8 +63,38 @@ function bad(message: string, param?: string): never {
 function logprobLimit(kind: 'sample' | 'prompt', requested: number, settings: ResolvedEngineSettings): number {
   const n = requested === -1 ? VOCAB_SIZE : requested
   const max = settings.maxLogprobs === -1 ? VOCAB_SIZE : settings.maxLogprobs
-  if (n > max) bad(`Requested ${kind} logprobs of ${n}, which is greater than max allowed: ${max}`)
+  if (n > max) {
+    bad(
+      `Requested ${kind} logprobs of ${n}, which is greater than max allowed: ${max}`,
+      kind === 'sample' ? 'logprobs' : 'prompt_logprobs',
+    )
+  }
   return n
+}
+
+// vLLM's `SamplingParams.verify` checks, after the sampling-parameter checks: stop token ids (deduplicated in first
+// order, as `__post_init__` keeps them), then allowed token ids, both against the vocabulary. Beam search passes no
+// stop token ids to vLLM's engine (it ignores them), so they are not checked there.
+function stopTokenIds(r: ChatCompletionRequest, beamSearch: boolean): number[] {
+  const ids = [...new Set(r.stop_token_ids ?? [])]
+  const invalid = beamSearch ? [] : ids.filter((t) => t < 0 || t >= VOCAB_SIZE)
+  if (invalid.length > 0) {
+    bad(
+      `token_id(s) [${invalid.map(pyInt).join(', ')}] in stop_token_ids contain out-of-vocab token ids. Vocabulary size: ${VOCAB_SIZE}`,
+      'stop_token_ids',
+    )
+  }
+  return ids
+}
+
+function allowedTokenIds(r: ChatCompletionRequest): Set<number> | undefined {
+  const allowed = r.allowed_token_ids ?? undefined
+  if (allowed === undefined) return undefined
+  if (allowed.length === 0) bad('allowed_token_ids is not None and empty!', 'allowed_token_ids')
+  if (allowed.some((t) => t < 0 || t >= VOCAB_SIZE)) {
+    bad('allowed_token_ids contains out-of-vocab token id!', 'allowed_token_ids')
+  }
+  return new Set(allowed)
 }
 
 function repetitionRule(r: ChatCompletionRequest): RepetitionRule | undefined {
@@ -123,51 +163,58 @@ export function engineParams(
       'max_tokens',
     )
   }
+  const gen = settings.generationConfig
+  // vLLM's `get_max_tokens`: the context left after the prompt, the request's maximum or the generation config's.
+  const maxTokens = Math.min(L - promptLength, requested ?? gen.max_tokens ?? Number.POSITIVE_INFINITY)
   const n = r.n ?? CHAT_DEFAULTS.n
   if (n > settings.maxN) nTooLarge(n, settings.maxN)
-  const gen = settings.generationConfig
   const temperature = r.temperature ?? gen.temperature ?? CHAT_DEFAULTS.temperature
-  // Here with the model's generation config too: a default temperature of 0 makes every request greedy.
-  checkGreedyN(n, temperature, r.use_beam_search ?? false)
-  const maxTokens = Math.min(L - promptLength, requested ?? gen.max_tokens ?? Number.POSITIVE_INFINITY)
-  const allowed = r.allowed_token_ids ?? undefined
-  if (allowed && allowed.length === 0) bad('allowed_token_ids is not None and empty!')
-  if (allowed?.some((t) => t < 0 || t >= VOCAB_SIZE)) bad('allowed_token_ids contains out-of-vocab token id!')
-  const topLogprobs = r.top_logprobs ?? 0
-  // vLLM: with `echo` and no `prompt_logprobs`, prompt logprobs take `top_logprobs` (default 0).
-  const promptLogprobs = r.prompt_logprobs ?? (r.echo ? (r.top_logprobs ?? 0) : undefined)
-  const topK = r.top_k ?? gen.top_k ?? CHAT_DEFAULTS.top_k
+  // Here with the model's generation config too, as vLLM checks the effective values: a default temperature of 0
+  // makes every request greedy.
+  checkTemperature(temperature)
   const beamSearch = r.use_beam_search ?? false
+  const minTokens = r.min_tokens ?? 0
+  // vLLM's beam search builds no `SamplingParams` from the request, so `min_tokens` meets no maximum there.
+  if (!beamSearch && minTokens > maxTokens) minTokensAboveMax(minTokens, maxTokens)
+  checkGreedyN(n, temperature, beamSearch)
+  const topLogprobs = r.logprobs === true ? logprobLimit('sample', r.top_logprobs ?? 0, settings) : 0
+  // vLLM: with `echo` and no `prompt_logprobs`, prompt logprobs take `top_logprobs` (default 0).
+  const requestedPromptLogprobs = r.prompt_logprobs ?? (r.echo ? (r.top_logprobs ?? 0) : undefined)
+  const promptLogprobs =
+    requestedPromptLogprobs === undefined || requestedPromptLogprobs === null
+      ? undefined
+      : logprobLimit('prompt', requestedPromptLogprobs, settings)
+  const bias = logitBias(r)
+  const stopIds = stopTokenIds(r, beamSearch)
+  const allowed = allowedTokenIds(r)
+  const topK = r.top_k ?? gen.top_k ?? CHAT_DEFAULTS.top_k
   return {
     sampling: {
-      // vLLM samples greedily below this temperature.
-      temperature: greedyBelow(temperature),
+      temperature: effectiveTemperature(temperature),
       topK: topK === -1 ? 0 : topK,
       topP: r.top_p ?? gen.top_p ?? CHAT_DEFAULTS.top_p,
       minP: r.min_p ?? gen.min_p ?? CHAT_DEFAULTS.min_p,
       presencePenalty: r.presence_penalty ?? CHAT_DEFAULTS.presence_penalty,
       frequencyPenalty: r.frequency_penalty ?? CHAT_DEFAULTS.frequency_penalty,
       repetitionPenalty: r.repetition_penalty ?? gen.repetition_penalty ?? CHAT_DEFAULTS.repetition_penalty,
-      logitBias: logitBias(r),
+      logitBias: bias,
     },
     n,
     beamSearch,
     lengthPenalty: r.length_penalty ?? CHAT_DEFAULTS.length_penalty,
     maxTokens,
-    minTokens: r.min_tokens ?? 0,
+    minTokens,
     ignoreEos: r.ignore_eos ?? false,
     stop: typeof r.stop === 'string' ? [r.stop] : (r.stop ?? []),
-    stopTokenIds: r.stop_token_ids ?? [],
+    stopTokenIds: stopIds,
     includeStopStr: r.include_stop_str_in_output ?? false,
-    allowedTokenIds: allowed ? new Set(allowed) : undefined,
+    allowedTokenIds: allowed,
     badWords: (r.bad_words ?? []).map((w) => encode(w)).filter((ids) => ids.length > 0),
     logprobs: r.logprobs === true,
-    topLogprobs: r.logprobs === true ? logprobLimit('sample', topLogprobs, settings) : 0,
-    promptLogprobs:
-      promptLogprobs === undefined || promptLogprobs === null
-        ? undefined
-        : logprobLimit('prompt', promptLogprobs, settings),
-    seed: r.seed ?? undefined,
+    topLogprobs,
+    promptLogprobs,
+    // vLLM's `__post_init__` reads seed -1 as no seed: such a request samples as an unseeded one.
+    seed: r.seed === -1 ? undefined : (r.seed ?? undefined),
     skipSpecialTokens: r.skip_special_tokens ?? CHAT_DEFAULTS.skip_special_tokens,
     spacesBetweenSpecialTokens: r.spaces_between_special_tokens ?? CHAT_DEFAULTS.spaces_between_special_tokens,
     returnTokenIds: r.return_token_ids === true,

@@ -83,3 +83,28 @@ export function buildPrompt(request: ChatCompletionRequest, settings: ResolvedEn
     reasoningOpen: ids.lastIndexOf(TOKEN.thinkStart) > ids.lastIndexOf(TOKEN.thinkEnd),
   }
 }
+
+/**
+ * Where each user message's text lies in the prompt's token ids, as `[start, end)` in prompt order: what prompt
+ * logprobs read the topic from, so that a position sees only the part of the question before it.
+ */
+export function userTextSpans(ids: readonly number[], messages: ChatCompletionRequest['messages']): [number, number][] {
+  let prompt = ''
+  for (const id of ids) prompt += String.fromCharCode(id)
+  const spans: [number, number][] = []
+  // From the last message backwards, each before the one after it: a quote of a message earlier in the prompt (a
+  // document, the system text) or in a later answer is not taken for it. The text is trimmed because templates often
+  // trim it (the words, all the topic reads, are the same); a message not found (a template that rewrites it, a
+  // truncated prompt) gives no span.
+  let bound = prompt.length
+  for (let m = messages.length - 1; m >= 0; m--) {
+    const message = messages[m]
+    let text = ''
+    for (const id of encode(messageText(message?.content).trim())) text += String.fromCharCode(id)
+    const at = bound < text.length ? -1 : prompt.lastIndexOf(text, bound - text.length)
+    if (at < 0) continue
+    bound = at
+    if (message?.role === 'user') spans.push([at, at + text.length])
+  }
+  return spans.reverse()
+}

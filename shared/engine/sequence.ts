@@ -113,7 +113,8 @@ export class Sequence {
     }
     this.contentText = from?.contentText.fork() ?? new Detokenizer(options)
     this.reasoningText = from?.reasoningText.fork() ?? new Detokenizer(options)
-    const longest = Math.max(0, ...job.params.stop.map((s) => s.length))
+    // vLLM holds back max(len(stop)) - 1 characters, and Python's len counts code points, not UTF-16 units.
+    const longest = Math.max(0, ...job.params.stop.map(codePointLength))
     this.holdBack = job.params.includeStopStr ? 0 : Math.max(0, longest - 1)
     if (from) {
       this.content = from.content
@@ -302,24 +303,37 @@ export class Sequence {
     return { token, content: this.release(), reasoning }
   }
 
-  // Only matches that include text added by the latest token count (vLLM searches the same window).
+  // vLLM's `check_stop_strings`: the first stop string in list order found in the window wins, even when another
+  // matches earlier in the text; the window is the text the latest token added plus len(stop) - 1 before it, so only
+  // matches that include new text count.
   private matchStop(before: number): boolean {
-    let best: { at: number; stop: string } | undefined
     for (const stop of this.job.params.stop) {
       const at = this.content.indexOf(stop, Math.max(0, before - stop.length + 1))
-      if (at >= 0 && (best === undefined || at < best.at)) best = { at, stop }
+      if (at < 0) continue
+      this.content = this.content.slice(0, at + (this.job.params.includeStopStr ? stop.length : 0))
+      this.stopReason = stop
+      return true
     }
-    if (!best) return false
-    this.content = this.content.slice(0, best.at + (this.job.params.includeStopStr ? best.stop.length : 0))
-    this.stopReason = best.stop
-    return true
+    return false
   }
 
   private release(): string {
-    const upTo = this.finished ? this.content.length : Math.max(this.released, this.content.length - this.holdBack)
+    const upTo = this.finished ? this.content.length : Math.max(this.released, this.heldFrom())
     const text = this.content.slice(this.released, upTo)
     this.released = upTo
     return text
+  }
+
+  // Where the held-back tail starts: `holdBack` code points from the end, so a released piece never ends between the
+  // two halves of a surrogate pair (JSON would carry a lone surrogate, and Python clients would decode one; vLLM's
+  // text is code points and never splits a character).
+  private heldFrom(): number {
+    let at = this.content.length
+    for (let n = 0; n < this.holdBack && at > 0; n++) {
+      const pair = isLowSurrogate(this.content.charCodeAt(at - 1)) && isHighSurrogate(this.content.charCodeAt(at - 2))
+      at -= pair ? 2 : 1
+    }
+    return at
   }
 }
 
@@ -327,4 +341,21 @@ function only(token: number): Uint8Array {
   const mask = new Uint8Array(VOCAB_SIZE)
   mask[token] = 1
   return mask
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff
+}
+
+// Python's len: a surrogate pair is one character, a lone surrogate one too.
+function codePointLength(text: string): number {
+  let n = 0
+  for (let i = 0; i < text.length; i++, n++) {
+    if (isHighSurrogate(text.charCodeAt(i)) && isLowSurrogate(text.charCodeAt(i + 1))) i++
+  }
+  return n
 }

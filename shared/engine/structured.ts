@@ -5,6 +5,7 @@ import { Matcher } from '#shared/engine/grammar/matcher'
 import { regexToNode } from '#shared/engine/grammar/regex'
 import { structuralTagGrammar } from '#shared/engine/grammar/structural-tag'
 import { BadRequestError } from '#shared/errors/http-error'
+import { constraintConflict } from '#shared/inference/serving-rules'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 
 /**
@@ -100,15 +101,11 @@ export function constraintFor(request: ChatCompletionRequest): Matcher | undefin
     // vLLM passes the whole response format on as `structured_outputs.structural_tag` (its JSON dump).
     so.structural_tag = rf
   }
-  const kinds = KINDS.filter((k) => set(so[k]))
-  if (kinds.length === 0) return undefined
-  if (kinds.length > 1) {
-    throw new BadRequestError(
-      `You can only use one kind of structured outputs constraint but multiple are specified: ${kinds.join(', ')}`,
-      { param: 'structured_outputs' },
-    )
-  }
-  const kind = kinds[0] as string
+  // The gateway has already refused these (vLLM's `StructuredOutputsParams` checks); a direct caller gets the same 400.
+  const conflict = constraintConflict(request)
+  if (conflict !== undefined) throw new BadRequestError(conflict)
+  const kind = KINDS.find((k) => set(so[k]))
+  if (kind === undefined) return undefined
   const options = layout(so)
   const key = JSON.stringify([kind, so[kind], options])
   const hit = cache.get(key)

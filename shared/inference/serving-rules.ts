@@ -3,11 +3,13 @@ import { maxModelLenOf } from '#shared/engine/settings'
 import { BadRequestError } from '#shared/errors/http-error'
 import { pyRepr } from '#shared/errors/inference-errors'
 import { checkMessages } from '#shared/inference/message-rules'
+import { constraintCountError } from '#shared/inference/validate-request'
 import { type ChatCompletionRequest, requestedMaxTokens } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
 
-// Rules vLLM raises while serving (docs/inference.md §3.8–3.11, plus `SamplingParams._verify_args`): answered as 400
-// `BadRequestError`. The ones that need the tokenizer (prompt length, vocabulary) belong to the backend.
+// Rules vLLM raises while serving (docs/inference.md §3.4, §3.8–3.11 and §3.13, `SamplingParams`): answered as 400
+// `BadRequestError`. The ones that need the tokenizer (prompt length, vocabulary) belong to the backend. `param` is
+// the `parameter=` vLLM's `VLLMValidationError` carries, and null where it carries none (docs/inference.md §4.2).
 
 /** Formats a float field the way Python prints it (`-1` → `-1.0`), as vLLM's messages do. */
 function pyFloat(value: number): string {
@@ -18,52 +20,74 @@ function bad(message: string, param?: string): never {
   throw new BadRequestError(message, param === undefined ? {} : { param })
 }
 
+/** An int as Python prints it: every digit (a JSON 1.8e308 is an integral float, which pydantic takes as an int). */
+export function pyInt(value: number): string {
+  return Number.isSafeInteger(value) ? String(value) : BigInt(value).toString()
+}
+
 /** vLLM's bound on `n` (`VLLM_MAX_N_SEQUENCES`, default 16384), applied to every model. */
 export const MAX_N_SEQUENCES = 16384
 
 /** vLLM's message for an `n` above a bound (`_verify_num_sequences`); the reference engine uses it with its `maxN`. */
 export function nTooLarge(n: number, max: number): never {
-  // Python prints the int in full (a JSON 1.8e308 is an integral float, which pydantic takes as an int).
-  const shown = Number.isSafeInteger(n) ? String(n) : BigInt(n).toString()
+  // vLLM's message names its environment variable whatever the bound; Loom's bounds are docs/inference.md §3.13's.
   bad(
-    `n must be at most ${max}, got ${shown}. To increase this limit, set the VLLM_MAX_N_SEQUENCES environment variable.`,
-    'n',
+    `n must be at most ${max}, got ${pyInt(n)}. To increase this limit, set the VLLM_MAX_N_SEQUENCES environment variable.`,
   )
 }
 
 /** vLLM samples greedily below this temperature (`_SAMPLING_EPS`). */
 export const GREEDY_BELOW = 1e-5
 
+// vLLM's `_MAX_TEMP`: `SamplingParams.__post_init__` raises a temperature in (0, 0.01) to it before any check.
+const MIN_TEMPERATURE = 0.01
+
+/** The temperature vLLM samples with: one in (0, 0.01) is raised to 0.01, so only 0 is greedy. */
+export function samplingTemperature(temperature: number): number {
+  return temperature > 0 && temperature < MIN_TEMPERATURE ? MIN_TEMPERATURE : temperature
+}
+
+/** vLLM's temperature checks in `_verify_args` (after the raise to 0.01), which name the parameter. */
+export function checkTemperature(temperature: number): void {
+  if (temperature < 0) bad(`temperature must be non-negative, got ${pyFloat(temperature)}.`, 'temperature')
+  // Newest vLLM only; releases take any non-negative temperature (docs/inference.md §3.13).
+  if (temperature > 2) bad(`temperature must be in [0, 2], got ${pyFloat(temperature)}.`, 'temperature')
+}
+
 /** vLLM's `_verify_greedy_sampling`: greedy sampling has one answer, so `n > 1` is refused (not for beam search). */
 export function checkGreedyN(n: number, temperature: number, beamSearch: boolean): void {
-  if (!beamSearch && temperature < GREEDY_BELOW && n > 1) bad(`n must be 1 when using greedy sampling, got ${n}.`)
+  if (!beamSearch && samplingTemperature(temperature) < GREEDY_BELOW && n > 1) {
+    bad(`n must be 1 when using greedy sampling, got ${n}.`)
+  }
+}
+
+/** vLLM's `_verify_args` message for a `min_tokens` above the effective `max_tokens` (no parameter). */
+export function minTokensAboveMax(min: number, max: number): never {
+  bad(`min_tokens must be less than or equal to max_tokens=${max}, got ${min}.`)
 }
 
 function checkSampling(r: ChatCompletionRequest): void {
-  if (r.n !== undefined && r.n !== null && r.n < 1) bad(`n must be at least 1, got ${r.n}.`, 'n')
+  if (r.n !== undefined && r.n !== null && r.n < 1) bad(`n must be at least 1, got ${r.n}.`)
   if (typeof r.n === 'number' && r.n > MAX_N_SEQUENCES) nTooLarge(r.n, MAX_N_SEQUENCES)
   for (const field of ['presence_penalty', 'frequency_penalty'] as const) {
     const v = r[field]
-    if (typeof v === 'number' && (v < -2 || v > 2)) bad(`${field} must be in [-2, 2], got ${pyFloat(v)}.`, field)
+    if (typeof v === 'number' && (v < -2 || v > 2)) bad(`${field} must be in [-2, 2], got ${pyFloat(v)}.`)
   }
   const { repetition_penalty: rep, temperature: t, top_p: p, top_k: k, min_p: mp } = r
-  if (typeof rep === 'number' && rep <= 0) {
-    bad(`repetition_penalty must be greater than zero, got ${pyFloat(rep)}.`, 'repetition_penalty')
-  }
-  if (typeof t === 'number' && t < 0) bad(`temperature must be non-negative, got ${pyFloat(t)}.`, 'temperature')
+  if (typeof rep === 'number' && rep <= 0) bad(`repetition_penalty must be greater than zero, got ${pyFloat(rep)}.`)
+  if (typeof t === 'number') checkTemperature(t)
   if (typeof p === 'number' && (p <= 0 || p > 1)) bad(`top_p must be in (0, 1], got ${pyFloat(p)}.`, 'top_p')
   // vLLM normalises -1 to 0 (disabled) before this check.
-  if (typeof k === 'number' && k < -1) bad(`top_k must be 0 (disable), or at least 1, got ${k}.`, 'top_k')
-  if (typeof mp === 'number' && (mp < 0 || mp > 1)) bad(`min_p must be in [0, 1], got ${pyFloat(mp)}.`, 'min_p')
+  if (typeof k === 'number' && k < -1) bad(`top_k must be 0 (disable), or at least 1, got ${k}.`)
+  if (typeof mp === 'number' && (mp < 0 || mp > 1)) bad(`min_p must be in [0, 1], got ${pyFloat(mp)}.`)
+  // Without a requested maximum the effective one needs the prompt length: the backend checks min_tokens then.
   const max = requestedMaxTokens(r)
   if (max !== undefined && max < 1) bad(`max_tokens must be at least 1, got ${max}.`, 'max_tokens')
   const min = r.min_tokens
-  if (min !== undefined && min < 0) bad(`min_tokens must be greater than or equal to 0, got ${min}.`, 'min_tokens')
-  if (min !== undefined && max !== undefined && min > max) {
-    bad(`min_tokens must be less than or equal to max_tokens=${max}, got ${min}.`, 'min_tokens')
-  }
+  if (min !== undefined && min < 0) bad(`min_tokens must be greater than or equal to 0, got ${min}.`)
+  if (min !== undefined && max !== undefined && min > max) minTokensAboveMax(min, max)
   const stops = typeof r.stop === 'string' ? [r.stop] : (r.stop ?? [])
-  if (stops.some((s) => s === '')) bad('stop cannot contain an empty string.', 'stop')
+  if (stops.some((s) => s === '')) bad('stop cannot contain an empty string.')
   const badWords = r.bad_words ?? []
   if (badWords.includes('')) {
     // vLLM drops duplicates (`dict.fromkeys`) before it checks, so the message lists each word once.
@@ -73,34 +97,59 @@ function checkSampling(r: ChatCompletionRequest): void {
   if (typeof t === 'number') checkGreedyN(r.n ?? 1, t, r.use_beam_search === true)
 }
 
-// The fields of vLLM's `StructuredOutputsParams`, in declaration order, as its `__dict__` lists them.
-const STRUCTURED_OUTPUT_FIELDS = {
-  json: null,
-  regex: null,
-  choice: null,
-  grammar: null,
-  json_object: null,
-  disable_any_whitespace: false,
-  disable_additional_properties: false,
-  whitespace_pattern: null,
-  structural_tag: null,
-} as const
-const CONSTRAINTS = ['json', 'regex', 'choice', 'grammar', 'json_object', 'structural_tag'] as const
+// Python's `json.dumps` with its defaults: `, ` and `: ` separators, every non-ASCII character escaped.
+function pyJsonDumps(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pyJsonDumps).join(', ')}]`
+  if (typeof value === 'object' && value !== null) {
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${pyJsonDumps(k)}: ${pyJsonDumps(v)}`)
+      .join(', ')}}`
+  }
+  const text = JSON.stringify(value ?? null)
+  return typeof value === 'string'
+    ? text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : text
+}
 
-// Newest vLLM turns a `json_schema` response format into `structured_outputs.json = <schema>`; without a schema no
-// constraint is left, and `StructuredOutputsParams` refuses that, printing its fields.
-function checkSchemaless(r: ChatCompletionRequest): void {
-  const rf = r.response_format
-  if (rf?.type !== 'json_schema') return
-  const schema = (rf as { json_schema?: { schema?: unknown } | null }).json_schema?.schema
-  if (schema !== undefined && schema !== null) return
-  const fields: Record<string, unknown> = { ...STRUCTURED_OUTPUT_FIELDS }
-  const so = (r.structured_outputs ?? {}) as Record<string, unknown>
-  for (const key of Object.keys(fields)) if (so[key] !== undefined) fields[key] = so[key]
-  fields.json = null
-  if (CONSTRAINTS.some((k) => fields[k] !== null && fields[k] !== undefined)) return
-  const dict = { ...fields, _backend: null, _backend_was_auto: false }
-  bad(`You must use one kind of structured outputs constraint but none are specified: ${pyRepr(dict)}`)
+// pydantic's `model_dump(by_alias=True)`: the declared fields in order (a missing optional one as null), then the
+// extra keys the model allows.
+function dump(value: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const key of fields) out[key] = value[key] ?? null
+  for (const [key, v] of Object.entries(value)) if (!fields.includes(key)) out[key] = v
+  return out
+}
+
+// What newest vLLM's `structured_outputs_from_response_format` sets on `structured_outputs` for a response format.
+function responseFormatConstraint(r: ChatCompletionRequest): Record<string, unknown> | undefined {
+  const rf = r.response_format as Record<string, unknown> | null | undefined
+  if (rf === undefined || rf === null || rf.type === 'text') return undefined
+  if (rf.type === 'json_object') return { json_object: true }
+  if (rf.type === 'json_schema') {
+    return { json: (rf.json_schema as { schema?: unknown } | null | undefined)?.schema ?? null }
+  }
+  // Read as the legacy form when it has both lists, as the request check (`parseChatRequest`) reads it.
+  const legacy = Array.isArray(rf.structures) && Array.isArray(rf.triggers)
+  const fields = legacy
+    ? {
+        ...dump(rf, ['type', 'structures', 'triggers']),
+        structures: (rf.structures as Record<string, unknown>[]).map((s) => dump(s, ['begin', 'schema', 'end'])),
+      }
+    : dump(rf, ['type', 'format'])
+  return { structural_tag: pyJsonDumps(fields) }
+}
+
+/**
+ * The 400 newest vLLM answers while serving when `response_format`, merged into `structured_outputs` as a new
+ * `StructuredOutputsParams`, leaves not exactly one constraint kind (a second kind, or a json_schema format without a
+ * schema and nothing else); undefined when the request's constraints are consistent. `structured_outputs` alone was
+ * checked with the request (`parseChatRequest`).
+ */
+export function constraintConflict(r: ChatCompletionRequest): string | undefined {
+  const so = r.structured_outputs
+  const overrides = responseFormatConstraint(r)
+  if ((so === undefined || so === null) && overrides === undefined) return undefined
+  return constraintCountError(so ?? {}, overrides)
 }
 
 function checkStructuredOutputs(r: ChatCompletionRequest): void {
@@ -150,9 +199,10 @@ export function checkServingRules(r: ChatCompletionRequest, model: CatalogModel)
     bad('truncate_prompt_tokens value is greater than max_model_len. Please, select a smaller truncation size.')
   }
   if (Array.isArray(r.allowed_token_ids) && r.allowed_token_ids.length === 0) {
-    bad('allowed_token_ids is not None and empty!')
+    bad('allowed_token_ids is not None and empty!', 'allowed_token_ids')
   }
+  const conflict = constraintConflict(r)
+  if (conflict !== undefined) bad(conflict)
   checkStructuredOutputs(r)
-  checkSchemaless(r)
   checkSampling(r)
 }

@@ -87,12 +87,8 @@ function checkStructuredOutputs(raw: Raw): void {
   if (so === undefined || so === null || typeof so !== 'object' || Array.isArray(so)) return
   const spec = so as Raw
   const kinds = ['json', 'regex', 'choice'].filter((k) => spec[k] !== undefined && spec[k] !== null).length
-  if (kinds > 1) {
-    fail(
-      "You can only use one kind of constraints for structured outputs ('json', 'regex' or 'choice').",
-      'structured_outputs',
-    )
-  }
+  // vLLM raises this one without a parameter, so its param is the location, `body`.
+  if (kinds > 1) fail("You can only use one kind of constraints for structured outputs ('json', 'regex' or 'choice').")
   if (spec.structural_tag !== undefined && spec.structural_tag !== null && !isStructuralTag(spec.structural_tag)) {
     fail('Invalid structured_outputs structural_tag specification.', 'structured_outputs')
   }
@@ -175,14 +171,69 @@ function rangeIssue(field: string, value: number, min: number, minText: string):
   return undefined
 }
 
-function fieldRangeIssues(request: ChatCompletionRequest): ValidationIssue[] {
+// vLLM's `StructuredOutputsParams` fields with their defaults, in declaration order: the order of the `__dict__` its
+// `__post_init__` errors print, which ends with `_backend` and `_backend_was_auto` (set later by the engine).
+const STRUCTURED_OUTPUT_FIELDS = {
+  json: null,
+  regex: null,
+  choice: null,
+  grammar: null,
+  json_object: null,
+  disable_any_whitespace: false,
+  disable_additional_properties: false,
+  whitespace_pattern: null,
+  structural_tag: null,
+} as const
+const CONSTRAINT_KINDS = ['json', 'regex', 'choice', 'grammar', 'json_object', 'structural_tag'] as const
+
+/**
+ * The error of vLLM's `StructuredOutputsParams.__post_init__` for the parsed `structured_outputs` fields with
+ * `overrides` applied (what `response_format` sets while serving): not exactly one constraint kind set (not None, so
+ * `json_object: false` counts). Undefined when exactly one is set.
+ */
+export function constraintCountError(
+  structuredOutputs: Record<string, unknown>,
+  overrides: Record<string, unknown> = {},
+): string | undefined {
+  const fields: Record<string, unknown> = { ...STRUCTURED_OUTPUT_FIELDS }
+  for (const key of Object.keys(fields)) {
+    const value = key in overrides ? overrides[key] : structuredOutputs[key]
+    if (value !== undefined) fields[key] = value
+  }
+  const count = CONSTRAINT_KINDS.filter((k) => fields[k] !== null).length
+  if (count === 1) return undefined
+  const dict = pyRepr({ ...fields, _backend: null, _backend_was_auto: false })
+  return count > 1
+    ? `You can only use one kind of structured outputs constraint but multiple are specified: ${dict}`
+    : `You must use one kind of structured outputs constraint but none are specified: ${dict}`
+}
+
+// `structured_outputs` is typed `StructuredOutputsParams`, a pydantic dataclass: its `__post_init__` raises while the
+// field is parsed, so the error is pydantic's, at the field's location, and carries no parameter.
+function structuredOutputsIssue(request: ChatCompletionRequest, raw: unknown): ValidationIssue | undefined {
+  const so = request.structured_outputs
+  if (so === undefined || so === null) return undefined
+  const message = constraintCountError(so)
+  if (message === undefined) return undefined
+  return {
+    type: 'value_error',
+    loc: ['body', 'structured_outputs'],
+    msg: `Value error, ${message}`,
+    input: raw,
+    ctx: { error: message },
+  }
+}
+
+// In the order of vLLM's field declarations, which pydantic's errors follow.
+function fieldIssues(request: ChatCompletionRequest, body: unknown): ValidationIssue[] {
   const issues: (ValidationIssue | undefined)[] = []
   if (typeof request.seed === 'number') issues.push(rangeIssue('seed', request.seed, LONG_MIN, LONG_MIN_TEXT))
-  if (typeof request.priority === 'number') {
-    issues.push(rangeIssue('priority', request.priority, LONG_MIN, LONG_MIN_TEXT))
-  }
   if (typeof request.truncate_prompt_tokens === 'number') {
     issues.push(rangeIssue('truncate_prompt_tokens', request.truncate_prompt_tokens, -1, '-1'))
+  }
+  issues.push(structuredOutputsIssue(request, (body as Raw).structured_outputs))
+  if (typeof request.priority === 'number') {
+    issues.push(rangeIssue('priority', request.priority, LONG_MIN, LONG_MIN_TEXT))
   }
   return issues.filter((i) => i !== undefined)
 }
@@ -234,8 +285,8 @@ export function parseChatRequest(body: unknown): ChatCompletionRequest {
     }
   }
   const request = parsePresentFields(body) ?? parseFields(body)
-  const ranges = fieldRangeIssues(request)
-  if (ranges.length > 0) throw new RequestValidationError(ranges)
+  const issues = fieldIssues(request, body)
+  if (issues.length > 0) throw new RequestValidationError(issues)
   try {
     checkRepetitionDetection(request)
   } catch (error) {

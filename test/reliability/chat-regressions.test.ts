@@ -86,8 +86,9 @@ describe('an n too large for the reference engine', () => {
     // Assess
     expect(res.status).toBe(400)
     // Above vLLM's own bound (VLLM_MAX_N_SEQUENCES, 16384) the gateway answers before the engine's maxN applies.
+    // vLLM's n check carries no parameter (param null).
     expect(body.error).toMatchObject({
-      param: 'n',
+      param: null,
       code: 400,
       message: `n must be at most 16384, got ${BigInt(n)}. To increase this limit, set the VLLM_MAX_N_SEQUENCES environment variable.`,
     })

@@ -1,7 +1,12 @@
 import '../../support/lambda-shim.js'
+import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
+import { putModel } from '#shared/db/model-repository'
+import { resetEngines } from '#shared/engine/engine'
+import { referenceCatalogModel } from '#shared/engine/settings'
 import { pyRepr } from '#shared/errors/inference-errors'
+import { clearCatalogCache } from '#shared/inference/catalog'
 import { jsonInit } from '../../support/auth.js'
 import { addUpstreamModel, upstreamModelFixture } from '../../support/models.js'
 
@@ -26,13 +31,13 @@ async function expectRequestError(body: unknown, message: string, param: string 
   expect(res.body.error.type).toBe('Bad Request')
   expect(res.body.error.code).toBe(400)
   expect(res.body.error.message).toMatch(
-    /^1 validation error:\n {2}\{'type': 'value_error', 'loc': \('body',( 'repetition_detection')?\)/,
+    /^1 validation error:\n {2}\{'type': 'value_error', 'loc': \('body',( 'repetition_detection'| 'structured_outputs')?\)/,
   )
   expect(res.body.error.message).toContain(`'msg': ${pyRepr(`Value error, ${message}`)}`)
   expect(res.body.error.param).toBe(param)
 }
 
-async function expectServingError(body: unknown, message: string) {
+async function expectServingError(body: unknown, message: string, param?: string | null) {
   // Act
   const res = await post(body)
 
@@ -41,7 +46,33 @@ async function expectServingError(body: unknown, message: string) {
   expect(res.body.error.type).toBe('BadRequestError')
   expect(res.body.error.message).toBe(message)
   expect(res.body.error.code).toBe(400)
+  if (param !== undefined) expect(res.body.error.param).toBe(param)
 }
+
+// vLLM's `StructuredOutputsParams.__dict__` with every field at its default, as its messages print it.
+const NO_CONSTRAINT: Record<string, string> = {
+  json: 'None',
+  regex: 'None',
+  choice: 'None',
+  grammar: 'None',
+  json_object: 'None',
+  disable_any_whitespace: 'False',
+  disable_additional_properties: 'False',
+  whitespace_pattern: 'None',
+  structural_tag: 'None',
+  _backend: 'None',
+  _backend_was_auto: 'False',
+}
+
+/** The `__dict__` text with some fields set to the given Python reprs. */
+function structuredDict(set: Record<string, string>): string {
+  return `{${Object.entries({ ...NO_CONSTRAINT, ...set })
+    .map(([k, v]) => `'${k}': ${v}`)
+    .join(', ')}}`
+}
+
+const MULTIPLE = 'You can only use one kind of structured outputs constraint but multiple are specified: '
+const NONE = 'You must use one kind of structured outputs constraint but none are specified: '
 
 describe('POST /v1/chat/completions validation', () => {
   it('rejects a body that is not application/json with the contract message', async () => {
@@ -149,12 +180,37 @@ describe('POST /v1/chat/completions validation', () => {
     await expectRequestError(
       { messages, model, structured_outputs: { json: {}, regex: 'a+' } },
       "You can only use one kind of constraints for structured outputs ('json', 'regex' or 'choice').",
-      'structured_outputs',
+      // vLLM's validator names no parameter, so param is its location.
+      'body',
     )
     await expectRequestError(
       { messages, model, structured_outputs: { structural_tag: 'not json' } },
       'Invalid structured_outputs structural_tag specification.',
       'structured_outputs',
+    )
+  })
+
+  it('refuses structured_outputs without exactly one constraint kind while parsing it, as StructuredOutputsParams does', async () => {
+    await expectRequestError(
+      { messages, model, structured_outputs: { json_object: true, regex: 'a' } },
+      `${MULTIPLE}${structuredDict({ regex: "'a'", json_object: 'True' })}`,
+      'body.structured_outputs',
+    )
+    await expectRequestError(
+      { messages, model, structured_outputs: { grammar: 'root ::= "a"', choice: ['b'] } },
+      `${MULTIPLE}${structuredDict({ choice: "['b']", grammar: `'root ::= "a"'` })}`,
+      'body.structured_outputs',
+    )
+    // Flags print converted, as pydantic parsed them; a false json_object is still set (not None).
+    await expectRequestError(
+      { messages, model, structured_outputs: { json_object: 'no', regex: 'a', disable_any_whitespace: 1 } },
+      `${MULTIPLE}${structuredDict({ regex: "'a'", json_object: 'False', disable_any_whitespace: 'True' })}`,
+      'body.structured_outputs',
+    )
+    await expectRequestError(
+      { messages, model, structured_outputs: { whitespace_pattern: ' ' } },
+      `${NONE}${structuredDict({ whitespace_pattern: "' '" })}`,
+      'body.structured_outputs',
     )
   })
 
@@ -389,17 +445,57 @@ describe('POST /v1/chat/completions serving rules', () => {
     )
   })
 
-  it('checks sampling parameter ranges with vLLM messages', async () => {
-    await expectServingError({ messages, model, n: 0 }, 'n must be at least 1, got 0.')
-    await expectServingError({ messages, model, temperature: -1 }, 'temperature must be non-negative, got -1.0.')
-    await expectServingError({ messages, model, top_p: 0 }, 'top_p must be in (0, 1], got 0.0.')
-    await expectServingError({ messages, model, presence_penalty: 3 }, 'presence_penalty must be in [-2, 2], got 3.0.')
-    await expectServingError({ messages, model, max_completion_tokens: 0 }, 'max_tokens must be at least 1, got 0.')
+  it('checks sampling parameter ranges with vLLM messages, naming the parameter only where vLLM does', async () => {
+    await expectServingError({ messages, model, n: 0 }, 'n must be at least 1, got 0.', null)
+    await expectServingError(
+      { messages, model, temperature: -1 },
+      'temperature must be non-negative, got -1.0.',
+      'temperature',
+    )
+    await expectServingError({ messages, model, top_p: 0 }, 'top_p must be in (0, 1], got 0.0.', 'top_p')
+    await expectServingError({ messages, model, top_k: -2 }, 'top_k must be 0 (disable), or at least 1, got -2.', null)
+    await expectServingError({ messages, model, min_p: 2 }, 'min_p must be in [0, 1], got 2.0.', null)
+    await expectServingError(
+      { messages, model, presence_penalty: 3 },
+      'presence_penalty must be in [-2, 2], got 3.0.',
+      null,
+    )
+    await expectServingError(
+      { messages, model, frequency_penalty: -3 },
+      'frequency_penalty must be in [-2, 2], got -3.0.',
+      null,
+    )
+    await expectServingError(
+      { messages, model, repetition_penalty: 0 },
+      'repetition_penalty must be greater than zero, got 0.0.',
+      null,
+    )
+    await expectServingError(
+      { messages, model, max_completion_tokens: 0 },
+      'max_tokens must be at least 1, got 0.',
+      'max_tokens',
+    )
+    await expectServingError(
+      { messages, model, min_tokens: -1 },
+      'min_tokens must be greater than or equal to 0, got -1.',
+      null,
+    )
     await expectServingError(
       { messages, model, max_tokens: 2, min_tokens: 5 },
       'min_tokens must be less than or equal to max_tokens=2, got 5.',
+      null,
     )
-    await expectServingError({ messages, model, stop: ['a', ''] }, 'stop cannot contain an empty string.')
+    await expectServingError({ messages, model, stop: ['a', ''] }, 'stop cannot contain an empty string.', null)
+    await expectServingError(
+      { messages, model, n: 16385 },
+      'n must be at most 16384, got 16385. To increase this limit, set the VLLM_MAX_N_SEQUENCES environment variable.',
+      null,
+    )
+    await expectServingError(
+      { messages, model, allowed_token_ids: [] },
+      'allowed_token_ids is not None and empty!',
+      'allowed_token_ids',
+    )
   })
 
   it('refuses n > 1 with greedy sampling, an empty bad word and an n above vLLM bound, with vLLM messages', async () => {
@@ -415,10 +511,6 @@ describe('POST /v1/chat/completions serving rules', () => {
       'n must be 1 when using greedy sampling, got 2.',
     )
     await expectServingError(
-      { messages, model, n: 3, temperature: 1e-6 },
-      'n must be 1 when using greedy sampling, got 3.',
-    )
-    await expectServingError(
       { messages, model, bad_words: ['bad', '', 'bad'] },
       "bad_words cannot contain an empty string. Got bad_words=['bad', '']",
     )
@@ -429,6 +521,29 @@ describe('POST /v1/chat/completions serving rules', () => {
     // Beam search is not sampling: vLLM builds no SamplingParams for it, so greedy n > 1 is its normal case.
     expect(beams.status).toBe(200)
     expect(upstream.seen.length).toBe(seenBefore + 1)
+  })
+
+  it('raises a temperature below 0.01 to 0.01 (sampling, so n > 1 is allowed) and refuses one above 2', async () => {
+    // Prepare
+    const seenBefore = upstream.seen.length
+
+    // Act
+    const tiny = await post({ messages, model, n: 3, temperature: 1e-6 })
+
+    // Assess
+    expect(tiny.status).toBe(200)
+    expect(upstream.seen.length).toBe(seenBefore + 1)
+    await expectServingError(
+      { messages, model, temperature: 2.5 },
+      'temperature must be in [0, 2], got 2.5.',
+      'temperature',
+    )
+    await expectServingError(
+      { messages, model, temperature: 3 },
+      'temperature must be in [0, 2], got 3.0.',
+      'temperature',
+    )
+    expect((await post({ messages, model, temperature: 2 })).status).toBe(200)
   })
 
   it('refuses a json_schema response format without a schema as newest vLLM does', async () => {
@@ -451,7 +566,8 @@ describe('POST /v1/chat/completions serving rules', () => {
       { messages, model, response_format: { type: 'json_schema', json_schema: { name: 'x' } } },
       `${message}${none}`,
     )
-    await expectServingError(
+    // structured_outputs without a constraint fails as it is parsed, before the response format is merged in.
+    await expectRequestError(
       {
         messages,
         model,
@@ -459,7 +575,173 @@ describe('POST /v1/chat/completions serving rules', () => {
         structured_outputs: { disable_any_whitespace: true },
       },
       `${message}${spaced}`,
+      'body.structured_outputs',
     )
     expect(withRegex.status).toBe(200)
+  })
+
+  it('refuses a response_format that adds a second constraint kind to structured_outputs, without a parameter', async () => {
+    // Act
+    const same = await post({
+      messages,
+      model,
+      response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } },
+      structured_outputs: { json: { type: 'string' } },
+    })
+
+    // Assess
+    await expectServingError(
+      { messages, model, response_format: { type: 'json_object' }, structured_outputs: { regex: 'a' } },
+      `${MULTIPLE}${structuredDict({ regex: "'a'", json_object: 'True' })}`,
+      null,
+    )
+    await expectServingError(
+      {
+        messages,
+        model,
+        response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } },
+        structured_outputs: { choice: ['b'], disable_any_whitespace: true },
+      },
+      `${MULTIPLE}${structuredDict({ json: "{'type': 'object'}", choice: "['b']", disable_any_whitespace: 'True' })}`,
+      null,
+    )
+    // A structural tag is passed on as Python's json.dumps of the parsed format, non-ASCII escaped.
+    await expectServingError(
+      {
+        messages,
+        model,
+        response_format: { type: 'structural_tag', format: { type: 'const_string', value: 'é' } },
+        structured_outputs: { grammar: 'root ::= "a"' },
+      },
+      `${MULTIPLE}${structuredDict({
+        grammar: `'root ::= "a"'`,
+        structural_tag: `'{"type": "structural_tag", "format": {"type": "const_string", "value": "\\\\u00e9"}}'`,
+      })}`,
+      null,
+    )
+    // The format's schema replaces structured_outputs.json: still one kind.
+    expect(same.status).toBe(200)
+  })
+})
+
+// Reference models: one with a small context, so that the effective max_tokens without a requested one stays small,
+// and one whose generation config sets max_tokens.
+const reference = referenceCatalogModel({ id: `loom/reference-${randomUUID().slice(0, 8)}`, maxModelLen: 64 })
+const capped = referenceCatalogModel({
+  id: `loom/reference-${randomUUID().slice(0, 8)}`,
+  backend: { kind: 'reference', settings: { generationConfig: { max_tokens: 20 } } },
+})
+await putModel(reference)
+await putModel(capped)
+clearCatalogCache()
+
+describe('POST /v1/chat/completions on the reference engine', () => {
+  type Completion = { choices: { message: { content: string } }[]; usage: { prompt_tokens: number } }
+  const complete = async (body: Record<string, unknown>) => {
+    const res = await post({ messages, model: reference.id, ...body })
+    return { ...res, completion: res.body as unknown as Completion }
+  }
+  const contents = (c: Completion) => c.choices.map((choice) => choice.message.content)
+
+  it('refuses min_tokens above the effective max_tokens when the request sets none, as vLLM does', async () => {
+    // Prepare: without max_tokens the budget is the context left after the prompt (vLLM's get_max_tokens)
+    const probe = await complete({ max_tokens: 1 })
+    const budget = 64 - probe.completion.usage.prompt_tokens
+
+    // Act
+    const atBudget = await complete({ min_tokens: budget, ignore_eos: true })
+    const above = await complete({ min_tokens: budget + 1 })
+    const aboveConfig = await post({ messages, model: capped.id, min_tokens: 21 })
+
+    // Assess
+    expect(atBudget.status).toBe(200)
+    expect(above.status).toBe(400)
+    expect(above.body.error).toEqual({
+      message: `min_tokens must be less than or equal to max_tokens=${budget}, got ${budget + 1}.`,
+      type: 'BadRequestError',
+      param: null,
+      code: 400,
+    })
+    // The generation config's max_tokens stands in for an absent one.
+    expect(aboveConfig.body.error.message).toBe('min_tokens must be less than or equal to max_tokens=20, got 21.')
+  })
+
+  it('refuses out-of-vocabulary stop_token_ids, listed once each, on param stop_token_ids', async () => {
+    // Act
+    const res = await complete({ stop_token_ids: [999, 5, 999, -1] })
+    const beams = await complete({ stop_token_ids: [999], use_beam_search: true, n: 2, max_tokens: 4 })
+    const upstreamModel = await post({ messages, model, stop_token_ids: [999] })
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(res.body.error).toEqual({
+      message: 'token_id(s) [999, -1] in stop_token_ids contain out-of-vocab token ids. Vocabulary size: 262',
+      type: 'BadRequestError',
+      param: 'stop_token_ids',
+      code: 400,
+    })
+    // vLLM's beam search passes no stop token ids on; the gateway has no tokenizer for an upstream model.
+    expect(beams.status).toBe(200)
+    expect(upstreamModel.status).toBe(200)
+  })
+
+  it('samples a seed of -1 as an unseeded request, as vLLM reads it as no seed', async () => {
+    // Prepare
+    const body = { temperature: 1, max_tokens: 24 }
+
+    // Act: the same two requests from a cold engine, without a seed and with seed -1
+    resetEngines()
+    const unseeded = [await complete(body), await complete(body)].map((r) => contents(r.completion))
+    resetEngines()
+    const minusOne = [await complete({ ...body, seed: -1 }), await complete({ ...body, seed: -1 })].map((r) =>
+      contents(r.completion),
+    )
+
+    // Assess
+    expect(minusOne).toEqual(unseeded)
+    expect(minusOne[0]).not.toEqual(minusOne[1])
+  })
+
+  it('samples a temperature below 0.01 at 0.01, so n > 1 is allowed', async () => {
+    // Prepare: four control characters the model has never seen tie for every position, so only greedy decoding
+    // always picks the same one
+    const tied = { allowed_token_ids: [1, 2, 3, 4], n: 4, seed: 3, max_tokens: 12, return_token_ids: true }
+    const ids = (c: Completion) => (c.choices as unknown as { token_ids: number[] }[]).map((x) => x.token_ids.join())
+
+    // Act
+    const tiny = await complete({ ...tied, temperature: 1e-6 })
+    const floor = await complete({ ...tied, temperature: 0.01 })
+
+    // Assess
+    expect(tiny.status).toBe(200)
+    expect(ids(tiny.completion)).toEqual(ids(floor.completion))
+    expect(new Set(ids(tiny.completion)).size).toBeGreaterThan(1)
+  })
+
+  it('names the parameter of the engine checks where vLLM does', async () => {
+    // Act
+    const logprobs = await complete({ logprobs: true, top_logprobs: 21 })
+    const promptLogprobs = await complete({ prompt_logprobs: 21 })
+    const allowed = await complete({ allowed_token_ids: [5000] })
+    const n = await complete({ n: 129 })
+
+    // Assess
+    expect(logprobs.body.error).toMatchObject({
+      message: 'Requested sample logprobs of 21, which is greater than max allowed: 20',
+      param: 'logprobs',
+    })
+    expect(promptLogprobs.body.error).toMatchObject({
+      message: 'Requested prompt logprobs of 21, which is greater than max allowed: 20',
+      param: 'prompt_logprobs',
+    })
+    expect(allowed.body.error).toMatchObject({
+      message: 'allowed_token_ids contains out-of-vocab token id!',
+      param: 'allowed_token_ids',
+    })
+    expect(n.body.error).toMatchObject({
+      message:
+        'n must be at most 128, got 129. To increase this limit, set the VLLM_MAX_N_SEQUENCES environment variable.',
+      param: null,
+    })
   })
 })

@@ -75,6 +75,53 @@ describe('reference backend', () => {
     })
   })
 
+  it.each([[['q']], [['zz']], [['\n\n']], [['🎉🙂']], [['zzz']], [['🌊🎉🎉', 'zz']]])(
+    'streams whole characters, holding back max(len(stop)) - 1 characters, that add up to the buffered answer (stop %j)',
+    async (stop) => {
+      // Prepare
+      const cheer = (seed: number) => ({
+        messages: [
+          { role: 'user' as const, content: 'Cheer me up with emoji.' },
+          { role: 'assistant' as const, content: '🎉🙂🎉 🌊🙂 🎉🎉 🙂🌊🎉 🙂🙂 🌊🎉🙂 🎉' },
+        ],
+        add_generation_prompt: false,
+        continue_final_message: true,
+        max_completion_tokens: 60,
+        stop,
+        seed,
+      })
+      // vLLM holds back max(len(stop)) - 1 characters, Python's len counting code points (`[...s]` splits the same way).
+      const held = Math.max(...stop.map((s) => [...s].length)) - 1
+      // With the u flag a surrogate pair is one character, so only a lone half matches.
+      const loneSurrogate = /[\uD800-\uDFFF]/u
+
+      for (const seed of [1, 2, 3, 4]) {
+        // Act
+        const buffered = await complete(cheer(seed))
+        const chunks = await streamAll({ ...cheer(seed), return_token_ids: true })
+
+        // Assess
+        const deltas = chunks.map((c) => c.choices[0]?.delta.content ?? '')
+        expect(text(buffered)).toMatch(/\p{Extended_Pictographic}/u)
+        expect(deltas.filter((d) => loneSurrogate.test(d))).toEqual([])
+        expect(deltas.join('')).toBe(text(buffered))
+        const bytes = new TextDecoder()
+        let generated = ''
+        let released = ''
+        for (const choice of chunks.map((c) => c.choices[0])) {
+          if (!choice || choice.finish_reason !== null) continue
+          // Special tokens are skipped in content; the answer's bytes decode as a stream, incomplete characters held.
+          for (const id of choice.token_ids ?? []) {
+            if (id < 256) generated += bytes.decode(Uint8Array.of(id), { stream: true })
+          }
+          released += choice.delta.content ?? ''
+          const characters = [...generated]
+          expect(released).toBe(characters.slice(0, Math.max(0, characters.length - held)).join(''))
+        }
+      }
+    },
+  )
+
   it('returns reasoning in message.reasoning and delta.reasoning, within the effort budget, unless include_reasoning is false', async () => {
     // Prepare
     const request = ask('Why is the sky blue?', {

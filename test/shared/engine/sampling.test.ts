@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest'
 import { applyBiasAndPenalties, finalDistribution, type SamplingOptions } from '#shared/engine/sampler'
 import { Sequence } from '#shared/engine/sequence'
 import { decode, EOS_TOKEN_ID, encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
+import type { ChatCompletionResponse } from '#shared/schemas/chat-completion'
 import { ask, complete, logprobsOf, model, streamAll, text } from './support.js'
 
 // This file loads fresh copies of modules; the worker's next file starts from a clean registry (test files share
@@ -191,6 +192,40 @@ describe('reference engine sampling', () => {
       ),
       { numRuns: 20 },
     )
+  })
+
+  it('stops at the first stop string in list order that the latest token completes, as vLLM does', async () => {
+    // Prepare
+    const base = ask('Describe your work.', {
+      structured_outputs: { regex: 'A tracing loom' },
+      max_completion_tokens: 30,
+    })
+    // A special token adds its whole text at once, so two stop strings can complete in it at different ends.
+    const special = ask('Say hello.', { temperature: 0, ignore_eos: true, skip_special_tokens: false, max_tokens: 40 })
+    const outcome = (r: ChatCompletionResponse) => [text(r), r.choices[0]?.stop_reason]
+
+    // Act
+    const gFirst = await complete({ ...base, stop: ['g', 'ing'] })
+    const ingFirst = await complete({ ...base, stop: ['ing', 'g'] })
+    const keptG = await complete({ ...base, stop: ['g', 'ing'], include_stop_str_in_output: true })
+    const keptIng = await complete({ ...base, stop: ['ing', 'g'], include_stop_str_in_output: true })
+    const streamed = await streamAll({ ...base, stop: ['g', 'ing'] })
+    const full = text(await complete(special))
+    const cutEnd = await complete({ ...special, stop: ['_end', '<|im_'] })
+    const keptEnd = await complete({ ...special, stop: ['_end', '<|im_'], include_stop_str_in_output: true })
+
+    // Assess
+    expect(outcome(gFirst)).toEqual(['A tracin', 'g'])
+    expect(outcome(ingFirst)).toEqual(['A trac', 'ing'])
+    expect(outcome(keptG)).toEqual(['A tracing', 'g'])
+    expect(outcome(keptIng)).toEqual(['A tracing', 'ing'])
+    expect(streamed.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('A tracin')
+    expect(streamed.find((c) => c.choices[0]?.finish_reason)?.choices[0]?.stop_reason).toBe('g')
+    const at = full.indexOf(' <|im_end|>')
+    expect(at).toBeGreaterThan(0)
+    expect(full.slice(0, at)).not.toMatch(/_end|<\|im_/)
+    expect(outcome(cutEnd)).toEqual([full.slice(0, at + ' <|im'.length), '_end'])
+    expect(outcome(keptEnd)).toEqual([full.slice(0, at + ' <|im_end'.length), '_end'])
   })
 
   it('returns n choices with their own indexes and sums their tokens in usage', async () => {
@@ -390,9 +425,10 @@ describe('reference engine sampling', () => {
     const atCap = await complete(ask('Hi', { n: 128, max_completion_tokens: 1 }))
 
     // Assess
+    // vLLM raises the n check without a parameter: the error names none.
     await expect(huge).rejects.toMatchObject({
       statusCode: 400,
-      param: 'n',
+      param: undefined,
       message: `n must be at most 128, got ${BigInt(1.7976931348623157e308)}. ${RAISE_N}`,
     })
     await expect(beams).rejects.toThrow(`n must be at most 128, got 129. ${RAISE_N}`)
@@ -481,6 +517,76 @@ describe('reference engine sampling', () => {
     expect(prompt).toHaveLength(response.usage.prompt_tokens)
     expect(prompt[0]).toBeNull()
     expect(Object.keys(prompt[1] ?? {}).length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('scores each prompt token by the raw distribution that generation reports right after the tokens before it', async () => {
+    // Prepare
+    type Message = { role: 'system' | 'user' | 'assistant'; content: string }
+    const conversations: Message[][] = [
+      // QA's case: scored by a model that had seen the whole prompt, "qzxwv" came out as the likeliest continuation.
+      [{ role: 'user', content: 'hello qzxwv' }],
+      [
+        { role: 'user', content: 'Tell me a short story.' },
+        { role: 'assistant', content: 'Once upon a time, a weaver' },
+      ],
+      [
+        { role: 'system', content: 'You are Loom.' },
+        { role: 'user', content: 'What is Loom?' },
+        { role: 'assistant', content: 'Loom is an open platform.' },
+        { role: 'user', content: 'Why is the sky blue?' },
+        { role: 'assistant', content: 'Because' },
+      ],
+    ]
+    const continuing = (messages: Message[]) => ({
+      messages,
+      add_generation_prompt: false,
+      continue_final_message: true,
+      return_token_ids: true,
+      max_completion_tokens: 1,
+    })
+    type Scored = { at: number; prefix: number[]; logprob: number | undefined; top: [string, number | undefined][] }
+    const reported: Scored[] = []
+    const generated: Scored[] = []
+
+    // Act
+    for (const messages of conversations) {
+      const full = await complete({ ...continuing(messages), prompt_logprobs: 5 })
+      const ids = full.prompt_token_ids ?? []
+      const scored = full.prompt_logprobs as Record<string, { logprob: number }>[]
+      for (const [m, message] of messages.entries()) {
+        for (let cut = 1; cut <= message.content.length; cut++) {
+          const prefix = [...messages.slice(0, m), { ...message, content: message.content.slice(0, cut) }]
+          const at = (await complete(continuing(prefix))).prompt_token_ids?.length ?? 0
+          if (at >= ids.length) continue
+          const token = ids[at] as number
+          const next = await complete({
+            ...continuing(prefix),
+            logprobs: true,
+            top_logprobs: 5,
+            allowed_token_ids: [token],
+            return_tokens_as_token_ids: true,
+          })
+          const entry = logprobsOf(next)[0]
+          const top = entry?.top_logprobs.map((t) => t.token.slice('token_id:'.length)) ?? []
+          generated.push({
+            at,
+            prefix: next.prompt_token_ids ?? [],
+            logprob: entry?.logprob,
+            top: top.map((id, i) => [id, entry?.top_logprobs[i]?.logprob]),
+          })
+          reported.push({
+            at,
+            prefix: ids.slice(0, at),
+            logprob: scored[at]?.[String(token)]?.logprob,
+            top: top.map((id) => [id, scored[at]?.[id]?.logprob]),
+          })
+        }
+      }
+    }
+
+    // Assess
+    expect(reported.length).toBeGreaterThan(100)
+    expect(reported).toEqual(generated)
   })
 
   it('finishes with repetition when the output repeats a pattern', async () => {

@@ -4,6 +4,7 @@ import { jsonSchemaGrammar } from '#shared/engine/grammar/json-schema'
 import { Matcher } from '#shared/engine/grammar/matcher'
 import { regexToNode } from '#shared/engine/grammar/regex'
 import { BadRequestError } from '#shared/errors/http-error'
+import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 import { validateJson } from '../../support/json-schema.js'
 import { ask, complete, text } from './support.js'
 
@@ -451,4 +452,32 @@ describe('constrained decoding', () => {
     await expect(act).rejects.toThrow(BadRequestError)
     await expect(act).rejects.toThrow(message)
   })
+
+  it.each([
+    [
+      'a response_format adding a second kind',
+      { response_format: { type: 'json_object' }, structured_outputs: { regex: 'a' } },
+      "You can only use one kind of structured outputs constraint but multiple are specified: {'json': None, 'regex': 'a', 'choice': None, 'grammar': None, 'json_object': True, 'disable_any_whitespace': False, 'disable_additional_properties': False, 'whitespace_pattern': None, 'structural_tag': None, '_backend': None, '_backend_was_auto': False}",
+    ],
+    [
+      'two kinds in structured_outputs',
+      { structured_outputs: { grammar: 'root ::= "a"', choice: ['b'] } },
+      `You can only use one kind of structured outputs constraint but multiple are specified: {'json': None, 'regex': None, 'choice': ['b'], 'grammar': 'root ::= "a"', 'json_object': None, 'disable_any_whitespace': False, 'disable_additional_properties': False, 'whitespace_pattern': None, 'structural_tag': None, '_backend': None, '_backend_was_auto': False}`,
+    ],
+    [
+      'structured_outputs without a constraint',
+      { structured_outputs: { disable_any_whitespace: true } },
+      "You must use one kind of structured outputs constraint but none are specified: {'json': None, 'regex': None, 'choice': None, 'grammar': None, 'json_object': None, 'disable_any_whitespace': True, 'disable_additional_properties': False, 'whitespace_pattern': None, 'structural_tag': None, '_backend': None, '_backend_was_auto': False}",
+    ],
+  ])(
+    "refuses %s with newest vLLM's StructuredOutputsParams message and no parameter",
+    async (_name, extra, message) => {
+      // Act
+      const act = complete(ask('x', extra as Partial<ChatCompletionRequest>))
+
+      // Assess
+      await expect(act).rejects.toThrow(BadRequestError)
+      await expect(act).rejects.toMatchObject({ statusCode: 400, message, param: undefined })
+    },
+  )
 })
