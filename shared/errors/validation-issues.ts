@@ -1,7 +1,32 @@
-import type * as z from 'zod/mini'
+import * as z from 'zod/mini'
 import type { ValidationIssue } from '#shared/errors/http-error'
+import { LaxIntSchema } from '#shared/schemas/pydantic-lax'
 
 type ZodIssue = z.core.$ZodIssue
+
+const INT_TYPE: [string, string] = ['int_type', 'Input should be a valid integer']
+
+// zod reports an integer field given a non-number exactly as a number field (`expected: "number"`), and the finished
+// issue no longer names its schema. The error map still sees the schema: it gives such issues pydantic's integer
+// message, which `describe` recognises. Installed once, for every parse, when this module loads (before any request).
+z.config({
+  customError: (issue) => {
+    const format = (issue.inst?._zod.def as { format?: unknown } | undefined)?.format
+    return issue.code === 'invalid_type' && typeof format === 'string' && format.includes('int')
+      ? INT_TYPE[1]
+      : undefined
+  },
+})
+
+// Integer fields take JSON integers only. For anything else pydantic's lax `int` says why (`int_parsing` for "x",
+// `int_from_float` for 1.5, `finite_number`), and strict `int`'s `int_type` covers what lax mode would have converted
+// ("5", true) (pydantic-core src/errors/types.rs).
+function integerIssue(input: unknown): [string, string] {
+  const lax = z.safeParse(LaxIntSchema, input)
+  if (lax.success) return INT_TYPE
+  const refusal = lax.error.issues[0] as (ZodIssue & { params?: { type?: unknown } }) | undefined
+  return typeof refusal?.params?.type === 'string' ? [refusal.params.type, refusal.message] : INT_TYPE
+}
 
 const TYPE_NAMES: Record<string, [string, string]> = {
   string: ['string_type', 'Input should be a valid string'],
@@ -55,6 +80,7 @@ function describe(issue: ZodIssue): [string, string] {
   switch (issue.code) {
     case 'invalid_type':
       if (issue.input === undefined && !('received' in issue)) return ['missing', 'Field required']
+      if (issue.expected === 'int' || issue.message === INT_TYPE[1]) return integerIssue(issue.input)
       return TYPE_NAMES[issue.expected] ?? [`${issue.expected}_type`, `Input should be a valid ${issue.expected}`]
     case 'too_small':
     case 'too_big':

@@ -12,6 +12,8 @@ const NOT_A_DICT = {
   msg: 'Input should be a valid dictionary or object to extract fields from',
 }
 
+const MISSING_BODY = { type: 'missing', loc: ['body'], msg: 'Field required', input: null }
+
 function mediaType(header: string | undefined): string {
   // What nearly every client sends, without splitting and lower-casing it.
   if (header === 'application/json') return header
@@ -58,8 +60,9 @@ export function excessNesting(text: string, limit = MAX_JSON_DEPTH): number {
 /**
  * Reads and parses a JSON request body under the family's rules: inference requires `application/json` exactly
  * (vLLM's check, docs/inference.md §1); tracing and training parse a body without a content type as JSON (FastAPI) and
- * reject other types with a 422. An empty or malformed body, or one nested deeper than MAX_JSON_DEPTH, is a validation
- * error, never a 500. A tracing body's `query` keeps whether each number was written as a float (`withExactQuery`).
+ * reject other types with a 422. An empty, `null` or malformed body, or one nested deeper than MAX_JSON_DEPTH, is a
+ * validation error, never a 500; a body that is not UTF-8 is a 400 (`requestText`). A tracing body's `query` keeps
+ * whether each number was written as a float (`withExactQuery`).
  */
 export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
   const type = mediaType(requestHeader(c, 'content-type'))
@@ -72,15 +75,16 @@ export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
     throw new RequestValidationError([NOT_A_DICT])
   }
   const text = await requestText(c)
-  if (text.trim() === '') {
-    throw new RequestValidationError([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }])
-  }
+  if (text.trim() === '') throw new RequestValidationError([MISSING_BODY])
   let body: unknown
   try {
     body = JSON.parse(text)
   } catch (error) {
     throw new RequestValidationError([jsonInvalidIssue(positionOf(error, text), (error as Error).message)])
   }
+  // FastAPI reads a `null` body as no body: a required body model is then `missing` at ["body"]
+  // (fastapi/dependencies/utils.py, `_validate_value_with_model_field`), before the model sees it.
+  if (body === null) throw new RequestValidationError([MISSING_BODY])
   const tooDeep = excessNesting(text)
   if (tooDeep >= 0) {
     throw new RequestValidationError([

@@ -1,7 +1,8 @@
+import { isUtf8 } from 'node:buffer'
 import type { IncomingMessage } from 'node:http'
 import type { Context, MiddlewareHandler } from 'hono'
 import { bodyLimit as streamingBodyLimit } from 'hono/body-limit'
-import { PayloadTooLargeError } from '#shared/errors/http-error'
+import { FrameworkHttpError, PayloadTooLargeError } from '#shared/errors/http-error'
 import type { AppEnv } from '#shared/http/app-env'
 import { nodeBindings, requestHeader } from '#shared/http/node-bindings'
 
@@ -37,11 +38,34 @@ export function bodyLimit(maxBytes: () => number): MiddlewareHandler<AppEnv> {
   }
 }
 
+/** FastAPI's answer (an HTTP 400, not a validation error) to a JSON body it cannot decode as text. */
+export const UNPARSEABLE_BODY_MESSAGE = 'There was an error parsing the body'
+
+/**
+ * A body's bytes as text, or a 400 when they are not UTF-8. FastAPI hands the bytes to `json.loads`, whose decode
+ * error is no JSON error and so becomes `HTTPException(400, "There was an error parsing the body")` (fastapi/routing.py);
+ * decoding with replacement characters would instead accept the body and store text the client never sent. A leading
+ * BOM is dropped, as both `json.loads` (utf-8-sig) and the fetch `Request.text()` decoder do. `isUtf8` is one simdutf
+ * pass over the bytes.
+ */
+export function decodeBody(bytes: Uint8Array): string {
+  if (!isUtf8(bytes)) throw new FrameworkHttpError(400, UNPARSEABLE_BODY_MESSAGE)
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const bom = buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf
+  return buffer.toString('utf8', bom ? 3 : 0)
+}
+
 function readIncoming(incoming: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
-    incoming.once('end', () => resolve(chunks.length === 1 ? String(chunks[0]) : Buffer.concat(chunks).toString()))
+    incoming.once('end', () => {
+      try {
+        resolve(decodeBody(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)))
+      } catch (error) {
+        reject(error)
+      }
+    })
     incoming.once('error', reject)
     incoming.once('close', () => {
       if (!incoming.readableEnded) reject(new Error('Client disconnected before the request body ended'))
@@ -50,9 +74,11 @@ function readIncoming(incoming: IncomingMessage): Promise<string> {
 }
 
 /**
- * The request body as text, read once and cached on the request like `c.req.text()`. On the Node server a body with
- * a declared length is read straight from the socket's message (the body limit already checked the length, and Node's
- * parser never reads past it), sparing the per-request fetch `Request`, stream and abort signal.
+ * The request body as text, read once and cached on the request like `c.req.text()`, which later returns it. On the
+ * Node server a body with a declared length is read straight from the socket's message (the body limit already checked
+ * the length, and Node's parser never reads past it), sparing the per-request fetch `Request`, stream and abort signal;
+ * otherwise (Lambda, `app.request()`, a chunked body) through Hono's request. Either way the bytes go through
+ * `decodeBody`, so a body that is not UTF-8 is a 400 on every path.
  */
 export function requestText(c: Context<AppEnv>): Promise<string> {
   // Hono keeps the body's promise in this cache (its type names the resolved value).
@@ -60,9 +86,10 @@ export function requestText(c: Context<AppEnv>): Promise<string> {
   if (cache.text !== undefined) return cache.text
   const incoming = nodeBindings(c)?.incoming
   if (incoming === undefined || Object.keys(c.req.bodyCache).length > 0 || declaredLength(c) === undefined) {
-    return c.req.text()
+    cache.text = c.req.arrayBuffer().then((bytes) => decodeBody(new Uint8Array(bytes)))
+  } else {
+    cache.text = readIncoming(incoming)
   }
-  cache.text = readIncoming(incoming)
   return cache.text
 }
 

@@ -1,16 +1,48 @@
 import * as z from 'zod/mini'
+import { ZodMiniRecord } from 'zod/mini'
 
 // Request shapes of `POST /v1/preview/models/{model_id}/log` (docs/training.md §2). Objects are loose: unknown
 // keys are accepted and kept, as FastAPI would ignore them and the stored group must stay whole.
+
+type JsonDict<V extends z.core.$ZodType> = z.ZodMiniRecord<z.ZodMiniString, V>
+
+// zod's record skips a `__proto__` key, unvalidated and left out of its output (it builds a plain `{}`, where the key
+// would set the prototype), while pydantic's dict keeps it like any other. This record validates every own key of the
+// JSON object and builds a null-prototype object, where `__proto__` is an ordinary property (JSON.stringify keeps it).
+// It is still a record to zod, so the OpenAPI schema and the inferred type are the record's.
+const $JsonDict = z.core.$constructor<z.ZodMiniRecord>('JsonDict', (inst, def) => {
+  ZodMiniRecord.init(inst, def)
+  inst._zod.parse = (payload, ctx) => {
+    const input = payload.value
+    if (!z.core.util.isPlainObject(input)) {
+      payload.issues.push({ code: 'invalid_type', expected: 'record', input, inst })
+      return payload
+    }
+    const out: Record<string, unknown> = Object.create(null)
+    for (const key of Object.keys(input)) {
+      const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx)
+      if (result instanceof Promise) throw new Error('A JSON dict takes synchronous value schemas only')
+      if (result.issues.length > 0) payload.issues.push(...z.core.util.prefixIssues(key, result.issues))
+      out[key] = result.value
+    }
+    payload.value = out
+    return payload
+  }
+})
+
+/** A JSON object of `valueType` values under any keys, `__proto__` included (pydantic's `dict[str, V]`). */
+function jsonDict<V extends z.core.$ZodType>(valueType: V): JsonDict<V> {
+  return new $JsonDict({ type: 'record', keyType: z.string(), valueType }) as unknown as JsonDict<V>
+}
 
 const MetricValueSchema = z.union([z.number(), z.boolean()])
 const MetadataValueSchema = z.union([z.number(), z.string(), z.boolean(), z.null()])
 
 /** Trajectory and group metrics: numbers or booleans (booleans count as 1/0). */
-export const MetricsMapSchema = z.record(z.string(), MetricValueSchema)
+export const MetricsMapSchema = jsonDict(MetricValueSchema)
 
 /** Free-form metadata: scalars only. */
-export const MetadataMapSchema = z.record(z.string(), MetadataValueSchema)
+export const MetadataMapSchema = jsonDict(MetadataValueSchema)
 
 /** `ChatCompletionFunctionToolParam`. */
 export const ToolSchema = z.looseObject({
@@ -18,7 +50,7 @@ export const ToolSchema = z.looseObject({
   function: z.looseObject({
     name: z.string(),
     description: z.optional(z.string()),
-    parameters: z.optional(z.record(z.string(), z.unknown())),
+    parameters: z.optional(jsonDict(z.unknown())),
     strict: z.optional(z.nullable(z.boolean())),
   }),
 })

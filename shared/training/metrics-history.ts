@@ -11,7 +11,8 @@ export async function metricsHistory(
 ): Promise<MetricsHistory> {
   const model = await findModel(principal, modelId)
   const records = await listLogRecords(model.id, filter.split, filter.afterStep)
-  const series: Record<string, MetricSeries> = {}
+  // Metric keys come from the client: a null prototype keeps each an own property whatever it is.
+  const series: Record<string, MetricSeries> = Object.create(null)
   const rows = records.map((record) => {
     for (const [key, value] of Object.entries(record.metrics)) {
       series[key] ??= { steps: [], values: [], recorded_at: [] }

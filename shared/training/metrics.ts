@@ -61,7 +61,8 @@ export function computeLogMetrics(
   const averages = new Map<string, number>()
   for (const [key, values] of pooled) if (values.length > 0) averages.set(key, mean(values))
   averages.set('reward_std_dev', stdDevs.length > 0 ? mean(stdDevs) : 0)
-  const metrics: MetricValues = {}
+  // Keys come from the client (split and metric names): a null prototype keeps each an own property whatever it is.
+  const metrics: MetricValues = Object.create(null)
   for (const [key, value] of averages) if (Number.isFinite(value)) metrics[`${split}/${key}`] = value
   return {
     metrics,

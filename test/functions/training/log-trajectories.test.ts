@@ -193,6 +193,37 @@ describe('POST /v1/preview/models/{model_id}/log', () => {
       expect(json.metrics['val/reward_std_dev']).toBe(0.5)
     })
 
+    it('treats a key named __proto__ like any other in metrics, metadata and the stored group', async () => {
+      // Prepare: JSON text, since a JS literal's `__proto__` would set the prototype instead of a key.
+      const caller = await newCaller()
+      const model = await newModel(caller)
+      const t = (reward: number, metrics: string) =>
+        `{"messages_and_choices":[],"reward":${reward},"metrics":${metrics}}`
+      const group = `{"trajectories":[${t(1, '{"__proto__":5,"x":1}')},${t(0, '{"__proto__":true}')}],"metrics":{"__proto__":0.5},"metadata":{"__proto__":"m"}}`
+
+      // Act
+      const res = await app.request(logPath(model.id), {
+        method: 'POST',
+        headers: { ...caller.bearer, 'content-type': 'application/json' },
+        body: `{"split":"val","trajectory_groups":[${group}]}`,
+      })
+
+      // Assess
+      expect(res.status).toBe(200)
+      const json = (await res.json()) as LogJson
+      expect(json.metrics).toEqual({
+        'val/reward': 0.5,
+        'val/exception_rate': 0,
+        'val/__proto__': 3,
+        'val/x': 1,
+        'val/reward_std_dev': 0.5,
+        'val/group_metric___proto__': 0.5,
+      })
+      const [record] = await listLogRecords(model.id, 'val')
+      expect(record?.metrics).toEqual(json.metrics)
+      expect((await getLogGroups(record as never)).map(decodeGroup)).toEqual([JSON.stringify(JSON.parse(group))])
+    })
+
     it('uses the split verbatim in metric keys and the model step as the step', async () => {
       // Prepare
       const caller = await newCaller()

@@ -27,6 +27,7 @@ const withTrajectory = (patch: Record<string, unknown>) => ({
 })
 
 const T1 = ['body', 'trajectory_groups', 0, 'trajectories', 1]
+const VALID_NUMBER = 'Input should be a valid number'
 
 describe('POST /v1/preview/models/{model_id}/log validation', () => {
   it.each([
@@ -98,6 +99,27 @@ describe('POST /v1/preview/models/{model_id}/log validation', () => {
     [
       'a non-integer policy version',
       { initial_policy_version: 1.5 },
+      [...T1, 'initial_policy_version'],
+      'int_from_float',
+      'Input should be a valid integer, got a number with a fractional part',
+    ],
+    [
+      'a policy version that is not a numeral',
+      { final_policy_version: 'x' },
+      [...T1, 'final_policy_version'],
+      'int_parsing',
+      'Input should be a valid integer, unable to parse string as an integer',
+    ],
+    [
+      'a policy version sent as a numeral string',
+      { final_policy_version: '5' },
+      [...T1, 'final_policy_version'],
+      'int_type',
+      'Input should be a valid integer',
+    ],
+    [
+      'a policy version that is a boolean',
+      { initial_policy_version: true },
       [...T1, 'initial_policy_version'],
       'int_type',
       'Input should be a valid integer',
@@ -221,6 +243,61 @@ describe('POST /v1/preview/models/{model_id}/log validation', () => {
     expect(group.detail).toEqual([
       expect.objectContaining({ loc: ['body', 'trajectory_groups', 0, 'trajectories'], type: 'missing' }),
     ])
+  })
+
+  it('validates values under a key named __proto__ like any other key', async () => {
+    // Prepare: JSON text, since a JS literal's `__proto__` would set the prototype instead of a key.
+    const t = (extra: string) => `{"messages_and_choices":[],"reward":1${extra}}`
+    const body = `{"split":"val","trajectory_groups":[{"trajectories":[${t(',"metrics":{"__proto__":"abc"}')},${t(
+      ',"metadata":{"x":1,"__proto__":[1]}',
+    )}],"metrics":{"__proto__":null}}]}`
+
+    // Act
+    const res = await app.request(`/v1/preview/models/${model.id}/log`, {
+      method: 'POST',
+      headers: { ...caller.bearer, 'content-type': 'application/json' },
+      body,
+    })
+
+    // Assess
+    const G0 = ['body', 'trajectory_groups', 0]
+    expect(res.status).toBe(422)
+    expect(((await res.json()) as { detail: Detail[] }).detail).toEqual([
+      { loc: [...G0, 'trajectories', 0, 'metrics', '__proto__'], type: 'float_type', msg: VALID_NUMBER, input: 'abc' },
+      { loc: [...G0, 'trajectories', 1, 'metadata', '__proto__'], type: 'float_type', msg: VALID_NUMBER, input: [1] },
+      { loc: [...G0, 'metrics', '__proto__'], type: 'float_type', msg: VALID_NUMBER, input: null },
+    ])
+  })
+
+  it('refuses a body that is not UTF-8 with 400, as FastAPI does, and stores nothing', async () => {
+    // Prepare: a split with two bytes that are no UTF-8 (a lenient decoder would store them as U+FFFD).
+    const fresh = await newModel(caller)
+    const body = Buffer.concat([
+      Buffer.from('{"split":"val'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('","trajectory_groups":[]}'),
+    ])
+
+    // Act
+    const res = await app.request(`/v1/preview/models/${fresh.id}/log`, {
+      method: 'POST',
+      headers: { ...caller.bearer, 'content-type': 'application/json' },
+      body: new Uint8Array(body),
+    })
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(await res.json()).toEqual({ detail: 'There was an error parsing the body' })
+    expect(await listLogRecords(fresh.id)).toEqual([])
+  })
+
+  it('answers a JSON null body as a missing body, as FastAPI does', async () => {
+    // Act
+    const { status, detail } = await post(null)
+
+    // Assess
+    expect(status).toBe(422)
+    expect(detail).toEqual([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }])
   })
 
   it('answers malformed JSON and a non-object body with 422', async () => {
