@@ -5,6 +5,7 @@ import { config } from '#shared/config'
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '#shared/errors/http-error'
 import type { AppEnv } from '#shared/http/app-env'
 import { requestHeader } from '#shared/http/node-bindings'
+import { decodeBody } from '#shared/http/request-body'
 import { decodeJsonRequest } from '#shared/otel/otlp-json'
 import type { OtelResourceSpans } from '#shared/otel/otlp-model'
 import { decodeProtobufRequest } from '#shared/otel/otlp-protobuf'
@@ -61,6 +62,6 @@ export async function readOtlpRequest(c: Context<AppEnv>): Promise<OtlpRequest> 
   const body = await decompress(raw, requestHeader(c, 'content-encoding'))
   return {
     encoding,
-    resourceSpans: encoding === 'protobuf' ? decodeProtobufRequest(body) : decodeJsonRequest(body.toString('utf8')),
+    resourceSpans: encoding === 'protobuf' ? decodeProtobufRequest(body) : decodeJsonRequest(decodeBody(body)),
   }
 }

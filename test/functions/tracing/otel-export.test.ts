@@ -394,6 +394,15 @@ describe('POST /otel/v1/traces refusals', () => {
     const truncated = await app.request(PATH, otlpInit(body.slice(0, body.length - 7), caller, project))
     const json = await app.request(PATH, otlpInit('{"resourceSpans": [', caller, project))
     const shape = await app.request(PATH, otlpInit('{"resourceSpans": {"spans": 1}}', caller, project))
+    // OTLP/JSON whose bytes are not UTF-8 (a Latin-1 service name): FastAPI's 400, not text with replacement characters.
+    const latin1 = Buffer.from(
+      '{"resourceSpans": [{"resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "caf\xe9"}}]}, "scopeSpans": []}]}',
+      'latin1',
+    )
+    const notUtf8 = await app.request(
+      PATH,
+      otlpInit(new Uint8Array(latin1), caller, project, { contentType: 'application/json' }),
+    )
     const gzip = await app.request(PATH, {
       ...otlpInit(body, caller, project),
       headers: {
@@ -409,6 +418,8 @@ describe('POST /otel/v1/traces refusals', () => {
     expect(((await truncated.json()) as { reason: string }).reason).toMatch(/Invalid OTLP protobuf body/)
     expect(json.status).toBe(400)
     expect(shape.status).toBe(400)
+    expect(notUtf8.status).toBe(400)
+    expect(await notUtf8.json()).toEqual({ reason: 'There was an error parsing the body' })
     expect(gzip.status).toBe(400)
     expect(await count(caller, project)).toBe(0)
   })
