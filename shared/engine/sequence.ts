@@ -1,6 +1,7 @@
 import type { Matcher, MatchState } from '#shared/engine/grammar/matcher'
 import type { NgramModel } from '#shared/engine/ngram'
 import { type EngineParams, REASONING_BUDGET } from '#shared/engine/params'
+import { isRepetitive } from '#shared/engine/repetition'
 import {
   applyBiasAndPenalties,
   argmax,
@@ -10,6 +11,7 @@ import {
   sample,
   topTokens,
 } from '#shared/engine/sampler'
+import { heldFrom, matchStop, stopHoldBack } from '#shared/engine/stop-strings'
 import {
   Detokenizer,
   EOS_TOKEN_ID,
@@ -53,28 +55,6 @@ export function tokenLabel(id: number, asIds: boolean): string {
   return asIds ? `token_id:${id}` : tokenText(id)
 }
 
-/** Whether the output ends in a pattern repeated `minCount` times (docs/inference.md §8; output tokens only). */
-export function isRepetitive(
-  tokens: readonly number[],
-  rule: { minSize: number; maxSize: number; minCount: number },
-): boolean {
-  for (let size = rule.minSize; size <= rule.maxSize; size++) {
-    if (size * rule.minCount > tokens.length) return false
-    const end = tokens.length
-    let repeated = true
-    for (let block = 1; block < rule.minCount && repeated; block++) {
-      for (let i = 0; i < size; i++) {
-        if (tokens[end - 1 - i] !== tokens[end - 1 - i - block * size]) {
-          repeated = false
-          break
-        }
-      }
-    }
-    if (repeated) return true
-  }
-  return false
-}
-
 /**
  * One choice being generated: the token history, the grammar state, the reasoning section, decoded text with stop
  * strings held back while they might still match, and the finish reason once it ends.
@@ -113,9 +93,7 @@ export class Sequence {
     }
     this.contentText = from?.contentText.fork() ?? new Detokenizer(options)
     this.reasoningText = from?.reasoningText.fork() ?? new Detokenizer(options)
-    // vLLM holds back max(len(stop)) - 1 characters, and Python's len counts code points, not UTF-16 units.
-    const longest = Math.max(0, ...job.params.stop.map(codePointLength))
-    this.holdBack = job.params.includeStopStr ? 0 : Math.max(0, longest - 1)
+    this.holdBack = stopHoldBack(job.params.stop, job.params.includeStopStr)
     if (from) {
       this.content = from.content
       this.reasoning = from.reasoning
@@ -303,37 +281,20 @@ export class Sequence {
     return { token, content: this.release(), reasoning }
   }
 
-  // vLLM's `check_stop_strings`: the first stop string in list order found in the window wins, even when another
-  // matches earlier in the text; the window is the text the latest token added plus len(stop) - 1 before it, so only
-  // matches that include new text count.
+  // Cuts the text at the first stop string (stop-strings.ts) the latest token completed.
   private matchStop(before: number): boolean {
-    for (const stop of this.job.params.stop) {
-      const at = this.content.indexOf(stop, Math.max(0, before - stop.length + 1))
-      if (at < 0) continue
-      this.content = this.content.slice(0, at + (this.job.params.includeStopStr ? stop.length : 0))
-      this.stopReason = stop
-      return true
-    }
-    return false
+    const match = matchStop(this.content, before, this.job.params.stop, this.job.params.includeStopStr)
+    if (match === undefined) return false
+    this.content = match.content
+    this.stopReason = match.stop
+    return true
   }
 
   private release(): string {
-    const upTo = this.finished ? this.content.length : Math.max(this.released, this.heldFrom())
+    const upTo = this.finished ? this.content.length : Math.max(this.released, heldFrom(this.content, this.holdBack))
     const text = this.content.slice(this.released, upTo)
     this.released = upTo
     return text
-  }
-
-  // Where the held-back tail starts: `holdBack` code points from the end, so a released piece never ends between the
-  // two halves of a surrogate pair (JSON would carry a lone surrogate, and Python clients would decode one; vLLM's
-  // text is code points and never splits a character).
-  private heldFrom(): number {
-    let at = this.content.length
-    for (let n = 0; n < this.holdBack && at > 0; n++) {
-      const pair = isLowSurrogate(this.content.charCodeAt(at - 1)) && isHighSurrogate(this.content.charCodeAt(at - 2))
-      at -= pair ? 2 : 1
-    }
-    return at
   }
 }
 
@@ -341,21 +302,4 @@ function only(token: number): Uint8Array {
   const mask = new Uint8Array(VOCAB_SIZE)
   mask[token] = 1
   return mask
-}
-
-function isHighSurrogate(unit: number): boolean {
-  return unit >= 0xd800 && unit <= 0xdbff
-}
-
-function isLowSurrogate(unit: number): boolean {
-  return unit >= 0xdc00 && unit <= 0xdfff
-}
-
-// Python's len: a surrogate pair is one character, a lone surrogate one too.
-function codePointLength(text: string): number {
-  let n = 0
-  for (let i = 0; i < text.length; i++, n++) {
-    if (isHighSurrogate(text.charCodeAt(i)) && isLowSurrogate(text.charCodeAt(i + 1))) i++
-  }
-  return n
 }
