@@ -18,6 +18,7 @@ export const UNIT_FILES = [
   'test/console/charts.test.ts',
   'test/console/csv.test.ts',
   'test/console/format.test.ts',
+  'test/console/route.test.ts',
   'test/console/tree.test.ts',
   'test/console/usage.test.ts',
   'test/functions/meta/get-health.test.ts',
@@ -89,7 +90,11 @@ process.stdout.write(
 )
 
 /** The console's browser tests: they need a Chromium (test/support/chromium.ts); without one they are left out, loudly. */
-export const BROWSER_FILES = ['test/console/browser.test.ts']
+export const BROWSER_FILES = [
+  'test/console/browser.test.ts',
+  'test/console/browser-tree.test.ts',
+  'test/console/browser-usage.test.ts',
+]
 const skipped = findChromium() === undefined ? BROWSER_FILES : []
 if (skipped.length > 0) process.stdout.write(`${CHROMIUM_MISSING}\n`)
 

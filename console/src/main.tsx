@@ -1,9 +1,19 @@
 import { render } from 'preact'
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks'
 import './styles.css'
+import { ErrorBox, PageHeader } from './components/common'
 import { ErrorBoundary } from './components/ErrorBoundary'
 import { Api } from './lib/api'
-import { PAGES, type PageId, parseRoute, routeHash } from './lib/route'
+import {
+  type ListedProject,
+  mayOpenProject,
+  PAGES,
+  type PageId,
+  parseRoute,
+  projectPage,
+  routeHash,
+  setLinkProject,
+} from './lib/route'
 import { clearSession, loadSession, type Session, saveSession } from './lib/session'
 import { ApiPage } from './pages/ApiPage'
 import { FeedbackPage } from './pages/FeedbackPage'
@@ -65,6 +75,60 @@ function Nav({
   )
 }
 
+/**
+ * A link names a project other than the session's: the key's projects are read, and the linked project becomes the
+ * session's when the key may open it; otherwise `denied` says so. Undefined while there is nothing to check or the
+ * answer is awaited.
+ */
+function useLinkedProject(
+  api: Api | undefined,
+  session: Session | undefined,
+  linked: string | undefined,
+  adopt: (s: Session) => void,
+): { denied: string; error: unknown } | undefined {
+  const [denied, setDenied] = useState<{ denied: string; error: unknown } | undefined>()
+  const pending = api !== undefined && session !== undefined && linked !== undefined && linked !== session.project
+  useEffect(() => {
+    setDenied(undefined)
+    if (!pending) return
+    const abort = new AbortController()
+    api
+      .get<{ projects: ListedProject[] }>('projects', undefined, abort.signal)
+      .then((r) => {
+        if (mayOpenProject(r.projects, linked)) adopt({ key: session.key, project: linked })
+        else setDenied({ denied: linked, error: undefined })
+      })
+      .catch((error) => abort.signal.aborted || setDenied({ denied: linked, error }))
+    return () => abort.abort()
+  }, [api, session?.key, session?.project, linked])
+  return pending ? denied : undefined
+}
+
+/** What a link to a project the key may not open shows instead of the page. */
+function ProjectDenied({ project, current, error }: { project: string; current: string | undefined; error: unknown }) {
+  return (
+    <div data-testid="project-denied">
+      <PageHeader title="Project not available" />
+      <ErrorBox error={error} testId="project-denied-error" />
+      <p class="empty">
+        This link is for the project <strong>{project}</strong>, which this key cannot open: none of its entities holds
+        that project, or the project holds no data.
+      </p>
+      <p>
+        {current !== undefined && (
+          <>
+            <a href={routeHash('traces', [], undefined, current)} data-testid="project-denied-current">
+              Open {current}
+            </a>{' '}
+            or{' '}
+          </>
+        )}
+        <a href={routeHash('signin')}>sign in with another key</a>.
+      </p>
+    </div>
+  )
+}
+
 function App() {
   const hash = useHash()
   const route = parseRoute(hash)
@@ -74,21 +138,41 @@ function App() {
     saveSession(next)
     setSession(next)
     // A deep link that needed the key (a trace, a queue) opens once signed in; the Sign in page goes on to Traces.
-    if (parseRoute(location.hash).page === 'signin') location.hash = routeHash('traces')
+    if (parseRoute(location.hash).page === 'signin') location.hash = routeHash('traces', [], undefined, next.project)
   }, [])
   const signOut = useCallback(() => {
     clearSession()
     setSession(undefined)
     location.hash = routeHash('signin')
   }, [])
-  const needsSession = route.page !== 'signin' && route.page !== 'api'
-  const project = session?.project
+  const adopt = useCallback((next: Session) => {
+    saveSession(next)
+    setSession(next)
+  }, [])
+  const needsSession = projectPage(route.page)
+  // A link's project wins over the session's once the key is known to open it (until then the page waits).
+  const linked = needsSession ? route.project : undefined
+  const denied = useLinkedProject(api, session, linked, adopt)
+  const waiting = linked !== undefined && linked !== session?.project
+  const project = waiting ? undefined : session?.project
+  setLinkProject(project)
   let page = null
-  const signingIn = route.page === 'signin' || (needsSession && (api === undefined || project === undefined))
+  const signingIn =
+    route.page === 'signin' || (needsSession && (api === undefined || (session?.project ?? linked) === undefined))
   if (signingIn) {
-    page = <SignInPage session={session} onSignIn={signIn} />
+    // The picker starts at the linked project, so signing in from a shared link opens what it names.
+    page = <SignInPage session={{ key: session?.key ?? '', project: linked ?? session?.project }} onSignIn={signIn} />
   } else if (route.page === 'api') {
     page = <ApiPage />
+  } else if (waiting) {
+    page =
+      denied === undefined ? (
+        <p class="muted" data-testid="project-checking">
+          Opening {linked}…
+        </p>
+      ) : (
+        <ProjectDenied project={denied.denied} current={session?.project} error={denied.error} />
+      )
   } else if (api !== undefined && project !== undefined) {
     const props = { api, project }
     switch (route.page) {
@@ -115,6 +199,12 @@ function App() {
         break
     }
   }
+  // An older link without the project (`#/trace/<id>`) or the bare console URL is rewritten in place to name the
+  // project it shows, so the address bar can be shared as it is.
+  const unnamed = !signingIn && needsSession && route.project === undefined && project !== undefined
+  useEffect(() => {
+    if (unnamed) location.replace(routeHash(route.page, route.parts, Object.fromEntries(route.params), project))
+  }, [hash, unnamed])
   useEffect(() => {
     const label = PAGES.find((p) => p.id === route.page)?.label ?? 'Trace'
     document.title = `${label} · Loom Console`

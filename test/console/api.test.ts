@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { Api, ApiError, apiBase, authorization, errorMessage, parseJsonLines } from '../../console/src/lib/api.js'
+import {
+  Api,
+  ApiError,
+  apiBase,
+  authorization,
+  errorMessage,
+  NetworkError,
+  parseJsonLines,
+} from '../../console/src/lib/api.js'
 import { annotatorProgress, type QueueItem } from '../../console/src/lib/queues.js'
 import { PAGES, parseRoute, routeHash } from '../../console/src/lib/route.js'
 
@@ -55,13 +63,59 @@ describe('Api', () => {
 
     // Assess
     expect(error).toBeInstanceOf(ApiError)
-    expect(error).toMatchObject({ status: 401, message: 'Authentication failed', path: 'projects' })
+    expect(error).toMatchObject({ status: 401, path: 'projects' })
+    // The API's message, and what to do about a refused key (a revoked one, say): sign in again.
+    expect((error as ApiError).message).toBe(
+      'Authentication failed. The key was refused (revoked, expired or mistyped): sign in again with a valid key.',
+    )
     const [url, init] = fetchMock.mock.calls[0] as unknown as [URL, RequestInit]
     expect(url.href).toBe('http://127.0.0.1:8700/projects')
     expect(init.credentials).toBe('omit')
     expect(new Headers(init.headers).get('authorization')).toBe(
       `Basic ${Buffer.from('api:sk-test').toString('base64')}`,
     )
+  })
+
+  it('says the server could not be reached, and for which path, when fetch fails', async () => {
+    // Prepare: what fetch throws when nothing answers (the server stopped, the network is down)
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        throw new TypeError('Failed to fetch')
+      }),
+    )
+    const api = new Api('k', 'http://127.0.0.1:8700/console/')
+
+    // Act
+    const error = await api.post('calls/stream_query', {}).catch((e: unknown) => e)
+
+    // Assess
+    expect(error).toBeInstanceOf(NetworkError)
+    expect((error as NetworkError).message).toBe(
+      'Could not reach the server at http://127.0.0.1:8700 for calls/stream_query: it may be down, or this browser offline (Failed to fetch). Try again later.',
+    )
+  })
+
+  it('leaves an aborted request an abort, and sends extra headers beside the key', async () => {
+    // Prepare
+    const fetchMock = vi.fn(async (_url: URL, init: RequestInit) => {
+      if (init.signal?.aborted) throw new DOMException('aborted', 'AbortError')
+      return new Response('{}', { status: 200 })
+    })
+    vi.stubGlobal('fetch', fetchMock)
+    const api = new Api('k', 'http://h/console/')
+    const abort = new AbortController()
+    abort.abort()
+
+    // Act
+    const aborted = await api.get('v1/usage', {}, abort.signal).catch((e: unknown) => e)
+    await api.get('v1/usage', { start: 'x' }, undefined, { 'OpenAI-Project': 'e/p' })
+
+    // Assess
+    expect(aborted).toMatchObject({ name: 'AbortError' })
+    const [, init] = fetchMock.mock.calls[1] as unknown as [URL, RequestInit]
+    expect(new Headers(init.headers).get('openai-project')).toBe('e/p')
+    expect(new Headers(init.headers).get('authorization')).toBe('Bearer k')
   })
 
   it('refuses a path that leaves the origin', async () => {

@@ -1,20 +1,22 @@
 import { describe, expect, it } from 'vitest'
 import {
+  CALL_STATUSES,
   type Call,
   type CallFilters,
-  callCost,
   callLatency,
   callName,
   callStatus,
   callsPageRequest,
   callsQuery,
   callsStatsRequest,
-  callTokens,
   pagerState,
+  SHOWN_NAME,
   TOTAL_CAP,
   toIso,
   totalCost,
   tracePageRequest,
+  traceUsageRequest,
+  USAGE_CALLS_CAP,
 } from '../../console/src/lib/calls.js'
 
 const NONE: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: false }
@@ -25,7 +27,7 @@ describe('callsQuery', () => {
     expect(callsQuery(NONE)).toBeUndefined()
   })
 
-  it('filters on op name (case-insensitive substring), status and a started_at range', () => {
+  it('filters on the name a row shows (case-insensitive substring), status and a started_at range', () => {
     // Act
     const q = callsQuery({
       ...NONE,
@@ -39,7 +41,13 @@ describe('callsQuery', () => {
     expect(q).toEqual({
       $expr: {
         $and: [
-          { $contains: { input: { $getField: 'op_name' }, substr: { $literal: 'predict' }, case_insensitive: true } },
+          {
+            $contains: {
+              input: { $getField: 'summary.weave.trace_name' },
+              substr: { $literal: 'predict' },
+              case_insensitive: true,
+            },
+          },
           { $eq: [{ $getField: 'summary.weave.status' }, { $literal: 'error' }] },
           { $gte: [{ $getField: 'started_at' }, { $literal: '2025-01-01T00:00:00.000Z' }] },
           { $lt: [{ $getField: 'started_at' }, { $literal: '2025-01-02T00:00:00.000Z' }] },
@@ -48,12 +56,21 @@ describe('callsQuery', () => {
     })
   })
 
-  it('searches free text in op name, display name, output and exception, the fields $contains can match', () => {
+  it('searches free text in the shown name, output and exception, the fields $contains can match', () => {
     const q = callsQuery({ ...NONE, text: 'needle' }) as { $expr: { $or: unknown[] } }
     const contains = (field: string) => ({
       $contains: { input: { $getField: field }, substr: { $literal: 'needle' }, case_insensitive: true },
     })
-    expect(q.$expr.$or).toEqual(['op_name', 'display_name', 'output', 'exception'].map(contains))
+    // Not `op_name`: its hidden `weave:///<entity>/<project>/op/<name>:<digest>` ref holds the entity and project names.
+    expect(q.$expr.$or).toEqual(['summary.weave.trace_name', 'output', 'exception'].map(contains))
+  })
+
+  it('filters on every status a row can show, descendant_error included', () => {
+    // Assess: the status select offers what callStatus (and the API's summary.weave.status) can give
+    expect(CALL_STATUSES).toEqual(['success', 'error', 'descendant_error', 'running'])
+    expect(callsQuery({ ...NONE, status: 'descendant_error' })).toEqual({
+      $expr: { $eq: [{ $getField: 'summary.weave.status' }, { $literal: 'descendant_error' }] },
+    })
   })
 
   it('ignores an invalid date', () => {
@@ -83,9 +100,11 @@ describe('callsPageRequest', () => {
   })
 
   it('sorts by the column path, and by start time for columns the API cannot sort', () => {
-    const by = (column: 'latency' | 'tokens', direction: 'asc' | 'desc') =>
+    const by = (column: 'latency' | 'tokens' | 'op', direction: 'asc' | 'desc') =>
       callsPageRequest('e/p', NONE, { column, direction }, { offset: 0, limit: 10 }).sort_by
     expect(by('latency', 'asc')).toEqual([{ field: 'summary.weave.latency_ms', direction: 'asc' }])
+    // The name as shown, not the op ref (which sorts by entity, project and `op/`, the same for every Weave op).
+    expect(by('op', 'asc')).toEqual([{ field: SHOWN_NAME, direction: 'asc' }])
     expect(by('tokens', 'asc')).toEqual([{ field: 'started_at', direction: 'desc' }])
   })
 
@@ -149,10 +168,24 @@ describe('tracePageRequest', () => {
         'exception',
         'summary',
       ],
+      include_costs: true,
     })
     expect(next).toMatchObject({ limit: 1000, query: { $expr: { $gt: [{ $getField: 'id' }, { $literal: 'c-199' }] } } })
     // No large JSON column: the server reads the trace lean; a selected call's inputs come from call/read.
     expect((first.columns as string[]).some((c) => ['inputs', 'output', 'attributes'].includes(c))).toBe(false)
+  })
+})
+
+describe('traceUsageRequest', () => {
+  it('reads every call of the traces with ids, parents and summaries with costs, unordered so the cap stops the walk', () => {
+    expect(traceUsageRequest('e/p', ['t1', 't2'])).toEqual({
+      project_id: 'e/p',
+      filter: { trace_ids: ['t1', 't2'] },
+      sort_by: [],
+      limit: USAGE_CALLS_CAP,
+      include_costs: true,
+      columns: ['id', 'parent_id', 'trace_id', 'summary'],
+    })
   })
 })
 
@@ -179,11 +212,9 @@ describe('derived call values', () => {
     },
   }
 
-  it('reads status, latency, tokens and cost from the summary', () => {
+  it('reads status and latency from the summary', () => {
     expect(callStatus(done)).toBe('success')
     expect(callLatency(done)).toBe(1000)
-    expect(callTokens(done)).toBe(22)
-    expect(callCost(done)).toBeCloseTo(0.0035, 12)
   })
 
   it('prices a model by every *_total_cost it carries, cache reads and creations included', () => {
@@ -202,18 +233,15 @@ describe('derived call values', () => {
     // Act
     const cost = totalCost(entry)
 
-    // Assess: the Traces table's rule gives the same for the call's summary.weave.costs
+    // Assess
     expect(cost).toBeCloseTo(4.14, 12)
-    expect(callCost({ ...base, summary: { weave: { costs: { m: entry } } } })).toBeCloseTo(4.14, 12)
     expect(totalCost({ requests: 1, prompt_tokens_total_cost: null })).toBeNull()
   })
 
-  it('derives the status of a call without a summary, and has no tokens, cost or latency', () => {
+  it('derives the status of a call without a summary, and has no latency', () => {
     expect(callStatus(base)).toBe('running')
     expect(callStatus({ ...base, exception: 'boom', ended_at: '2025-01-01T00:00:01Z' })).toBe('error')
     expect(callLatency(base)).toBeNull()
-    expect(callTokens(base)).toBeNull()
-    expect(callCost(base)).toBeNull()
   })
 
   it('names a call by its display name, else the op ref name without version', () => {

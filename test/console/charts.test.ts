@@ -10,8 +10,11 @@ import {
   stack,
   trainingSeries,
   type UsageRow,
+  usageReportRequest,
   usageSeries,
   usageTimeColumn,
+  usageTimeLabel,
+  usageTimeZone,
 } from '../../console/src/lib/charts.js'
 
 const row = (hour: string, model: string, project: string, requests: number, cost = 0): UsageRow => ({
@@ -92,6 +95,36 @@ describe('usage series', () => {
   it("names the time zone of the table's time column: the browser's for hours, UTC for days", () => {
     expect(usageTimeColumn('hour', 'Europe/Berlin')).toBe('Hour (Europe/Berlin)')
     expect(usageTimeColumn('day', 'Europe/Berlin')).toBe('Day (UTC)')
+  })
+
+  it("labels a day bucket as its UTC date and an hour in the browser's zone, on the chart as in the table", () => {
+    // Prepare: the 2026-11-28 (UTC) day bucket, seen from a zone behind UTC and one ahead of it
+    const day = s('2026-11-28T00:00:00Z')
+
+    // Assess: never the local time of the UTC midnight (2026-11-27 4:00pm in Los Angeles)
+    expect(usageTimeZone('day', 'America/Los_Angeles')).toBe('UTC')
+    expect(usageTimeLabel(day, 'day', 'America/Los_Angeles')).toBe('2026-11-28')
+    expect(usageTimeLabel(day, 'day', 'Asia/Kolkata')).toBe('2026-11-28')
+    expect(usageTimeZone('hour', 'America/Los_Angeles')).toBe('America/Los_Angeles')
+    expect(usageTimeLabel(day, 'hour', 'America/Los_Angeles')).toBe('2026-11-27 16:00:00')
+    expect(usageTimeLabel(day, 'hour', 'Asia/Kolkata')).toBe('2026-11-28 05:30:00')
+  })
+
+  it("asks for one project's usage by name, and for its entity's through the project header", () => {
+    // Prepare
+    const start = new Date('2026-11-27T00:00:00Z')
+    const end = new Date('2026-11-28T00:00:00Z')
+    const span = { start: '2026-11-27T00:00:00.000Z', end: '2026-11-28T00:00:00.000Z' }
+
+    // Assess: without `project`, GET /v1/usage reports the header's entity (else the key's own, maybe another)
+    expect(usageReportRequest('local/qa', 'project', start, end)).toEqual({
+      query: { project: 'local/qa', ...span },
+      headers: {},
+    })
+    expect(usageReportRequest('local/qa', 'entity', start, end)).toEqual({
+      query: span,
+      headers: { 'OpenAI-Project': 'local/qa' },
+    })
   })
 
   it('finds the start of an hour or day', () => {

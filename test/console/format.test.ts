@@ -5,6 +5,7 @@ import {
   formatCount,
   formatCountOf,
   formatDate,
+  formatDateIn,
   formatDuration,
   formatNumber,
   formatPercent,
@@ -17,10 +18,13 @@ describe('formatDuration', () => {
   it.each([
     [0, '0 ms'],
     [850, '850 ms'],
-    [999.6, '1000 ms'],
+    [999.6, '999 ms'],
     [1000, '1.00 s'],
     [1250, '1.25 s'],
+    [1_999.9, '1.99 s'],
     [59_994, '59.99 s'],
+    [59_999, '59.99 s'],
+    [59_999.9, '59.99 s'],
     [60_000, '1m 00s'],
     [125_000, '2m 05s'],
     [3_599_999, '59m 59s'],
@@ -29,6 +33,14 @@ describe('formatDuration', () => {
     [-1500, '-1.50 s'],
   ])('formats %s ms as %s', (ms, text) => {
     expect(formatDuration(ms)).toBe(text)
+  })
+
+  it('never rounds up into the next unit: under a second stays in ms, under a minute in seconds', () => {
+    // Truncated as a clock is, at every unit: 59,999 ms is not "60.00 s" (a minute) and 999.6 ms not "1000 ms".
+    for (const ms of [999, 999.4, 999.6, 999.99, 59_995, 59_999, 59_999.99, 3_599_999.9]) {
+      const text = formatDuration(ms)
+      expect(text, `${ms} ms`).not.toMatch(/^(1000 ms|60\.00 s|60m)/)
+    }
   })
 
   it('shows a dash for a running call (no latency)', () => {
@@ -67,6 +79,14 @@ describe('formatCount and formatTokens', () => {
     expect(formatCount(1234.5)).toBe('1,234.5')
     expect(formatTokens(null)).toBe('—')
   })
+
+  it('writes the digits of counts from 1e21 up, never exponent notation', () => {
+    expect(formatCount(1e22)).toBe('10,000,000,000,000,000,000,000')
+    expect(formatCount(-1e21)).toBe('-1,000,000,000,000,000,000,000')
+    expect(formatCount(1.2345e25)).toBe('12,345,000,000,000,000,000,000,000')
+    expect(formatCount(999_999_999_999_999_900_000)).toBe('999,999,999,999,999,900,000')
+    expect(formatTokens(2 ** 53)).toBe('9,007,199,254,740,992')
+  })
 })
 
 describe('formatNumber and formatCost', () => {
@@ -78,6 +98,8 @@ describe('formatNumber and formatCost', () => {
     expect(formatNumber(42)).toBe('42')
     expect(formatNumber(1e-7)).toBe('0.0000001')
     expect(formatNumber(-0.25)).toBe('-0.25')
+    expect(formatNumber(1e22)).toBe('10000000000000000000000')
+    expect(formatCost(1.5e21)).toBe('$1500000000000000000000')
   })
 
   it('formats costs in dollars and shows a dash when the API has no price', () => {
@@ -110,6 +132,12 @@ describe('formatDate', () => {
     expect(formatDate(null)).toBe('—')
     expect(formatDate('')).toBe('—')
     expect(formatDate('not a date', 'UTC')).toBe('not a date')
+  })
+
+  it('names the time zone a timestamp is shown in', () => {
+    expect(formatDateIn('2025-03-04T23:30:00Z', 'Asia/Tokyo')).toBe('2025-03-05 08:30:00 (Asia/Tokyo)')
+    expect(formatDateIn('2025-03-04T23:30:00Z', 'UTC')).toBe('2025-03-04 23:30:00 (UTC)')
+    expect(formatDateIn(null, 'UTC')).toBe('—')
   })
 
   it('measures durations between ISO timestamps', () => {

@@ -3,6 +3,8 @@ import {
   barOf,
   buildCallTree,
   CallForest,
+  depthMarks,
+  INDENT_LEVELS,
   subtreeSize,
   type TreeCall,
   type TreeNode,
@@ -198,6 +200,26 @@ describe('visibleRows', () => {
     expect(rows.map((r) => r.node.call.id)).toEqual(['r', 'a', 'b', 'r2'])
     expect(rows[1]?.expanded).toBe(false)
     expect(visibleRows(roots, new Set(['r'])).map((r) => r.node.call.id)).toEqual(['r', 'r2'])
+  })
+})
+
+describe('depthMarks', () => {
+  it('indents one step per level up to the cap, then keeps the deepest indent and numbers the level', () => {
+    // Act
+    const marks = [0, 1, INDENT_LEVELS - 1, INDENT_LEVELS, 24, 40, 299, 9_999].map(depthMarks)
+
+    // Assess: a 300-deep chain's rows keep room for their names and still tell their depth apart
+    expect(INDENT_LEVELS).toBe(8)
+    expect(marks).toEqual([
+      { indent: 0, level: undefined },
+      { indent: 1, level: undefined },
+      { indent: 7, level: undefined },
+      { indent: 8, level: 9 },
+      { indent: 8, level: 25 },
+      { indent: 8, level: 41 },
+      { indent: 8, level: 300 },
+      { indent: 8, level: 10_000 },
+    ])
   })
 })
 

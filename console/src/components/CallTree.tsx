@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Call } from '../lib/calls'
 import { callLatency, callName, callStatus } from '../lib/calls'
 import { formatDuration } from '../lib/format'
-import { barOf, type TreeRow } from '../lib/tree'
+import { barOf, depthMarks, type TreeRow } from '../lib/tree'
 
 const ROW_HEIGHT = 28
 const OVERSCAN = 12
@@ -52,14 +52,17 @@ class TreeRowView extends Component<RowProps> {
     const call = row.node.call
     const bar = barOf(call, bounds, now)
     const status = callStatus(call)
+    const name = callName(call)
+    const { indent, level } = depthMarks(row.depth)
     return (
       <div class={`tree-row${isSelected ? ' selected' : ''}`} data-testid="trace-tree-row" data-call-id={call.id}>
-        <span class="tree-label" style={{ paddingLeft: `${Math.min(row.depth, 40) * 14}px` }}>
+        {/* The step is a share of the label column (styles.css), so the deepest indent leaves the name its room. */}
+        <span class="tree-label" style={{ '--indent': indent }}>
           {row.node.children.length > 0 ? (
             <button
               type="button"
               class="twisty"
-              aria-label={`${row.expanded ? 'Collapse' : 'Expand'} ${callName(call)}`}
+              aria-label={`${row.expanded ? 'Collapse' : 'Expand'} ${name}`}
               aria-expanded={row.expanded}
               onClick={() => actions.toggle(call.id)}
               data-testid="trace-tree-toggle"
@@ -69,19 +72,24 @@ class TreeRowView extends Component<RowProps> {
           ) : (
             <span class="twisty" aria-hidden="true" />
           )}
+          {level !== undefined && (
+            <span class="tree-level" title={`Level ${level}`} aria-hidden="true" data-testid="trace-tree-level">
+              {level}
+            </span>
+          )}
           <button
             type="button"
             class="tree-name"
             aria-current={isSelected ? 'true' : undefined}
             onClick={() => actions.select(call.id)}
             onKeyDown={actions.keyDown}
-            title={call.op_name}
+            title={name === call.op_name ? name : `${name} (${call.op_name})`}
           >
             <span class={`dot status-${status}`} aria-hidden="true" />
             <span class="sr-only">
               level {row.depth + 1}, {status}:{' '}
             </span>
-            {callName(call)}
+            {name}
             {row.node.orphan && <span class="muted small"> (parent not loaded)</span>}
           </button>
         </span>
@@ -108,8 +116,8 @@ function windowAt(scrollTop: number, height: number, count: number): { first: nu
 /**
  * The call tree with a waterfall bar per call, virtualised: only the rows in view (plus a margin) are in the DOM, so
  * a 10,000-call trace scrolls as smoothly as a 10-call one. A scroll renders only when the window of rows changes, and
- * then only the rows new to it. Every call is a button; on one, Up/Down/Home/End move the selection and Right/Left
- * expand and collapse.
+ * then only the rows new to it. Every call is a button; on one, Up/Down/PageUp/PageDown/Home/End move the selection
+ * (and the focus with it) and Right/Left expand and collapse.
  */
 export function CallTree({ rows, bounds, now, selected, onSelect, onToggle }: Props) {
   const scroller = useRef<HTMLElement>(null)
@@ -118,14 +126,38 @@ export function CallTree({ rows, bounds, now, selected, onSelect, onToggle }: Pr
   // The latest props, read by the row callbacks, which stay the same object for the tree's lifetime.
   const latest = useRef({ rows, selected, onSelect, onToggle })
   latest.current = { rows, selected, onSelect, onToggle }
+  // The row a key moved to, when it was not rendered yet: it comes into the window once the selection has scrolled it
+  // into view (after the route changes, a render and a scroll event), and the row that had the focus may leave the
+  // window first, dropping the focus to the page. So the focus moves when the row is there, after whichever render
+  // brings it; a selection made meanwhile by other means (a click, another link) cancels it.
+  const focusTo = useRef<{ id: string; from: string | undefined } | undefined>(undefined)
   const actions = useRef<RowActions | null>(null)
   if (actions.current === null) {
     actions.current = {
       select: (id) => latest.current.onSelect(id),
       toggle: (id) => latest.current.onToggle(id),
-      keyDown: (e) => onKeyDown(e, latest.current, scroller.current),
+      keyDown: (e) => {
+        const from = latest.current.selected
+        const to = onKeyDown(e, latest.current, scroller.current?.clientHeight ?? 0)
+        if (to === undefined) return
+        const button = nameButton(scroller.current, to)
+        if (button === null) focusTo.current = { id: to, from }
+        else button.focus()
+      },
     }
   }
+  useEffect(() => {
+    const want = focusTo.current
+    if (want === undefined) return
+    if (selected !== want.id && selected !== want.from) {
+      focusTo.current = undefined
+      return
+    }
+    const button = nameButton(scroller.current, want.id)
+    if (button === null) return
+    focusTo.current = undefined
+    button.focus()
+  })
   useEffect(() => {
     const el = scroller.current
     if (el === null) return
@@ -182,35 +214,39 @@ export function CallTree({ rows, bounds, now, selected, onSelect, onToggle }: Pr
   )
 }
 
+// The name button of a call's row, when the row is rendered.
+function nameButton(scroller: HTMLElement | null, id: string): HTMLButtonElement | null {
+  return scroller?.querySelector<HTMLButtonElement>(`[data-call-id="${CSS.escape(id)}"] .tree-name`) ?? null
+}
+
+/** Handles a key on a row: selects the call a move goes to and returns its id (undefined when the key moves nothing). */
 function onKeyDown(
   e: KeyboardEvent,
   { rows, selected, onSelect, onToggle }: Omit<Props, 'bounds' | 'now'>,
-  scroller: HTMLElement | null,
-) {
+  viewHeight: number,
+): string | undefined {
   const index = rows.findIndex((r) => r.node.call.id === selected)
+  // PageUp/PageDown move by the rows in view less one, so the row moved from stays in view.
+  const page = Math.max(1, Math.floor(viewHeight / ROW_HEIGHT) - 1)
   const move = (to: number) => {
     const row = rows[Math.max(0, Math.min(rows.length - 1, to))]
     e.preventDefault()
-    if (row === undefined) return
+    if (row === undefined) return undefined
     onSelect(row.node.call.id)
-    // The row may only exist after the next render (it scrolls into the rendered window first).
-    requestAnimationFrame(() =>
-      requestAnimationFrame(() =>
-        scroller
-          ?.querySelector<HTMLButtonElement>(`[data-call-id="${CSS.escape(row.node.call.id)}"] .tree-name`)
-          ?.focus(),
-      ),
-    )
+    return row.node.call.id
   }
-  if (e.key === 'ArrowDown') move(index + 1)
-  else if (e.key === 'ArrowUp') move(index - 1)
-  else if (e.key === 'Home') move(0)
-  else if (e.key === 'End') move(rows.length - 1)
-  else if ((e.key === 'ArrowRight' || e.key === 'ArrowLeft') && index >= 0) {
+  if (e.key === 'ArrowDown') return move(index + 1)
+  if (e.key === 'ArrowUp') return move(index - 1)
+  if (e.key === 'PageDown') return move(index + page)
+  if (e.key === 'PageUp') return move(index - page)
+  if (e.key === 'Home') return move(0)
+  if (e.key === 'End') return move(rows.length - 1)
+  if ((e.key === 'ArrowRight' || e.key === 'ArrowLeft') && index >= 0) {
     const row = rows[index]
     if (row !== undefined && row.node.children.length > 0 && row.expanded === (e.key === 'ArrowLeft')) {
       onToggle(row.node.call.id)
     }
     e.preventDefault()
   }
+  return undefined
 }

@@ -29,11 +29,23 @@ export type ChartProps = {
   height?: number
   /** Time zone of the time axis (IANA name); the browser's by default. */
   timeZone?: string
+  /** How the legend shows an x value (Unix seconds) of a time axis, e.g. as the data's own table does; uPlot's own format by default. */
+  timeLabel?: (seconds: number) => string
   yLabel?: string
 }
 
 /** A uPlot chart sized to its container; its canvas gets an accessible label and the raw data stays in the legend. */
-export function Chart({ data, xKind, stacked = false, title, testId, height = 280, timeZone, yLabel }: ChartProps) {
+export function Chart({
+  data,
+  xKind,
+  stacked = false,
+  title,
+  testId,
+  height = 280,
+  timeZone,
+  timeLabel,
+  yLabel,
+}: ChartProps) {
   const host = useRef<HTMLDivElement>(null)
   useEffect(() => {
     const el = host.current
@@ -86,7 +98,12 @@ export function Chart({ data, xKind, stacked = false, title, testId, height = 28
         },
       ],
       series: [
-        { label: xKind === 'time' ? 'Time' : 'Step' },
+        {
+          label: xKind === 'time' ? 'Time' : 'Step',
+          ...(xKind === 'time' && timeLabel !== undefined
+            ? { value: (_u: uPlot, v: number | null) => (v === null ? '—' : timeLabel(v)) }
+            : {}),
+        },
         ...order.map((i) => {
           const color = PALETTE[i % PALETTE.length] as string
           return {
@@ -115,7 +132,7 @@ export function Chart({ data, xKind, stacked = false, title, testId, height = 28
       resize.disconnect()
       plot.destroy()
     }
-  }, [data, xKind, stacked, title, height, timeZone, yLabel, testId])
+  }, [data, xKind, stacked, title, height, timeZone, timeLabel, yLabel, testId])
   if (data.x.length === 0)
     return (
       <p class="muted" data-testid={`${testId}-empty`}>

@@ -13,6 +13,35 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The request never got an answer: the server is down or unreachable, or the network is offline (`fetch` says only
+ * "Failed to fetch"). The message names the path and the server's address.
+ */
+export class NetworkError extends Error {
+  constructor(
+    readonly path: string,
+    origin: string,
+    cause: unknown,
+  ) {
+    const why = cause instanceof Error && cause.message !== '' ? ` (${cause.message})` : ''
+    super(
+      `Could not reach the server at ${origin} for ${path}: it may be down, or this browser offline${why}. Try again later.`,
+      { cause },
+    )
+    this.name = 'NetworkError'
+  }
+}
+
+// What a refused key means for the user: the page keeps the key for the tab, so only signing in again with a valid
+// one (the Sign in link at the top) gets past it.
+const SIGN_IN_AGAIN = 'The key was refused (revoked, expired or mistyped): sign in again with a valid key.'
+
+/** The message an error answer is shown with: the API's own message, and for a refused key (401) what to do. */
+export function errorText(body: unknown, status: number): string {
+  const message = errorMessage(body, status)
+  return status === 401 ? `${message}. ${SIGN_IN_AGAIN}` : message
+}
+
 /** The message of an error body in any family's shape: `{reason}`, `{detail}` (string or issues), `{error: {message}}`. */
 export function errorMessage(body: unknown, status: number): string {
   if (typeof body === 'object' && body !== null) {
@@ -80,12 +109,15 @@ export class Api {
     const { query, ...rest } = init
     const headers = new Headers(rest.headers)
     headers.set('Authorization', authorization(path, this.key))
-    const res = await fetch(this.url(path, query), {
-      ...rest,
-      headers,
-      credentials: 'omit',
-      referrerPolicy: 'no-referrer',
-    })
+    const url = this.url(path, query)
+    let res: Response
+    try {
+      res = await fetch(url, { ...rest, headers, credentials: 'omit', referrerPolicy: 'no-referrer' })
+    } catch (error) {
+      // An abort is the page's own doing (it moved on): it stays an AbortError, which the pages ignore.
+      if (init.signal?.aborted === true) throw error
+      throw new NetworkError(path, url.origin, error)
+    }
     if (!res.ok) {
       const text = await res.text()
       let body: unknown = text
@@ -94,7 +126,7 @@ export class Api {
       } catch {
         // Not JSON (a proxy's page): the status says enough.
       }
-      throw new ApiError(res.status, errorMessage(body, res.status), path)
+      throw new ApiError(res.status, errorText(body, res.status), path)
     }
     return res
   }
@@ -110,12 +142,18 @@ export class Api {
     return (await res.json()) as T
   }
 
-  /** `GET <path>?query`, answered in JSON. */
-  async get<T>(path: string, query?: Record<string, string | undefined>, signal?: AbortSignal): Promise<T> {
+  /** `GET <path>?query`, answered in JSON; `headers` are sent besides the key's. */
+  async get<T>(
+    path: string,
+    query?: Record<string, string | undefined>,
+    signal?: AbortSignal,
+    headers?: Record<string, string>,
+  ): Promise<T> {
     const res = await this.send(path, {
       method: 'GET',
       ...(query === undefined ? {} : { query }),
       ...(signal === undefined ? {} : { signal }),
+      ...(headers === undefined ? {} : { headers }),
     })
     return (await res.json()) as T
   }
@@ -134,7 +172,11 @@ export class Api {
     const reader = res.body?.getReader()
     if (reader === undefined) return 0
     for (;;) {
-      const { done, value } = await reader.read()
+      const { done, value } = await reader.read().catch((error: unknown) => {
+        // The connection broke mid-answer (the server stopped, the network went away).
+        if (signal?.aborted === true) throw error
+        throw new NetworkError(path, this.base.origin, error)
+      })
       buffer += decoder.decode(value, { stream: !done })
       const { values, rest } = parseJsonLines(done ? `${buffer}\n` : buffer)
       buffer = rest

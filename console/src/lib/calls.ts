@@ -22,10 +22,17 @@ export type Call = {
   wb_run_id?: string | null
 }
 
+/**
+ * Every status a call's row can show: `summary.weave.status` as the API derives it on every read
+ * (docs/tracing.md §7.2), `descendant_error` for a call that ended well but has a failed call below it.
+ */
+export const CALL_STATUSES = ['success', 'error', 'descendant_error', 'running'] as const
+export type CallStatus = (typeof CALL_STATUSES)[number]
+
 /** The Traces page's filters. */
 export type CallFilters = {
   op: string
-  status: '' | 'success' | 'error' | 'running'
+  status: '' | CallStatus
   /** `datetime-local` values or ISO strings; empty for no bound. */
   from: string
   to: string
@@ -33,9 +40,16 @@ export type CallFilters = {
   rootsOnly: boolean
 }
 
+/**
+ * The name a row shows (`callName`) as the API derives it: the display name, else the op's name without the
+ * `weave:///<entity>/<project>/op/` ref and its version (docs/tracing.md §7.2). Filters and sorts use it rather than
+ * `op_name`, whose hidden ref would match every Weave op on the entity or project name and sort by the ref.
+ */
+export const SHOWN_NAME = 'summary.weave.trace_name'
+
 /** Table columns and the query path each sorts by; tokens and cost sum per-model maps, so they sort the loaded page. */
 export const CALL_COLUMNS = [
-  { id: 'op', label: 'Op name', path: 'op_name' },
+  { id: 'op', label: 'Op name', path: SHOWN_NAME },
   { id: 'status', label: 'Status', path: 'summary.weave.status' },
   { id: 'started', label: 'Started', path: 'started_at' },
   { id: 'latency', label: 'Latency', path: 'summary.weave.latency_ms' },
@@ -59,7 +73,7 @@ export function toIso(value: string): string | undefined {
 export function callsQuery(filters: CallFilters): Record<string, unknown> | undefined {
   const ops: unknown[] = []
   if (filters.op.trim() !== '') {
-    ops.push({ $contains: { input: get('op_name'), substr: lit(filters.op.trim()), case_insensitive: true } })
+    ops.push({ $contains: { input: get(SHOWN_NAME), substr: lit(filters.op.trim()), case_insensitive: true } })
   }
   if (filters.status !== '') ops.push({ $eq: [get('summary.weave.status'), lit(filters.status)] })
   const from = toIso(filters.from)
@@ -70,9 +84,10 @@ export function callsQuery(filters: CallFilters): Record<string, unknown> | unde
   if (text !== '') {
     // `$contains` follows Weave's ClickHouse semantics: a JSON field is text only when it holds a string, number or
     // boolean, and an object reads as ''. So a string output matches, but text inside an object output never does and
-    // inputs (always an object) are not asked; the search box and docs/console.md promise only what matches.
+    // inputs (always an object) are not asked; the search box and docs/console.md promise only what matches. The name
+    // is the one shown (display name, else the op's name), not `op_name` with its hidden ref.
     ops.push({
-      $or: ['op_name', 'display_name', 'output', 'exception'].map((field) => ({
+      $or: [SHOWN_NAME, 'output', 'exception'].map((field) => ({
         $contains: { input: get(field), substr: lit(text), case_insensitive: true },
       })),
     })
@@ -133,6 +148,30 @@ export function tracePageRequest(
     sort_by: [{ field: 'id', direction: 'asc' }],
     limit,
     columns: TREE_COLUMNS,
+    // Each call's costs (`summary.weave.costs`): the trace's tokens and cost are counted from its calls (lib/usage.ts).
+    include_costs: true,
+  }
+}
+
+/**
+ * The most calls read to count the tokens and cost of a Traces page (its rows' traces, read whole: lib/usage.ts). Past
+ * it, rows whose trace was not read to its end show no figure; the trace view counts any trace.
+ */
+export const USAGE_CALLS_CAP = 10_000
+
+/**
+ * The body of `calls/stream_query` that reads every call of the given traces with only what counting their usage
+ * needs: ids, parents and summaries with costs. No order (`sort_by: []`), so the server stops at the cap; it reads a
+ * trace's index to its end before the next trace's, so a capped answer holds every trace it reached but the last whole.
+ */
+export function traceUsageRequest(project: string, traceIds: readonly string[]): Record<string, unknown> {
+  return {
+    project_id: project,
+    filter: { trace_ids: [...traceIds] },
+    sort_by: [],
+    limit: USAGE_CALLS_CAP,
+    include_costs: true,
+    columns: ['id', 'parent_id', 'trace_id', 'summary'],
   }
 }
 
@@ -176,7 +215,7 @@ export function callsStatsRequest(project: string, filters: CallFilters): Record
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** The derived status (`summary.weave.status`), else computed as the API does. */
+/** The derived status (`summary.weave.status`), else computed as the API does (without `status_counts`). */
 export function callStatus(call: Call): string {
   const weave = isObj(call.summary?.weave) ? call.summary.weave : {}
   if (typeof weave.status === 'string') return weave.status
@@ -188,25 +227,6 @@ export function callStatus(call: Call): string {
 export function callLatency(call: Call): number | null {
   const weave = isObj(call.summary?.weave) ? call.summary.weave : {}
   return typeof weave.latency_ms === 'number' ? weave.latency_ms : null
-}
-
-/** Total tokens over the models of `summary.usage` (`total_tokens`, else prompt + completion, else input + output). */
-export function callTokens(call: Call): number | null {
-  const usage = call.summary?.usage
-  if (!isObj(usage)) return null
-  let total = 0
-  let any = false
-  for (const entry of Object.values(usage)) {
-    if (!isObj(entry)) continue
-    const n = (k: string) => (typeof entry[k] === 'number' ? (entry[k] as number) : 0)
-    const t =
-      typeof entry.total_tokens === 'number'
-        ? entry.total_tokens
-        : n('prompt_tokens') + n('completion_tokens') || n('input_tokens') + n('output_tokens')
-    total += t
-    any = true
-  }
-  return any ? total : null
 }
 
 /**
@@ -224,19 +244,6 @@ export function totalCost(entry: Record<string, unknown>): number | null {
     }
   }
   return any ? total : null
-}
-
-/** Total cost over the models of `summary.weave.costs` (every `*_total_cost`), or null without prices. */
-export function callCost(call: Call): number | null {
-  const weave = isObj(call.summary?.weave) ? call.summary.weave : {}
-  const costs = weave.costs
-  if (!isObj(costs)) return null
-  let total: number | null = null
-  for (const entry of Object.values(costs)) {
-    const cost = isObj(entry) ? totalCost(entry) : null
-    if (cost !== null) total = (total ?? 0) + cost
-  }
-  return total
 }
 
 /** The name a call is shown by: its display name, else the op's name without the `weave:///…/op/` ref and version. */

@@ -1,6 +1,9 @@
 // Shapes API answers into chart data: aligned x values (Unix seconds, or steps) and one y array per series, with
 // null where a series has no value. uPlot draws exactly these arrays.
 
+// A `.js` path: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
+import { formatDate } from './format.js'
+
 /** One line or area of a chart. */
 export type Series = { label: string; values: (number | null)[] }
 /** A chart's data: shared x values and the series over them. */
@@ -18,6 +21,24 @@ export type UsageRow = {
   cached_tokens: number
   total_tokens: number
   cost_usd: number
+}
+
+/**
+ * The query and headers of `GET /v1/usage` for one project or every project of its entity. Without `project` the API
+ * reports the entity of the `OpenAI-Project` header, else the key's own entity (shared/inference/usage-report.ts), which
+ * need not be the open project's: a key of entity `acme` that is a member of `local` would see acme's usage under
+ * local's name. So the entity-wide report names the open project in the header, and the API checks the key may read it.
+ */
+export function usageReportRequest(
+  project: string,
+  scope: 'project' | 'entity',
+  start: Date,
+  end: Date,
+): { query: Record<string, string>; headers: Record<string, string> } {
+  const span = { start: start.toISOString(), end: end.toISOString() }
+  return scope === 'project'
+    ? { query: { project, ...span }, headers: {} }
+    : { query: span, headers: { 'OpenAI-Project': project } }
 }
 
 /** Usage measures the page can chart. */
@@ -40,6 +61,25 @@ const DAY_S = 86_400
  */
 export function usageTimeColumn(resolution: 'hour' | 'day', timeZone: string): string {
   return resolution === 'hour' ? `Hour (${timeZone})` : 'Day (UTC)'
+}
+
+/**
+ * The time zone usage buckets are shown in, on the chart and in the table alike: hours in the browser's `timeZone`
+ * (an hour is the same instant everywhere), days in UTC, since a day bucket is a UTC day: shown in a zone behind UTC,
+ * the 2026-11-28 bucket would read as 2026-11-27 4:00pm.
+ */
+export function usageTimeZone(resolution: 'hour' | 'day', timeZone: string): string {
+  return resolution === 'hour' ? timeZone : 'UTC'
+}
+
+/**
+ * A usage bucket (Unix seconds) as the table and the chart's legend show it: an hour as `YYYY-MM-DD HH:MM:SS` in the
+ * browser's `timeZone`, a day as its UTC date `YYYY-MM-DD`.
+ */
+export function usageTimeLabel(seconds: number, resolution: 'hour' | 'day', timeZone: string): string {
+  return resolution === 'hour'
+    ? formatDate(seconds * 1000, timeZone)
+    : formatDate(seconds * 1000, usageTimeZone(resolution, timeZone)).slice(0, 10)
 }
 
 /** The start of the UTC hour or day holding `seconds`. */

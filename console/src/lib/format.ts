@@ -3,12 +3,19 @@
 
 const DASH = '—'
 
-/** A duration in milliseconds: `850 ms`, `1.25 s`, `2m 05s`, `3h 04m`; `—` when unknown (a running call). */
+/**
+ * A duration in milliseconds: `850 ms`, `1.25 s`, `2m 05s`, `3h 04m`; `—` when unknown (a running call). Every unit is
+ * truncated, as a clock shows time, never rounded up: 59,999 ms is `59.99 s`, not `60.00 s` (a minute in the wrong
+ * unit), and 999.6 ms is `999 ms`.
+ */
 export function formatDuration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return DASH
   if (ms < 0) return `-${formatDuration(-ms)}`
-  if (ms < 1000) return `${Math.round(ms)} ms`
-  if (ms < 60_000) return `${(ms / 1000).toFixed(2)} s`
+  if (ms < 1000) return `${Math.floor(ms)} ms`
+  if (ms < 60_000) {
+    const hundredths = Math.floor(ms / 10)
+    return `${Math.floor(hundredths / 100)}.${String(hundredths % 100).padStart(2, '0')} s`
+  }
   const totalSeconds = Math.floor(ms / 1000)
   if (totalSeconds < 3600) {
     return `${Math.floor(totalSeconds / 60)}m ${String(totalSeconds % 60).padStart(2, '0')}s`
@@ -17,9 +24,16 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`
 }
 
-/** An integer count with thousands separators (`12,345`), exact; `—` when absent. */
+// From 1e21 up JavaScript writes numbers in exponent notation (`1e+22`); Intl writes their digits (the shortest that
+// read back as the same number, zeros after them).
+const LARGE = 1e21
+const largeCount = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
+const largeNumber = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0, useGrouping: false })
+
+/** An integer count with thousands separators (`12,345`, `10,000,000,000,000,000,000,000`), exact; `—` when absent. */
 export function formatCount(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return DASH
+  if (Math.abs(n) >= LARGE) return largeCount.format(n)
   const sign = n < 0 ? '-' : ''
   const [int = '0', frac] = String(Math.abs(n)).split('.')
   const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',')
@@ -49,7 +63,7 @@ export function formatNumber(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return DASH
   if (n === 0) return '0'
   const rounded = Number(n.toPrecision(6))
-  if (Math.abs(rounded) >= 1e21) return String(rounded)
+  if (Math.abs(rounded) >= LARGE) return largeNumber.format(rounded)
   const digits = Math.max(0, 5 - Math.floor(Math.log10(Math.abs(rounded))))
   return rounded
     .toFixed(Math.min(digits, 20))
@@ -97,6 +111,17 @@ export function formatDate(value: string | number | Date | null | undefined, tim
   const parts: Record<string, string> = {}
   for (const p of fmt.formatToParts(date)) parts[p.type] = p.value
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`
+}
+
+/** The browser's time zone (IANA name, e.g. `Europe/Berlin`), in which the console shows times unless it names another. */
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone
+}
+
+/** A timestamp as `formatDate` shows it in `timeZone`, with the zone named: `2025-01-01 14:00:00 (Europe/Berlin)`. */
+export function formatDateIn(value: string | number | Date | null | undefined, timeZone: string): string {
+  const shown = formatDate(value, timeZone)
+  return shown === DASH ? DASH : `${shown} (${timeZone})`
 }
 
 /** Milliseconds between two ISO timestamps, or null when either is missing. */

@@ -201,3 +201,15 @@ export function barOf(call: TreeCall, bounds: { start: number; end: number }, no
   const width = Math.min(1 - offset, Math.max(0.002, (e - s) / total))
   return { offset, width, running: !call.ended_at }
 }
+
+/** Levels of indentation the call tree draws; deeper rows keep the deepest indent and show their level as a number. */
+export const INDENT_LEVELS = 8
+
+/**
+ * How a tree row at `depth` (0 for a root) shows it: its indentation in steps (at most `INDENT_LEVELS`, so a deep call
+ * keeps room for its name) and, from the deepest indentation on, its level (1 for a root) as a number, so rows there
+ * still tell their depth apart.
+ */
+export function depthMarks(depth: number): { indent: number; level: number | undefined } {
+  return { indent: Math.min(depth, INDENT_LEVELS), level: depth >= INDENT_LEVELS ? depth + 1 : undefined }
+}

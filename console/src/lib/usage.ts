@@ -1,11 +1,23 @@
-// The trace view's token and cost roll-up: `trace/usage` per model, as its table shows it.
+// The tokens and cost of calls and traces, each LLM request counted once, and the trace view's table of them.
+//
+// A call's `summary.usage` is what its client recorded, and clients disagree on what that is. The Weave SDKs (JS and
+// Python) add every child's usage into its parent's summary, so a parent's figure already holds its children's; an
+// integration that wraps a client twice (an OpenAI client instrumented on import and wrapped again) records one request
+// in two nested calls. OpenTelemetry spans and the gateway's own traces record only their own request. Summing every
+// call's summary (what `trace/usage` does, as Weave's server does) counts an SDK trace's requests once per ancestor;
+// taking the root's summary misses every request of a trace whose root records none (OpenTelemetry).
+//
+// The rule here: a call's usage of a model counts only when no call below it carries usage of that model. Below a call
+// with usage, either its children's usage is already in its own (SDK roll-up) or it recorded the same request again
+// (double instrumentation), so the deepest calls that carry a model's usage hold every request once. An SDK trace then
+// totals to its leaves' requests, an OpenTelemetry trace to the sum of its spans, a gateway completion to itself.
 
 // A `.js` path: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
-import { totalCost } from './calls.js'
+import { type Call, totalCost } from './calls.js'
 
 /**
- * One model's usage in a `trace/usage` answer (`call_usage[<call id>][<model>]`, shared/schemas/call-response.ts):
- * counts, and with `include_costs` a `*_total_cost` per count (null without it).
+ * One model's usage (the shape of `trace/usage`'s `call_usage[<call id>][<model>]`, shared/schemas/call-response.ts):
+ * counts, and a `*_total_cost` per count (null without a price).
  */
 export type ModelUsage = {
   requests: number
@@ -18,6 +30,166 @@ export type ModelUsage = {
   completion_tokens_total_cost?: number | null
   cache_read_input_tokens_total_cost?: number | null
   cache_creation_input_tokens_total_cost?: number | null
+}
+
+/** Usage per model. */
+export type Usage = Record<string, ModelUsage>
+
+const COUNTS = [
+  'requests',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cache_read_input_tokens',
+  'cache_creation_input_tokens',
+] as const
+const COSTS = [
+  'prompt_tokens_total_cost',
+  'completion_tokens_total_cost',
+  'cache_read_input_tokens_total_cost',
+  'cache_creation_input_tokens_total_cost',
+] as const
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+// As `trace/usage` reads counts (Python's int()): integers and integer strings, floats truncated, anything else 0.
+function toInt(v: unknown): number {
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : 0
+  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v)
+  return 0
+}
+
+/**
+ * The usage a call's summary records, per model, read as `trace/usage` reads a call's own usage (docs/tracing.md §14.2
+ * step 2: prompt = `prompt_tokens + input_tokens`, completion = `completion_tokens + output_tokens`, total = their sum
+ * when `total_tokens` is 0), with the costs of `summary.weave.costs` (`include_costs`). Models with nothing are left out.
+ */
+export function recordedUsage(summary: Call['summary']): Usage {
+  const usage = summary?.usage
+  const out: Usage = {}
+  if (!isObj(usage)) return out
+  const weave = isObj(summary?.weave) ? summary.weave : {}
+  const costs = isObj(weave.costs) ? weave.costs : {}
+  for (const [model, raw] of Object.entries(usage)) {
+    if (!isObj(raw)) continue
+    const prompt = toInt(raw.prompt_tokens) + toInt(raw.input_tokens)
+    const completion = toInt(raw.completion_tokens) + toInt(raw.output_tokens)
+    const total = toInt(raw.total_tokens)
+    const entry: ModelUsage = {
+      requests: toInt(raw.requests),
+      prompt_tokens: prompt,
+      completion_tokens: completion,
+      total_tokens: total === 0 ? prompt + completion : total,
+      cache_read_input_tokens: toInt(raw.cache_read_input_tokens),
+      cache_creation_input_tokens: toInt(raw.cache_creation_input_tokens),
+    }
+    const cost = isObj(costs[model]) ? costs[model] : {}
+    for (const k of COSTS) entry[k] = typeof cost[k] === 'number' ? cost[k] : null
+    if (COUNTS.some((k) => (entry[k] ?? 0) !== 0) || COSTS.some((k) => (entry[k] ?? 0) !== 0)) out[model] = entry
+  }
+  return out
+}
+
+function add(target: Usage, source: Usage): void {
+  for (const [model, u] of Object.entries(source)) {
+    const t = target[model]
+    if (t === undefined) {
+      target[model] = { ...u }
+      continue
+    }
+    for (const k of COUNTS) t[k] = (t[k] ?? 0) + (u[k] ?? 0)
+    for (const k of COSTS) t[k] = t[k] == null && u[k] == null ? null : (t[k] ?? 0) + (u[k] ?? 0)
+  }
+}
+
+/**
+ * The usage of each call together with every call below it, each request counted once (the rule at the top of this
+ * file): per model, a call's recorded usage counts only when no call below it has usage of that model; otherwise its
+ * figure is the sum of its children's. Calls whose parent is not among `calls` are roots, as in the trace view.
+ */
+export function countedUsage(calls: readonly Pick<Call, 'id' | 'parent_id' | 'summary'>[]): Map<string, Usage> {
+  const byId = new Map(calls.map((c) => [c.id, c]))
+  const children = new Map<string, string[]>()
+  for (const c of calls) {
+    const parent = c.parent_id
+    if (parent === null || parent === undefined || parent === c.id || !byId.has(parent)) continue
+    const siblings = children.get(parent)
+    if (siblings === undefined) children.set(parent, [c.id])
+    else siblings.push(c.id)
+  }
+  const totals = new Map<string, Usage>()
+  const started = new Set<string>()
+  // Iterative post-order: a 10,000-deep chain cannot overflow the stack. A call met again while its own subtree is
+  // being counted (a parent cycle, which stored data can hold) is skipped, so every call counts once.
+  for (const c of calls) {
+    const stack: [string, boolean][] = [[c.id, false]]
+    while (stack.length > 0) {
+      const [id, expanded] = stack.pop() as [string, boolean]
+      if (!expanded) {
+        if (started.has(id)) continue
+        started.add(id)
+        stack.push([id, true])
+        for (const child of children.get(id) ?? []) if (!started.has(child)) stack.push([child, false])
+        continue
+      }
+      const below: Usage = {}
+      for (const child of children.get(id) ?? []) add(below, totals.get(child) ?? {})
+      const total: Usage = below
+      for (const [model, u] of Object.entries(recordedUsage(byId.get(id)?.summary))) {
+        if (total[model] === undefined) total[model] = u
+      }
+      totals.set(id, total)
+    }
+  }
+  return totals
+}
+
+/**
+ * The tokens and cost of a Traces page's rows: `byCall` counts every call of the rows' traces (each row's call with
+ * every call below it); `known` holds the traces read to their end, whose rows have a figure.
+ */
+export type PageUsage = { byCall: Map<string, Usage>; known: Set<string> }
+
+/**
+ * Counts the calls read for a page's traces (`traceIds`, in the order they were asked for). An answer of `cap` calls
+ * was cut short: the server reads one trace after another (`traceUsageRequest`), so every trace it reached is whole
+ * but the last one, and the traces it never reached are not known.
+ */
+export function pageUsage(
+  traceIds: readonly string[],
+  calls: readonly Pick<Call, 'id' | 'parent_id' | 'trace_id' | 'summary'>[],
+  cap: number,
+): PageUsage {
+  const known = new Set(traceIds)
+  if (calls.length >= cap) {
+    const reached = new Set(calls.map((c) => c.trace_id))
+    const last = calls.at(-1)?.trace_id
+    for (const t of traceIds) if (!reached.has(t) || t === last) known.delete(t)
+  }
+  return { byCall: countedUsage(calls), known }
+}
+
+/** A row's tokens and cost, undefined while they are read or when its trace was not read to its end. */
+export function rowUsage(usage: PageUsage | undefined, call: Pick<Call, 'id' | 'trace_id'>): Usage | undefined {
+  if (usage === undefined || !usage.known.has(call.trace_id)) return undefined
+  return usage.byCall.get(call.id) ?? {}
+}
+
+/** Total tokens over the models of a usage (`total_tokens` each), or null without any model. */
+export function usageTokens(usage: Usage | undefined): number | null {
+  const models = Object.values(usage ?? {})
+  return models.length === 0 ? null : models.reduce((sum, u) => sum + u.total_tokens, 0)
+}
+
+/** Total cost over the models of a usage (every `*_total_cost`, `totalCost`), or null without a price. */
+export function usageCost(usage: Usage | undefined): number | null {
+  let total: number | null = null
+  for (const u of Object.values(usage ?? {})) {
+    const cost = totalCost(u)
+    if (cost !== null) total = (total ?? 0) + cost
+  }
+  return total
 }
 
 /** A row of the usage table: one model's counts and its cost. */
@@ -33,11 +205,11 @@ export type UsageTableRow = {
 }
 
 /**
- * The usage table of one call's roll-up: a row per model, its cost the sum of every `*_total_cost` (`totalCost`, the
- * Traces table's rule), and whether the cache columns have anything to show (the API answers 0 for models without
- * cached tokens, so most tables leave them out).
+ * The usage table of one root: a row per model, its cost the sum of every `*_total_cost` (`totalCost`, the Traces
+ * table's rule), and whether the cache columns have anything to show (most models have no cached tokens, so most
+ * tables leave them out).
  */
-export function usageTable(usage: Readonly<Record<string, ModelUsage>>): {
+export function usageTable(usage: Readonly<Usage>): {
   rows: UsageTableRow[]
   cacheRead: boolean
   cacheCreation: boolean

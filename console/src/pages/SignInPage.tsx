@@ -36,7 +36,8 @@ export function SignInPage({ session, onSignIn }: { session: Session | undefined
   function open(e: Event) {
     e.preventDefault()
     const project = typed.trim() !== '' ? typed.trim() : choice
-    if (!/^[^/\s]+\/[^/\s]+$/.test(project)) {
+    // A project name may hold spaces (the API takes any name W&B takes: docs/tracing.md §2); the entity may not.
+    if (!/^[^/\s]+\/[^/]+$/.test(project)) {
       setError(new Error('A project is `<entity>/<project>`.'))
       return
     }

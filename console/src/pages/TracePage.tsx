@@ -5,17 +5,18 @@ import { JsonViewer } from '../components/JsonViewer'
 import type { Api } from '../lib/api'
 import { type Call, callName, callStatus, tracePageRequest } from '../lib/calls'
 import {
+  browserTimeZone,
   durationBetween,
   formatCost,
   formatCount,
   formatCountOf,
-  formatDate,
+  formatDateIn,
   formatDuration,
   formatTokens,
 } from '../lib/format'
 import { routeHash } from '../lib/route'
 import { CallForest, subtreeSize, timelineBounds, visibleRows } from '../lib/tree'
-import { type ModelUsage, usageTable } from '../lib/usage'
+import { countedUsage, type Usage, usageTable } from '../lib/usage'
 
 type Feedback = { id: string; feedback_type: string; payload: unknown; created_at: string; wb_user_id: string }
 
@@ -24,15 +25,18 @@ type Feedback = { id: string; feedback_type: string; payload: unknown; created_a
 const FIRST_PAGE = 100
 const LAST_PAGE = 2000
 const nextPage = (limit: number) => (limit === FIRST_PAGE ? 500 : Math.min(LAST_PAGE, limit * 2))
+// Times are shown in the browser's time zone, named beside them.
+const TIME_ZONE = browserTimeZone()
 
-function UsageTable({ usage }: { usage: Record<string, ModelUsage> | undefined }) {
+function UsageTable({ usage }: { usage: Usage | undefined }) {
   const table = usageTable(usage ?? {})
   if (table.rows.length === 0) return <p class="muted">No LLM usage recorded in this trace.</p>
   return (
     <div class="table-wrap">
       <p class="muted small" data-testid="trace-usage-pricing">
-        Cost from the project's cost table (Weave <code>cost/create</code>); the Usage page prices completions from the
-        model catalog.
+        Each LLM request once: a call's usage counts where no call below it records usage of the same model (the Weave
+        SDKs add children's usage into their parents', so summing every call would count it again). Cost from the
+        project's cost table (Weave <code>cost/create</code>); the Usage page prices completions from the model catalog.
       </p>
       <table data-testid="trace-usage-table">
         <thead>
@@ -115,7 +119,7 @@ function CallDetail({ api, project, id }: { api: Api; project: string; id: strin
             <dt>Status</dt>
             <dd data-testid="call-detail-status">{callStatus(call)}</dd>
             <dt>Started</dt>
-            <dd>{formatDate(call.started_at)}</dd>
+            <dd data-testid="call-detail-started">{formatDateIn(call.started_at, TIME_ZONE)}</dd>
             <dt>Duration</dt>
             <dd>{formatDuration(durationBetween(call.started_at, call.ended_at))}</dd>
             <dt>Op</dt>
@@ -138,6 +142,13 @@ function CallDetail({ api, project, id }: { api: Api; project: string; id: strin
           <h3>Attributes</h3>
           <JsonViewer value={call.attributes ?? {}} label="Attributes" testId="json-attributes" openDepth={1} />
           <h3>Summary</h3>
+          {call.summary?.usage !== undefined && (
+            <p class="muted small" data-testid="call-summary-note">
+              The summary as this call's client recorded it. Its <code>usage</code> is this call's own figure: the Weave
+              SDKs add the usage of the calls below into it, so it can differ from the trace's tokens and cost above,
+              which count each request once.
+            </p>
+          )}
           <JsonViewer value={call.summary ?? {}} label="Summary" testId="json-summary" openDepth={1} />
         </>
       )}
@@ -150,15 +161,15 @@ function CallDetail({ api, project, id }: { api: Api; project: string; id: strin
         </p>
       ) : (
         <ul class="feedback-list" data-testid="call-feedback">
-          {feedback.map((f) => (
+          {feedback.map((f, i) => (
             <li key={f.id} data-testid="call-feedback-item">
               <strong>{f.feedback_type}</strong>{' '}
               <span class="muted small">
-                {formatDate(f.created_at)} · {f.wb_user_id}
+                {formatDateIn(f.created_at, TIME_ZONE)} · {f.wb_user_id}
               </span>
               <JsonViewer
                 value={f.payload}
-                label={`Feedback ${f.feedback_type}`}
+                label={`Feedback ${i + 1}: ${f.feedback_type}`}
                 testId="json-feedback"
                 openDepth={1}
               />
@@ -185,33 +196,22 @@ export function TracePage({
   const [forest, setForest] = useState(() => new CallForest<Call>())
   const [version, setVersion] = useState(0)
   const [done, setDone] = useState(false)
-  const [usage, setUsage] = useState<Record<string, Record<string, ModelUsage>> | undefined>()
   const [error, setError] = useState<unknown>()
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set())
   const [now, setNow] = useState(Date.now())
 
   // The trace in pages, in the trace index's (id) order: each page is drawn as it arrives while the next is read, so
   // the first rows show after one small request however large the trace; calls that come before their parent move
-  // under it when it arrives (CallForest). The usage roll-up reads the whole trace, so it is asked for once the first
-  // page is in, not beside it.
+  // under it when it arrives (CallForest). The tokens and cost are counted from the calls themselves once every page
+  // is in (lib/usage.ts), the same count as the Traces table's.
   useEffect(() => {
     const abort = new AbortController()
     const tree = new CallForest<Call>()
     setForest(tree)
     setVersion(0)
     setDone(false)
-    setUsage(undefined)
     setError(undefined)
     const fail = (err: unknown) => abort.signal.aborted || setError(err)
-    const usageRollUp = () =>
-      api
-        .post<{ call_usage: Record<string, Record<string, ModelUsage>> }>(
-          'trace/usage',
-          { project_id: project, filter: { trace_ids: [traceId] }, include_costs: true },
-          abort.signal,
-        )
-        .then((r) => setUsage(r.call_usage))
-        .catch(fail)
     const load = async () => {
       let after: string | undefined
       for (let limit = FIRST_PAGE; ; limit = nextPage(limit)) {
@@ -225,7 +225,6 @@ export function TracePage({
         if (abort.signal.aborted) return
         tree.add(page)
         setVersion(tree.version)
-        if (limit === FIRST_PAGE) void usageRollUp()
         if (page.length < limit) break
         after = page.at(-1)?.id
       }
@@ -243,7 +242,8 @@ export function TracePage({
   // While pages arrive, a root may be a call whose parent is still to come: the trace's own root is the default.
   const root = roots.find((r) => !r.orphan) ?? (done ? roots[0] : undefined)
   const current = selected ?? root?.call.id
-  const usageRoots = done ? roots : roots.filter((r) => !r.orphan)
+  // The forest changes in place; `version` counts its changes (the count runs once, when the last page is in).
+  const usage = useMemo(() => (done ? countedUsage(forest.calls()) : undefined), [forest, done, version])
   const select = (id: string) => {
     location.replace(routeHash('trace', [traceId], { call: id }))
   }
@@ -279,10 +279,10 @@ export function TracePage({
             {usage === undefined ? (
               <p class="muted">Loading usage…</p>
             ) : (
-              usageRoots.map((r) => (
+              roots.map((r) => (
                 <div key={r.call.id}>
-                  {usageRoots.length > 1 && <h3>{callName(r.call)}</h3>}
-                  <UsageTable usage={usage[r.call.id]} />
+                  {roots.length > 1 && <h3>{callName(r.call)}</h3>}
+                  <UsageTable usage={usage.get(r.call.id)} />
                 </div>
               ))
             )}

@@ -3,33 +3,64 @@ import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
 import type { Api } from '../lib/api'
 import {
   CALL_COLUMNS,
+  CALL_STATUSES,
   type Call,
   type CallColumn,
   type CallFilters,
-  callCost,
   callLatency,
   callName,
   callStatus,
   callsPageRequest,
   callsStatsRequest,
-  callTokens,
   pagerState,
+  traceUsageRequest,
+  USAGE_CALLS_CAP,
 } from '../lib/calls'
-import { formatCost, formatDate, formatDuration, formatTokens, formatTotal, plural } from '../lib/format'
+import {
+  browserTimeZone,
+  formatCost,
+  formatCount,
+  formatDate,
+  formatDuration,
+  formatTokens,
+  formatTotal,
+  plural,
+} from '../lib/format'
 import { routeHash } from '../lib/route'
+import { type PageUsage, pageUsage, rowUsage, usageCost, usageTokens } from '../lib/usage'
 
 const PAGE_SIZE = 50
 const NO_FILTERS: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: true }
+// The Started column is in the browser's time zone, named in its heading as the Usage table names its own.
+const TIME_ZONE = browserTimeZone()
 
 type Sort = { column: CallColumn; direction: 'asc' | 'desc' }
 
-// Tokens and cost are sums over per-model maps, which the API cannot sort by: those two sort the loaded page.
-function sortPage(calls: Call[], sort: Sort): Call[] {
+/** Reads every call of the rows' traces (ids, parents, summaries) and counts each row's tokens and cost. */
+async function readPageUsage(api: Api, project: string, rows: Call[], signal: AbortSignal): Promise<PageUsage> {
+  const traceIds = [...new Set(rows.map((r) => r.trace_id))]
+  const calls: Call[] = []
+  await api.stream<Call>('calls/stream_query', traceUsageRequest(project, traceIds), (b) => calls.push(...b), signal)
+  return pageUsage(traceIds, calls, USAGE_CALLS_CAP)
+}
+
+// Tokens and cost are counted over whole traces, which the API cannot sort by: those two sort the loaded page.
+function sortPage(calls: Call[], sort: Sort, usage: PageUsage | undefined): Call[] {
   const column = CALL_COLUMNS.find((c) => c.id === sort.column)
   if (column?.path !== null) return calls
-  const value = sort.column === 'tokens' ? callTokens : callCost
+  const measure = sort.column === 'tokens' ? usageTokens : usageCost
+  const value = (call: Call) => {
+    const u = rowUsage(usage, call)
+    return u === undefined ? -1 : (measure(u) ?? -1)
+  }
   const sign = sort.direction === 'asc' ? 1 : -1
-  return [...calls].sort((a, b) => sign * ((value(a) ?? -1) - (value(b) ?? -1)))
+  return [...calls].sort((a, b) => sign * (value(a) - value(b)))
+}
+
+function usageUnknown(usage: PageUsage | undefined, loading: boolean): string {
+  return usage === undefined || loading
+    ? 'Counting…'
+    : `This trace has too many calls to count here (with the page's other traces, over ${formatCount(USAGE_CALLS_CAP)}): open it to see its tokens and cost.`
 }
 
 /** Traces: the project's calls, newest first, paged through `calls/stream_query` with the total from `query_stats`. */
@@ -39,19 +70,26 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
   const [sort, setSort] = useState<Sort>({ column: 'started', direction: 'desc' })
   const [offset, setOffset] = useState(0)
   const [calls, setCalls] = useState<Call[]>([])
+  const [usage, setUsage] = useState<PageUsage>()
+  // The selection (project and filters) whose page has been shown: its total is counted once, after its first page.
+  const [shownSelection, setShownSelection] = useState<string>()
   // The total with the selection it counts: a total of other filters is never shown while the new one is counted.
   const [counted, setCounted] = useState<{ selection: string; stats: { count: number; has_more?: boolean } }>()
   const [loading, setLoading] = useState(true)
   const [error, setError] = useState<unknown>()
+  const selection = JSON.stringify(callsStatsRequest(project, filters))
 
+  // A page: its rows, then the tokens and cost of their traces. Paging and sorting run this again, never the count.
   useEffect(() => {
     const abort = new AbortController()
-    const selection = JSON.stringify(callsStatsRequest(project, filters))
+    const pageSelection = JSON.stringify(callsStatsRequest(project, filters))
     setCalls([])
+    setUsage(undefined)
     setError(undefined)
     setLoading(true)
     const rows: Call[] = []
-    const page = api
+    const fail = (err: unknown) => abort.signal.aborted || setError(err)
+    api
       .stream<Call>(
         'calls/stream_query',
         callsPageRequest(project, filters, sort, { offset, limit: PAGE_SIZE }),
@@ -64,22 +102,28 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
       .finally(() => {
         if (!abort.signal.aborted) setLoading(false)
       })
-    // The total is asked for once the page is in: counting a filtered selection reads every match, and on a large
-    // project it would otherwise compete with the page's own request for the server.
-    const stats = page
-      .then(() =>
-        api.post<{ count: number; has_more?: boolean }>(
-          'calls/query_stats',
-          callsStatsRequest(project, filters),
-          abort.signal,
-        ),
-      )
-      .then((stats) => setCounted({ selection, stats }))
-    Promise.all([page, stats]).catch((err) => {
-      if (!abort.signal.aborted) setError(err)
-    })
+      .then(async () => {
+        if (rows.length > 0) await readPageUsage(api, project, rows, abort.signal).then(setUsage, fail)
+        if (!abort.signal.aborted) setShownSelection(pageSelection)
+      })
+      .catch(fail)
     return () => abort.abort()
   }, [api, project, filters, sort, offset])
+
+  // The total, once per selection: asked for after the selection's first page and its usage are in, since counting a
+  // filtered selection reads every match and on a large project would otherwise compete with the page's own requests
+  // for the server. Next, Previous and the sort headers change the page, not what is counted.
+  const pageShown = shownSelection === selection
+  const countedAlready = counted?.selection === selection
+  useEffect(() => {
+    if (!pageShown || countedAlready) return
+    const abort = new AbortController()
+    api
+      .post<{ count: number; has_more?: boolean }>('calls/query_stats', JSON.parse(selection), abort.signal)
+      .then((stats) => setCounted({ selection, stats }))
+      .catch((err) => abort.signal.aborted || setError(err))
+    return () => abort.abort()
+  }, [api, selection, pageShown, countedAlready])
 
   function apply(e: Event) {
     e.preventDefault()
@@ -96,12 +140,12 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
     setSort((s) => ({ column, direction: s.column === column && s.direction === 'desc' ? 'asc' : 'desc' }))
   }
 
-  const total = counted?.selection === JSON.stringify(callsStatsRequest(project, filters)) ? counted.stats : undefined
+  const total = countedAlready ? counted?.stats : undefined
   const pager = pagerState(offset, calls.length, PAGE_SIZE, total)
   const noun = filters.rootsOnly ? 'trace' : 'call'
   let totalLabel = error === undefined ? 'counting…' : ''
   if (total !== undefined) totalLabel = `${formatTotal(total)} ${plural(total.count, noun)}`
-  const shown = sortPage(calls, sort)
+  const shown = sortPage(calls, sort, usage)
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS)
   const pageSorted = CALL_COLUMNS.find((c) => c.id === sort.column)?.path === null
   return (
@@ -116,6 +160,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
           Op name
           <input
             type="search"
+            title="Case-insensitive text in the name a row shows: the display name, else the op's name (without the weave:/// ref and version)."
             value={draft.op}
             onInput={(e) => setDraft({ ...draft, op: e.currentTarget.value })}
             data-testid="filter-op"
@@ -129,9 +174,11 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
             data-testid="filter-status"
           >
             <option value="">any</option>
-            <option value="success">success</option>
-            <option value="error">error</option>
-            <option value="running">running</option>
+            {CALL_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </label>
         <label>
@@ -206,7 +253,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
                     aria-sort={sort.column === c.id ? (sort.direction === 'asc' ? 'ascending' : 'descending') : 'none'}
                   >
                     <button type="button" class="sort" onClick={() => sortBy(c.id)} data-testid={`sort-${c.id}`}>
-                      {c.label}
+                      {c.id === 'started' ? `${c.label} (${TIME_ZONE})` : c.label}
                       <span aria-hidden="true">
                         {sort.column === c.id ? (sort.direction === 'asc' ? ' ▲' : ' ▼') : ''}
                       </span>
@@ -218,6 +265,8 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
             <tbody>
               {shown.map((call) => {
                 const status = callStatus(call)
+                const counted = rowUsage(usage, call)
+                const unknown = counted === undefined ? usageUnknown(usage, loading) : undefined
                 return (
                   <tr key={call.id} data-testid="traces-row" data-call-id={call.id}>
                     <td>
@@ -234,11 +283,11 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
                     <td class="num" data-testid="traces-latency">
                       {formatDuration(callLatency(call))}
                     </td>
-                    <td class="num" data-testid="traces-tokens">
-                      {formatTokens(callTokens(call))}
+                    <td class="num" data-testid="traces-tokens" title={unknown}>
+                      {counted === undefined ? '…' : formatTokens(usageTokens(counted))}
                     </td>
-                    <td class="num" data-testid="traces-cost" title={String(callCost(call) ?? '')}>
-                      {formatCost(callCost(call))}
+                    <td class="num" data-testid="traces-cost" title={unknown ?? String(usageCost(counted) ?? '')}>
+                      {counted === undefined ? '…' : formatCost(usageCost(counted))}
                     </td>
                     <td data-testid="traces-user">{call.wb_user_id ?? '—'}</td>
                   </tr>
@@ -248,7 +297,10 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
           </table>
         </div>
       )}
-      {pageSorted && <p class="muted small">Tokens and cost sort the calls of this page.</p>}
+      <p class="muted small" data-testid="traces-usage-note">
+        Tokens and cost count each LLM request of a call and the calls below it once, as the trace view does.
+        {pageSorted && ' They sort the calls of this page.'}
+      </p>
       <div class="pager" data-testid="traces-pager">
         <button
           type="button"

@@ -7,11 +7,14 @@ import {
   USAGE_METRICS,
   type UsageMetric,
   type UsageRow,
+  usageReportRequest,
   usageSeries,
   usageTimeColumn,
+  usageTimeLabel,
+  usageTimeZone,
 } from '../lib/charts'
 import { toCsv } from '../lib/csv'
-import { formatCost, formatCount, formatDate } from '../lib/format'
+import { browserTimeZone, formatCost, formatCount } from '../lib/format'
 
 type UsageReport = {
   entity: string
@@ -38,7 +41,7 @@ const METRIC_LABELS: Record<UsageMetric, string> = {
 }
 
 // Hourly rows are shown in the browser's time zone, named in the column heading (the CSV's hours are UTC).
-const TIME_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone
+const TIME_ZONE = browserTimeZone()
 
 /** Starts a download of `text` as a file, through a Blob URL (no data leaves the browser). */
 function download(name: string, text: string, type: string) {
@@ -68,13 +71,16 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
     const end = new Date()
     const start = new Date(end.getTime() - hours * 3600_000)
     setError(undefined)
+    setReport(undefined)
+    const { query, headers } = usageReportRequest(project, scope, start, end)
+    const entity = project.split('/')[0]
     api
-      .get<UsageReport>(
-        'v1/usage',
-        { project: scope === 'project' ? project : undefined, start: start.toISOString(), end: end.toISOString() },
-        abort.signal,
-      )
-      .then(setReport)
+      .get<UsageReport>('v1/usage', query, abort.signal, headers)
+      .then((r) => {
+        // Never another entity's figures under this project's name.
+        if (r.entity !== entity) throw new Error(`The usage report is for entity ${r.entity}, not ${entity}.`)
+        setReport(r)
+      })
       .catch((err) => abort.signal.aborted || setError(err))
     return () => abort.abort()
   }, [api, project, range, scope])
@@ -93,6 +99,8 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
     () => (report === undefined ? [] : aggregateUsage(report.data, groupBy, resolution)),
     [report, groupBy, resolution],
   )
+  const timeLabel = useMemo(() => (seconds: number) => usageTimeLabel(seconds, resolution, TIME_ZONE), [resolution])
+  const chartZone = usageTimeZone(resolution, TIME_ZONE)
 
   function exportCsv() {
     const columns = [resolution === 'hour' ? 'hour_utc' : 'day_utc', groupBy, ...USAGE_METRICS]
@@ -214,7 +222,9 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
               data={chart}
               xKind="time"
               stacked
-              title={`${METRIC_LABELS[metric]} by ${groupBy}, ${resolution === 'hour' ? 'hourly' : 'daily'}`}
+              title={`${METRIC_LABELS[metric]} by ${groupBy}, ${resolution === 'hour' ? 'hourly' : 'daily'} (${chartZone})`}
+              timeZone={chartZone}
+              timeLabel={timeLabel}
               testId="usage-chart"
             />
             <div class="table-wrap">
@@ -236,11 +246,7 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
                 <tbody>
                   {table.map((r) => (
                     <tr key={`${r.bucket}-${r.key}`} data-testid="usage-row">
-                      <td>
-                        {resolution === 'hour'
-                          ? formatDate(r.bucket * 1000, TIME_ZONE)
-                          : new Date(r.bucket * 1000).toISOString().slice(0, 10)}
-                      </td>
+                      <td>{timeLabel(r.bucket)}</td>
                       <td>{r.key}</td>
                       <td class="num">{formatCount(r.requests)}</td>
                       <td class="num">{formatCount(r.prompt_tokens)}</td>

@@ -1,0 +1,567 @@
+import type { AddressInfo } from 'node:net'
+import { serve } from '@hono/node-server'
+import OpenAI from 'openai'
+import type { Browser, Page, Request } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { addMembership } from '#shared/db/membership-repository'
+import { putModel } from '#shared/db/model-repository'
+import { referenceCatalogModel } from '#shared/engine/settings'
+import { settleAfterResponse } from '#shared/http/after-response'
+import { clearCatalogCache } from '#shared/inference/catalog'
+import { flushUsage } from '#shared/inference/usage-meter'
+import { type CallFilters, callsStatsRequest } from '../../console/src/lib/calls.js'
+import { formatCount, formatDate, formatTokens, formatTotal, plural } from '../../console/src/lib/format.js'
+import { createLocalApp } from '../../scripts/local/app.js'
+import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
+import { findChromium } from '../support/chromium.js'
+import { launchChromium, WIDE, waitForCount, waitForText, watchPage } from '../support/console-browser.js'
+import { runWeaveScript, type TracingServer } from '../support/weave-sdk.js'
+
+// The Console's figures in a real Chromium (see browser.test.ts) against the local stack in this process, for a key of
+// one entity that is a member of another: the Usage page's entity-wide report is the open project's entity, never the
+// key's; a trace's tokens and cost read the same in the Traces table and the trace view (an SDK trace whose client was
+// instrumented twice, an OpenTelemetry trace); day buckets are labelled in UTC from a zone behind it; paging and
+// sorting do not count the total again; every status a row shows can be filtered on; the op-name filter and sort use
+// the name a row shows; times name their zone; an unreachable server and a refused key say so.
+
+// biome-ignore lint/suspicious/noExplicitAny: API answers are checked field by field by the assertions.
+type Json = any
+// The page's globals the functions run inside it read, typed by hand: the root tsconfig has no DOM library.
+type PageGlobals = { document: { querySelectorAll: (selector: string) => Iterable<{ textContent: string | null }> } }
+
+const MODEL = 'loom/reference-1'
+const ROOTS: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: true }
+const FILLERS = 60
+const ZONE = 'America/Los_Angeles'
+
+// A Weave op traced by the JS SDK around two completions through Loom's gateway. Requiring openai after weave lets the
+// SDK instrument it on import, and `wrapOpenAI` wraps it again: each request is recorded by two nested calls, the
+// outer one also holding the inner one's usage (the Console QA's trace).
+const SCRIPT = `
+const weave = require(process.env.WEAVE_PATH)
+const OpenAI = require(process.env.OPENAI_PATH)
+;(async () => {
+  const client = await weave.init(process.env.PROJECT)
+  const openai = weave.wrapOpenAI(new OpenAI({
+    apiKey: process.env.WANDB_API_KEY,
+    baseURL: process.env.WF_TRACE_SERVER_URL + '/v1',
+    project: process.env.GATEWAY_PROJECT,
+    maxRetries: 0,
+  }))
+  const ids = {}
+  const pipeline = weave.op(async function pipeline(q) {
+    ids.trace = weave.requireCurrentCallStackEntry().traceId
+    ids.root = weave.requireCurrentCallStackEntry().callId
+    const a = await openai.chat.completions.create({ model: 'loom/reference-1', messages: [{ role: 'user', content: q }], max_tokens: 10 })
+    const b = await openai.chat.completions.create({ model: 'loom/reference-1', messages: [{ role: 'user', content: q + ' again' }], max_tokens: 10 })
+    return a.choices[0].message.content + b.choices[0].message.content
+  }, { name: 'rag_pipeline' })
+  await pipeline('Tell me about Loom')
+  await client.waitForBatchProcessing()
+  process.stdout.write(JSON.stringify(ids) + '\\n')
+  process.exit(0)
+})().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1) })
+`
+
+let server: TracingServer
+let caller: TestCaller
+// The entity the key belongs to, and the one it is a member of, whose project the Console opens.
+let keyEntity: string
+let memberEntity: string
+let project: string
+let browser: Browser
+const ids = {
+  sdk: { trace: '', root: '' },
+  otel: { trace: '', root: '' },
+  failedChild: crypto.randomUUID(),
+  displayed: crypto.randomUUID(),
+}
+
+async function post(path: string, body: Record<string, unknown>): Promise<Json> {
+  const res = await fetch(`${server.url}/${path}`, jsonInit({ project_id: project, ...body }, caller.basic))
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+async function usageReport(query: string, headers: Record<string, string> = {}): Promise<Json> {
+  const res = await fetch(`${server.url}/v1/usage?${query}`, { headers: { ...caller.bearer, ...headers } })
+  if (res.status !== 200) throw new Error(`v1/usage: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+async function complete(inProject: string, times: number): Promise<void> {
+  const openai = new OpenAI({ apiKey: caller.key, baseURL: `${server.url}/v1`, project: inProject, maxRetries: 0 })
+  for (let i = 0; i < times; i++) {
+    await openai.chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: `hi ${i}` }],
+      max_tokens: 8,
+    })
+  }
+}
+
+type Seeded = { id: string; op: string; parent?: string; display?: string; exception?: string; summary?: object }
+
+// Writes calls through `call/upsert_batch`, ended, a trace of their own unless a parent's.
+async function upsert(calls: Seeded[], base: number): Promise<void> {
+  const traceOf = new Map<string, string>()
+  const batch = calls.flatMap((c, i) => {
+    const trace = c.parent === undefined ? crypto.randomUUID() : (traceOf.get(c.parent) as string)
+    traceOf.set(c.id, trace)
+    const at = base + i * 10
+    return [
+      {
+        mode: 'start',
+        req: {
+          start: {
+            project_id: project,
+            id: c.id,
+            trace_id: trace,
+            ...(c.parent === undefined ? {} : { parent_id: c.parent }),
+            ...(c.display === undefined ? {} : { display_name: c.display }),
+            op_name: c.op,
+            started_at: new Date(at).toISOString(),
+            attributes: {},
+            inputs: {},
+          },
+        },
+      },
+      {
+        mode: 'end',
+        req: {
+          end: {
+            project_id: project,
+            id: c.id,
+            ended_at: new Date(at + 5).toISOString(),
+            summary: c.summary ?? {},
+            ...(c.exception === undefined ? {} : { exception: c.exception }),
+          },
+        },
+      },
+    ]
+  })
+  const res = await fetch(`${server.url}/call/upsert_batch`, jsonInit({ batch }, caller.basic))
+  if (res.status !== 200) throw new Error(`upsert_batch: ${res.status} ${await res.text()}`)
+}
+
+async function seed(): Promise<void> {
+  const ref = (name: string) => `weave:///${project}/op/${name}:v1`
+  await post('cost/create', { costs: { [MODEL]: { prompt_token_cost: 0.001, completion_token_cost: 0.002 } } })
+  // Metered usage: two projects of the member entity, and the key's own entity (which must never show under it).
+  await complete(project, 2)
+  await complete(`${memberEntity}/other`, 1)
+  await complete(`${keyEntity}/secret`, 3)
+  // Older roots first (the Traces page is newest first): enough of them for a second page.
+  const base = Date.now() - 3_600_000
+  const failedRoot = crypto.randomUUID()
+  await upsert(
+    [
+      ...Array.from({ length: FILLERS }, () => ({ id: crypto.randomUUID(), op: ref('filler') })),
+      { id: crypto.randomUUID(), op: 'beta_plain' },
+      { id: ids.displayed, op: ref('zeta_op'), display: 'alpha shown' },
+      // A root that ended well with a child that failed: its row says descendant_error.
+      { id: failedRoot, op: ref('flaky_agent'), summary: { status_counts: { success: 1, error: 1 } } },
+      { id: ids.failedChild, op: ref('tool'), parent: failedRoot, exception: 'boom' },
+    ],
+    base,
+  )
+  // An OpenTelemetry trace: the root span records nothing, its LLM span 150 tokens of its own.
+  const traceId = crypto.randomUUID().replace(/-/g, '')
+  const ns = (ms: number) => String(BigInt(ms) * 1_000_000n)
+  const now = Date.now()
+  const span = (spanId: string, name: string, parent?: string, attributes: object[] = []) => ({
+    traceId,
+    spanId,
+    ...(parent === undefined ? {} : { parentSpanId: parent }),
+    name,
+    kind: 1,
+    startTimeUnixNano: ns(now - 9000),
+    endTimeUnixNano: ns(now - 1000),
+    attributes,
+    status: { code: 1 },
+  })
+  const llm = [
+    { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o' } },
+    { key: 'gen_ai.usage.input_tokens', value: { intValue: 120 } },
+    { key: 'gen_ai.usage.output_tokens', value: { intValue: 30 } },
+  ]
+  const otlp = {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'console-usage' } }] },
+        scopeSpans: [
+          {
+            scope: { name: 'test' },
+            spans: [
+              span('a1a1a1a1a1a1a1a1', 'otel root'),
+              span('b2b2b2b2b2b2b2b2', 'chat gpt-4o', 'a1a1a1a1a1a1a1a1', llm),
+            ],
+          },
+        ],
+      },
+    ],
+  }
+  const res = await fetch(`${server.url}/otel/v1/traces`, {
+    method: 'POST',
+    headers: { ...caller.bearer, project_id: project, 'content-type': 'application/json' },
+    body: JSON.stringify(otlp),
+  })
+  if (res.status !== 200) throw new Error(`otel: ${res.status} ${await res.text()}`)
+  // The doubly instrumented SDK trace, its completions metered in a project of their own.
+  ids.sdk = await runWeaveScript<{ trace: string; root: string }>(SCRIPT, server, {
+    PROJECT: project,
+    WANDB_API_KEY: caller.key,
+    GATEWAY_PROJECT: `${memberEntity}/sdk`,
+  })
+  await settleAfterResponse()
+  await flushUsage()
+  const [otelRoot] = await streamCalls({ filter: { trace_roots_only: true }, query: opIs('otel root') })
+  if (otelRoot === undefined) throw new Error('the OpenTelemetry trace was not stored')
+  ids.otel = { trace: otelRoot.trace_id, root: otelRoot.id }
+}
+
+const opIs = (op: string) => ({ $expr: { $eq: [{ $getField: 'op_name' }, { $literal: op }] } })
+
+async function streamCalls(body: Record<string, unknown>): Promise<Json[]> {
+  const res = await fetch(`${server.url}/calls/stream_query`, jsonInit({ project_id: project, ...body }, caller.basic))
+  if (res.status !== 200) throw new Error(`calls/stream_query: ${res.status} ${await res.text()}`)
+  return (await res.text())
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l))
+}
+
+/** A fresh tab signed in through the page on the member entity's project, its Traces page loaded. */
+async function signedIn(timezoneId?: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: WIDE, ...(timezoneId === undefined ? {} : { timezoneId }) })
+  const page = await context.newPage()
+  await watchPage(page)
+  await page.goto(`${server.url}/console/`)
+  await page.getByTestId('signin-key').fill(caller.key)
+  await page.getByTestId('signin-submit').click()
+  await page.getByTestId('project-picker').selectOption(project)
+  await page.getByTestId('project-open').click()
+  await page.getByTestId('page-traces').waitFor()
+  return page
+}
+
+/** Waits until every row of the Traces table shows its tokens (no `…` left) and the table is not loading. */
+async function rowsSettled(page: Page): Promise<void> {
+  await page.locator('[data-testid=traces-table][aria-busy=false]').waitFor()
+  await page.waitForFunction(() =>
+    [...(globalThis as unknown as PageGlobals).document.querySelectorAll('[data-testid=traces-tokens]')].every(
+      (c) => c.textContent !== '…',
+    ),
+  )
+}
+
+async function applyFilters(page: Page, set: { op?: string; status?: string }): Promise<void> {
+  await page.getByTestId('filter-op').fill(set.op ?? '')
+  await page.getByTestId('filter-status').selectOption(set.status ?? '')
+  await page.getByTestId('filter-apply').click()
+}
+
+/**
+ * The chart's legend for its last bucket (the pointer at the plot's right edge) and the chart's title, once a chart
+ * whose title names `resolution` (`hourly`, `daily`) is drawn. Changing the range reads the report again and draws a
+ * new chart, so this tries again, for up to 10 s, until one answers.
+ */
+async function lastBucket(page: Page, resolution: string): Promise<{ legend: string; title: string | null }> {
+  const chart = page.locator(`[data-testid=usage-chart]:has(canvas[aria-label*="${resolution}"])`)
+  for (const until = Date.now() + 10_000; Date.now() < until; await page.waitForTimeout(100)) {
+    const box = await chart
+      .locator('.u-over')
+      .boundingBox({ timeout: 500 })
+      .catch(() => null)
+    if (box === null) continue
+    await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2)
+    const read = { timeout: 500 }
+    const legend = await chart
+      .locator('.u-legend .u-series .u-value')
+      .first()
+      .textContent(read)
+      .catch(() => null)
+    const title = await chart
+      .locator('canvas')
+      .getAttribute('aria-label', read)
+      .catch(() => null)
+    if (legend !== null && legend !== '—') return { legend, title }
+  }
+  throw new Error(`No ${resolution} chart answered`)
+}
+
+const shownNames = (page: Page) => page.getByTestId('traces-open').allTextContents()
+
+beforeAll(async () => {
+  const executable = findChromium()
+  if (executable === undefined) throw new Error('No Chromium: vitest.config.ts should have left this file out')
+  await putModel(referenceCatalogModel())
+  clearCatalogCache()
+  caller = await newCaller()
+  keyEntity = caller.entity
+  memberEntity = `member-${crypto.randomUUID().slice(0, 8)}`
+  await addMembership({
+    userId: caller.userId,
+    entity: memberEntity,
+    role: 'member',
+    addedAt: new Date().toISOString(),
+  })
+  project = `${memberEntity}/qa`
+  const app = await createLocalApp()
+  const failures: string[] = []
+  const http = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
+  await new Promise((resolve) => http.once('listening', resolve))
+  server = {
+    app,
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    failures,
+    close: () => new Promise((resolve) => http.close(() => resolve())),
+  }
+  const [launched] = await Promise.all([launchChromium(executable), seed()])
+  browser = launched
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+describe('Loom Console figures in Chromium', () => {
+  it("reports every project of the open project's entity, not of the key's own entity", async () => {
+    // Prepare: what the API reports for the member entity, and for the key's own
+    const span = `start=${new Date(Date.now() - 24 * 3_600_000).toISOString()}&end=${new Date().toISOString()}`
+    const member = await usageReport(span, { 'OpenAI-Project': project })
+    const own = await usageReport(span)
+    expect(member.entity).toBe(memberEntity)
+    expect(own.entity).toBe(keyEntity)
+    expect(member.total.requests).not.toBe(own.total.requests)
+    const page = await signedIn()
+
+    // Act
+    await page.getByTestId('nav-usage').click()
+    await page.getByTestId('usage-totals').waitFor()
+    await page.getByTestId('usage-scope').selectOption('entity')
+    await page.getByTestId('usage-group').selectOption('project')
+
+    // Assess: the member entity's figures, its projects in the table, nothing of the key's entity
+    await waitForText(page, 'usage-total-requests', formatCount(member.total.requests))
+    expect(await page.getByTestId('usage-total-tokens').textContent()).toBe(formatCount(member.total.total_tokens))
+    const table = await page.getByTestId('usage-table').textContent()
+    expect(table).toContain(`${memberEntity}/other`)
+    expect(table).toContain(project)
+    expect(table).not.toContain(keyEntity)
+    await page.context().close()
+  })
+
+  it('shows the same tokens and cost for a trace in the Traces table and the trace view, each request once', async () => {
+    // Prepare: what the gateway served for the SDK trace's two completions (their own project's meter)
+    const span = `start=${new Date(Date.now() - 24 * 3_600_000).toISOString()}&end=${new Date().toISOString()}`
+    const served = await usageReport(`project=${encodeURIComponent(`${memberEntity}/sdk`)}&${span}`)
+    expect(served.total.requests).toBe(2)
+    const [sdkRoot] = await streamCalls({ filter: { call_ids: [ids.sdk.root] } })
+    // The trace as the SDK recorded it counts each request more than once (the QA's 216 and 540)
+    expect(sdkRoot.summary.usage[MODEL].total_tokens).toBeGreaterThan(served.total.total_tokens)
+    const page = await signedIn()
+    await rowsSettled(page)
+    const cases = [
+      { trace: ids.sdk, tokens: served.total.total_tokens, requests: 2, model: MODEL },
+      { trace: ids.otel, tokens: 150, requests: 0, model: 'gpt-4o' },
+    ]
+
+    for (const c of cases) {
+      // Act: the row, then its trace
+      const row = page.locator(`[data-testid=traces-row][data-call-id="${c.trace.root}"]`)
+      const rowTokens = await row.getByTestId('traces-tokens').textContent()
+      const rowCost = await row.getByTestId('traces-cost').getAttribute('title')
+      await row.getByTestId('traces-open').click()
+      await page.getByTestId('trace-usage-row').first().waitFor()
+      const cells = await page.getByTestId('trace-usage-row').locator('td').allTextContents()
+      const viewCost = await page.getByTestId('trace-usage-row').locator('td').last().getAttribute('title')
+
+      // Assess: one figure, the requests served
+      expect(rowTokens).toBe(formatTokens(c.tokens))
+      expect(cells[0]).toBe(c.model)
+      expect(cells[1]).toBe(formatCount(c.requests))
+      expect(cells.at(-2)).toBe(formatTokens(c.tokens))
+      expect(viewCost).toBe(rowCost)
+      await page.getByTestId('nav-traces').click()
+      await rowsSettled(page)
+    }
+    await page.context().close()
+  })
+
+  it('labels day buckets as UTC days and hour buckets in the browser zone, from a zone behind UTC', async () => {
+    // Prepare
+    const page = await signedIn(ZONE)
+    await page.getByTestId('nav-usage').click()
+    await page.getByTestId('usage-totals').waitFor()
+
+    // Act: daily buckets, the last one (today, UTC)
+    await page.getByTestId('usage-resolution').selectOption('day')
+    await page.getByTestId('usage-range').selectOption('7d')
+    const day = await lastBucket(page, 'daily')
+
+    // Assess: the UTC date, as the table's Day (UTC) column shows it, never the local time of UTC midnight
+    const today = new Date().toISOString().slice(0, 10)
+    const before = new Date(Date.now() - 120_000).toISOString().slice(0, 10)
+    expect([today, before]).toContain(day.legend)
+    expect(day.title).toContain('daily (UTC)')
+
+    // Act: hourly buckets, the last one
+    await page.getByTestId('usage-resolution').selectOption('hour')
+    await page.getByTestId('usage-range').selectOption('24h')
+    const hour = await lastBucket(page, 'hourly')
+
+    // Assess: the hour in the browser's zone, as the table's Hour column shows it
+    const thisHour = Math.floor(Date.now() / 3_600_000) * 3_600_000
+    const shown = [thisHour, thisHour - 3_600_000].map((t) => formatDate(t, ZONE))
+    expect(shown).toContain(hour.legend)
+    expect(hour.title).toContain(`hourly (${ZONE})`)
+    expect(await page.getByTestId('usage-time-column').textContent()).toBe(`Hour (${ZONE})`)
+    await page.context().close()
+  })
+
+  it('counts the total once per selection: paging and sorting send no query_stats', async () => {
+    // Prepare
+    const page = await signedIn()
+    const counts: Request[] = []
+    page.on('request', (r) => {
+      if (r.url().endsWith('/calls/query_stats')) counts.push(r)
+    })
+    await page.getByTestId('nav-traces').click()
+    await page.getByTestId('traces-total').filter({ hasText: /\d/ }).waitFor()
+    await rowsSettled(page)
+    const before = counts.length
+
+    // Act: next page, back, and three sorts
+    await page.getByTestId('page-next').click()
+    await page.getByTestId('page-range').filter({ hasText: /^51–/ }).waitFor()
+    await rowsSettled(page)
+    await page.getByTestId('page-prev').click()
+    await page
+      .getByTestId('page-range')
+      .filter({ hasText: /^1–50 / })
+      .waitFor()
+    await rowsSettled(page)
+    for (const column of ['latency', 'tokens', 'op']) {
+      await page.getByTestId(`sort-${column}`).click()
+      await page.locator(`th[aria-sort=descending] [data-testid=sort-${column}]`).waitFor()
+      await rowsSettled(page)
+    }
+    await page.waitForTimeout(300)
+
+    // Assess: no count for the same selection
+    expect(counts.length - before).toBe(0)
+
+    // Act: a new selection
+    const successes = await post('calls/query_stats', callsStatsRequest(project, { ...ROOTS, status: 'success' }))
+    await applyFilters(page, { status: 'success' })
+    await waitForText(page, 'traces-total', `${formatTotal(successes)} ${plural(successes.count, 'trace')}`)
+
+    // Assess: counted once
+    expect(counts.length - before).toBe(1)
+    await page.context().close()
+  })
+
+  it('filters on every status a row shows, descendant_error included', async () => {
+    // Prepare
+    const page = await signedIn()
+    await rowsSettled(page)
+
+    // Act
+    await applyFilters(page, { status: 'descendant_error' })
+
+    // Assess: the root whose child failed, and only such rows
+    await waitForCount(page, 'traces-row', 1)
+    expect(await page.getByTestId('traces-status').allTextContents()).toEqual(['descendant_error'])
+    expect(await shownNames(page)).toEqual(['flaky_agent'])
+    await page.context().close()
+  })
+
+  it('filters and sorts by the name a row shows, not the hidden op ref', async () => {
+    // Prepare
+    const page = await signedIn()
+    await rowsSettled(page)
+
+    // Act: the entity's name is in every Weave op's ref, never in a shown name
+    await applyFilters(page, { op: memberEntity })
+
+    // Assess
+    await page.getByTestId('traces-empty').waitFor()
+
+    // Act: part of a display name (its op ref says zeta_op)
+    await applyFilters(page, { op: 'ALPHA' })
+
+    // Assess
+    await waitForCount(page, 'traces-row', 1)
+    expect(await page.getByTestId('traces-row').getAttribute('data-call-id')).toBe(ids.displayed)
+
+    // Act: every root, sorted by name (plain OpenTelemetry and gateway names beside Weave refs)
+    await applyFilters(page, {})
+    await waitForCount(page, 'traces-row', 50)
+    await page.getByTestId('sort-op').click()
+    await page.locator('th[aria-sort=descending] [data-testid=sort-op]').waitFor()
+    await page.getByTestId('sort-op').click()
+    await page.locator('th[aria-sort=ascending] [data-testid=sort-op]').waitFor()
+
+    // Assess: in the order of the names shown, once the sorted page is in
+    const sorted = async () => {
+      const names = await shownNames(page)
+      return names.length === 50 && names.join('\n') === [...names].sort().join('\n') ? names.slice(0, 2) : names
+    }
+    await expect.poll(sorted, { timeout: 10_000 }).toEqual(['alpha shown', 'beta_plain'])
+    await page.context().close()
+  })
+
+  it('names the time zone of the times it shows', async () => {
+    // Prepare
+    const page = await signedIn(ZONE)
+    await rowsSettled(page)
+
+    // Act
+    await page.locator(`[data-call-id="${ids.sdk.root}"] [data-testid=traces-open]`).click()
+    await page.getByTestId('call-detail-started').waitFor()
+
+    // Assess
+    const [root] = await streamCalls({ filter: { call_ids: [ids.sdk.root] } })
+    expect(await page.getByTestId('call-detail-started').textContent()).toBe(
+      `${formatDate(root.started_at, ZONE)} (${ZONE})`,
+    )
+    await page.getByTestId('nav-traces').click()
+    expect(await page.getByTestId('sort-started').textContent()).toContain(`Started (${ZONE})`)
+    await page.context().close()
+  })
+
+  it('says the server could not be reached, for which path, and to sign in again when the key is refused', async () => {
+    // Prepare
+    const page = await signedIn()
+    await page.route('**/v1/usage?*', (route) => route.abort('failed'))
+
+    // Act
+    await page.getByTestId('nav-usage').click()
+
+    // Assess
+    await page.getByTestId('usage-error').waitFor()
+    expect(await page.getByTestId('usage-error').textContent()).toContain(
+      `Could not reach the server at ${server.url} for v1/usage`,
+    )
+
+    // Act: the key is refused (as after it was revoked)
+    await page.unroute('**/v1/usage?*')
+    await page.route('**/v1/usage?*', (route) =>
+      route.fulfill({
+        status: 401,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { message: 'Authentication failed', type: 'AuthenticationError' } }),
+      }),
+    )
+    await page.getByTestId('usage-range').selectOption('7d')
+
+    // Assess
+    await page.getByTestId('usage-error').filter({ hasText: 'sign in again' }).waitFor()
+    expect(await page.getByTestId('usage-error').textContent()).toBe(
+      '401 from v1/usage: Authentication failed. The key was refused (revoked, expired or mistyped): sign in again with a valid key.',
+    )
+    await page.context().close()
+  })
+})
