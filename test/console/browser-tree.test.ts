@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLocalApp } from '../../scripts/local/app.js'
@@ -15,6 +13,7 @@ import {
   WIDE,
   watchPage,
 } from '../support/console-browser.js'
+import { serveApp, type TracingServer } from '../support/weave-sdk.js'
 
 // The trace view's tree and the console's links in a real Chromium (see browser.test.ts) against the local stack in
 // this process, on traces written with `call/upsert_batch`: a 300-deep chain, a 2,501-call trace, a root call with a
@@ -47,7 +46,7 @@ const LONG_NAME = `long_${'x'.repeat(1295)}`
 // A project name with characters a URL encodes (the Sign in page refuses whitespace in a project, so no space here).
 const LINKED_NAME = 'z-link-ü&co+1'
 
-let server: { url: string; close: () => Promise<void> }
+let server: TracingServer
 let caller: TestCaller
 let project: string
 let linkedProject: string
@@ -181,13 +180,7 @@ beforeAll(async () => {
   project = `${caller.entity}/tree`
   // Listed after `tree` in the picker, so the picker's own default is another project.
   linkedProject = `${caller.entity}/${LINKED_NAME}`
-  const app = await createLocalApp()
-  const http = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
-  await new Promise((resolve) => http.once('listening', resolve))
-  server = {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => http.close(() => resolve())),
-  }
+  server = await serveApp(await createLocalApp())
   const [launched] = await Promise.all([launchChromium(executable), seed()])
   browser = launched
 }, 90_000)

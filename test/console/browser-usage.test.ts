@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
 import OpenAI from 'openai'
 import type { Browser, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -15,7 +13,7 @@ import { createLocalApp } from '../../scripts/local/app.js'
 import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
 import { findChromium } from '../support/chromium.js'
 import { launchChromium, WIDE, waitForCount, waitForText, watchPage } from '../support/console-browser.js'
-import { runWeaveScript, type TracingServer } from '../support/weave-sdk.js'
+import { runWeaveScript, serveApp, type TracingServer } from '../support/weave-sdk.js'
 
 // The Console's figures in a real Chromium (see browser.test.ts) against the local stack in this process, for a key of
 // one entity that is a member of another: the Usage page's entity-wide report is the open project's entity, never the
@@ -307,16 +305,7 @@ beforeAll(async () => {
     addedAt: new Date().toISOString(),
   })
   project = `${memberEntity}/qa`
-  const app = await createLocalApp()
-  const failures: string[] = []
-  const http = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
-  await new Promise((resolve) => http.once('listening', resolve))
-  server = {
-    app,
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    failures,
-    close: () => new Promise((resolve) => http.close(() => resolve())),
-  }
+  server = await serveApp(await createLocalApp())
   const [launched] = await Promise.all([launchChromium(executable), seed()])
   browser = launched
 }, 120_000)

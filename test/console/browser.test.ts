@@ -1,5 +1,3 @@
-import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
 import OpenAI from 'openai'
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -43,7 +41,7 @@ import {
 } from '../support/console-browser.js'
 import { addCalls, newQueue } from '../support/queues.js'
 import { newModel, trajectory } from '../support/training.js'
-import { runWeaveScript, type TracingServer } from '../support/weave-sdk.js'
+import { runWeaveScript, serveApp, type TracingServer } from '../support/weave-sdk.js'
 
 // The Loom Console in a real Chromium (Debian's, driven by playwright-core) against the whole local stack in this
 // process: data written by the weave and openai SDKs, a training log and an annotation queue; each page's figures are
@@ -216,24 +214,7 @@ beforeAll(async () => {
   clearCatalogCache()
   caller = await newCaller()
   project = `${caller.entity}/console`
-  const app = await createLocalApp()
-  const failures: string[] = []
-  const http = serve({
-    fetch: async (request) => {
-      const res = await app.fetch(request)
-      if (res.status >= 400) failures.push(`${request.method} ${new URL(request.url).pathname} ${res.status}`)
-      return res
-    },
-    port: 0,
-    hostname: '127.0.0.1',
-  })
-  await new Promise((resolve) => http.once('listening', resolve))
-  server = {
-    app,
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
-    failures,
-    close: () => new Promise((resolve) => http.close(() => resolve())),
-  }
+  server = await serveApp(await createLocalApp())
   const [launched] = await Promise.all([launchChromium(executable), seed()])
   browser = launched
   context = await browser.newContext({ viewport: WIDE })

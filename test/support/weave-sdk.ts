@@ -14,7 +14,14 @@ export type TracingServer = { app: Hono; url: string; failures: string[]; close:
 
 /** Serves every tracing function of the manifest on 127.0.0.1 (a free port), as the local server does. */
 export async function serveTracing(): Promise<TracingServer> {
-  const app = await createLocalApp(FUNCTIONS.filter((f) => f.family === 'tracing'))
+  return serveApp(await createLocalApp(FUNCTIONS.filter((f) => f.family === 'tracing')))
+}
+
+/**
+ * Serves `app` (the local stack, or part of it) on 127.0.0.1 at a free port, recording every answer of status 300 or
+ * more with its body in `failures` (a test reads them to explain a failure).
+ */
+export async function serveApp(app: Hono): Promise<TracingServer> {
   const failures: string[] = []
   const server = serve({
     fetch: async (request) => {
