@@ -5,31 +5,7 @@ import type { AggregatedUsage, UsageRes as UsageResult } from '#shared/schemas/c
 import { selectCalls } from '#shared/tracing/call-query'
 import type { LoadedCall } from '#shared/tracing/call-view'
 import { callCosts, loadPrices } from '#shared/tracing/costs'
-
-const COUNTS = [
-  'requests',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_tokens',
-  'cache_read_input_tokens',
-  'cache_creation_input_tokens',
-] as const
-const COSTS = [
-  'prompt_tokens_total_cost',
-  'completion_tokens_total_cost',
-  'cache_read_input_tokens_total_cost',
-  'cache_creation_input_tokens_total_cost',
-] as const
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-
-// Python's int(): integers and integer strings, floats truncated, anything else 0.
-function toInt(v: unknown): number {
-  if (typeof v === 'boolean') return v ? 1 : 0
-  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : 0
-  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v)
-  return 0
-}
+import { isRecord, readUsageCounts, USAGE_COSTS, USAGE_COUNTS } from '#shared/tracing/usage-counts'
 
 function toFloat(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0
@@ -45,30 +21,22 @@ export function ownUsage(
 ): Record<string, AggregatedUsage> {
   const usage = call.summary.usage
   const out: Record<string, AggregatedUsage> = {}
-  if (!isObj(usage)) return out
+  if (!isRecord(usage)) return out
   for (const [model, raw] of Object.entries(usage)) {
-    if (!isObj(raw)) continue
-    const prompt = toInt(raw.prompt_tokens) + toInt(raw.input_tokens)
-    const completion = toInt(raw.completion_tokens) + toInt(raw.output_tokens)
-    const total = toInt(raw.total_tokens)
+    if (!isRecord(raw)) continue
     const entry: AggregatedUsage = {
-      requests: toInt(raw.requests),
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: total === 0 ? prompt + completion : total,
-      cache_read_input_tokens: toInt(raw.cache_read_input_tokens),
-      cache_creation_input_tokens: toInt(raw.cache_creation_input_tokens),
+      ...readUsageCounts(raw),
       prompt_tokens_total_cost: null,
       completion_tokens_total_cost: null,
       cache_read_input_tokens_total_cost: null,
       cache_creation_input_tokens_total_cost: null,
     }
     if (costs !== undefined) {
-      const cost = isObj(costs[model]) ? (costs[model] as Record<string, unknown>) : {}
-      for (const k of COSTS) entry[k] = toFloat(cost[k])
+      const cost = isRecord(costs[model]) ? (costs[model] as Record<string, unknown>) : {}
+      for (const k of USAGE_COSTS) entry[k] = toFloat(cost[k])
     }
-    const anyCount = COUNTS.some((k) => entry[k] !== 0)
-    const anyCost = costs !== undefined && COSTS.some((k) => entry[k] !== 0)
+    const anyCount = USAGE_COUNTS.some((k) => entry[k] !== 0)
+    const anyCost = costs !== undefined && USAGE_COSTS.some((k) => entry[k] !== 0)
     if (anyCount || anyCost) out[model] = entry
   }
   return out
@@ -85,8 +53,8 @@ function mergeInto(
       target[model] = { ...u }
       continue
     }
-    for (const k of COUNTS) t[k] += u[k]
-    if (withCosts) for (const k of COSTS) t[k] = (t[k] ?? 0) + (u[k] ?? 0)
+    for (const k of USAGE_COUNTS) t[k] += u[k]
+    if (withCosts) for (const k of USAGE_COSTS) t[k] = (t[k] ?? 0) + (u[k] ?? 0)
   }
 }
 

@@ -13,6 +13,7 @@
 // totals to its leaves' requests, an OpenTelemetry trace to the sum of its spans, a gateway completion to itself.
 
 // A `.js` path: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
+import { isRecord, readUsageCounts, USAGE_COSTS, USAGE_COUNTS } from '../../../shared/tracing/usage-counts.js'
 import { type Call, totalCost } from './calls.js'
 
 /**
@@ -35,31 +36,6 @@ export type ModelUsage = {
 /** Usage per model. */
 export type Usage = Record<string, ModelUsage>
 
-const COUNTS = [
-  'requests',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_tokens',
-  'cache_read_input_tokens',
-  'cache_creation_input_tokens',
-] as const
-const COSTS = [
-  'prompt_tokens_total_cost',
-  'completion_tokens_total_cost',
-  'cache_read_input_tokens_total_cost',
-  'cache_creation_input_tokens_total_cost',
-] as const
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-
-// As `trace/usage` reads counts (Python's int()): integers and integer strings, floats truncated, anything else 0.
-function toInt(v: unknown): number {
-  if (typeof v === 'boolean') return v ? 1 : 0
-  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : 0
-  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v)
-  return 0
-}
-
 /**
  * The usage a call's summary records, per model, read as `trace/usage` reads a call's own usage (docs/tracing.md §14.2
  * step 2: prompt = `prompt_tokens + input_tokens`, completion = `completion_tokens + output_tokens`, total = their sum
@@ -68,25 +44,16 @@ function toInt(v: unknown): number {
 export function recordedUsage(summary: Call['summary']): Usage {
   const usage = summary?.usage
   const out: Usage = {}
-  if (!isObj(usage)) return out
-  const weave = isObj(summary?.weave) ? summary.weave : {}
-  const costs = isObj(weave.costs) ? weave.costs : {}
+  if (!isRecord(usage)) return out
+  const weave = isRecord(summary?.weave) ? summary.weave : {}
+  const costs = isRecord(weave.costs) ? weave.costs : {}
   for (const [model, raw] of Object.entries(usage)) {
-    if (!isObj(raw)) continue
-    const prompt = toInt(raw.prompt_tokens) + toInt(raw.input_tokens)
-    const completion = toInt(raw.completion_tokens) + toInt(raw.output_tokens)
-    const total = toInt(raw.total_tokens)
-    const entry: ModelUsage = {
-      requests: toInt(raw.requests),
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: total === 0 ? prompt + completion : total,
-      cache_read_input_tokens: toInt(raw.cache_read_input_tokens),
-      cache_creation_input_tokens: toInt(raw.cache_creation_input_tokens),
-    }
-    const cost = isObj(costs[model]) ? costs[model] : {}
-    for (const k of COSTS) entry[k] = typeof cost[k] === 'number' ? cost[k] : null
-    if (COUNTS.some((k) => (entry[k] ?? 0) !== 0) || COSTS.some((k) => (entry[k] ?? 0) !== 0)) out[model] = entry
+    if (!isRecord(raw)) continue
+    const entry: ModelUsage = readUsageCounts(raw)
+    const cost = isRecord(costs[model]) ? costs[model] : {}
+    for (const k of USAGE_COSTS) entry[k] = typeof cost[k] === 'number' ? cost[k] : null
+    if (USAGE_COUNTS.some((k) => (entry[k] ?? 0) !== 0) || USAGE_COSTS.some((k) => (entry[k] ?? 0) !== 0))
+      out[model] = entry
   }
   return out
 }
@@ -98,8 +65,8 @@ function add(target: Usage, source: Usage): void {
       target[model] = { ...u }
       continue
     }
-    for (const k of COUNTS) t[k] = (t[k] ?? 0) + (u[k] ?? 0)
-    for (const k of COSTS) t[k] = t[k] == null && u[k] == null ? null : (t[k] ?? 0) + (u[k] ?? 0)
+    for (const k of USAGE_COUNTS) t[k] = (t[k] ?? 0) + (u[k] ?? 0)
+    for (const k of USAGE_COSTS) t[k] = t[k] == null && u[k] == null ? null : (t[k] ?? 0) + (u[k] ?? 0)
   }
 }
 
