@@ -64,7 +64,9 @@ function auth(scheme: AuthScheme): MiddlewareHandler<AppEnv> {
   }
 }
 
-const PROJECT_RE = /^([^/\s]+)\/([^/\s]+)$/
+// The entity has no whitespace; a project name may hold spaces, as W&B's names and the tracing family's may
+// (`projectNameProblem` then applies W&B's rules).
+const PROJECT_RE = /^([^/\s]+)\/([^/]+)$/
 
 // Inference attributes usage to `Compat-Project` / `OpenAI-Project`, else to the key's entity and project `inference`.
 const inferenceProject: MiddlewareHandler<AppEnv> = function inferenceProject(c, next) {

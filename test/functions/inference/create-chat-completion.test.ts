@@ -513,6 +513,21 @@ describe('usage metering', () => {
     expect(counters.every((c) => c.model === model)).toBe(true)
   })
 
+  it('meters a project whose name holds a space, as the tracing family accepts it', async () => {
+    // Prepare: W&B's project names may hold spaces (none of / \\ # ? % : or control characters)
+    const project = `my meter ${Date.now()}`
+
+    // Act
+    const res = await chat({}, { 'OpenAI-Project': ` ${caller.entity}/${project} ` })
+    await res.json()
+    await flushUsage()
+
+    // Assess
+    expect(res.status).toBe(200)
+    const { sum } = await projectUsage(project)
+    expect(sum((c) => c.requests)).toBe(1)
+  })
+
   it('answers and meters an estimate when the upstream reports no usage, streamed or not', async () => {
     // Prepare
     const project = `nousage-${Date.now()}`
