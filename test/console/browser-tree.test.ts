@@ -239,7 +239,12 @@ describe('Loom Console trace tree in Chromium', () => {
     const first = bigCalls[0]?.id as string
     const last = bigCalls.at(-1)?.id as string
     const beforeLast = bigCalls.at(-2)?.id as string
-    await page.locator(`[data-testid=trace-tree-row][data-call-id="${first}"] .tree-name`).focus()
+    // Start from a settled page: the old-form link rewritten to name the project, the first row selected and focused
+    // (a key pressed while the route still changes would race with that rewrite).
+    await expect.poll(() => page.url(), { timeout: FOCUS_WAIT_MS }).toContain(`/${encodeURIComponent(caller.entity)}/`)
+    await page.locator(`[data-testid=trace-tree-row][data-call-id="${first}"] .tree-name`).click()
+    await expect.poll(() => page.url(), { timeout: FOCUS_WAIT_MS }).toContain(`call=${first}`)
+    await waitForFocus(page, first)
 
     // Act and assess: each key selects its row and the focus follows it, so the next key works
     await page.keyboard.press('End')
