@@ -94,7 +94,8 @@ async function writeTrace(projectId: string, traceId: string, calls: Seeded[], b
 }
 
 async function seed(): Promise<void> {
-  const base = Date.now() - 3_600_000
+  // On a whole second, so some calls start at one (`…:12Z`, written without a fraction) and the order must still hold.
+  const base = Math.floor(Date.now() / 1000) * 1000 - 3_600_000
   deepCalls = []
   for (let i = 0; i < DEEP; i++) {
     deepCalls.push({ id: crypto.randomUUID(), parent: deepCalls[i - 1]?.id, op: `depth_${i}` })

@@ -44,6 +44,25 @@ describe('buildCallTree', () => {
     expect(roots[0]?.orphan).toBe(false)
   })
 
+  it('orders siblings by the instant, whether the API wrote a whole second with or without its fraction', () => {
+    // Prepare: the API writes a whole second as Python's isoformat does (`…:12Z`), other times with microseconds
+    const started = (id: string, startedAt: string): TreeCall => ({ ...call(id, 'root', 0), started_at: startedAt })
+    const calls = [
+      call('root', null, 0, 20),
+      started('after', '2025-01-01T00:00:12.010000Z'),
+      started('whole', '2025-01-01T00:00:12Z'),
+      started('before', '2025-01-01T00:00:11.990000Z'),
+      started('offset', '2025-01-01T00:00:12.005000+00:00'),
+      started('ms', '2025-01-01T00:00:12.020Z'),
+    ]
+
+    // Act
+    const roots = buildCallTree(calls)
+
+    // Assess
+    expect(ids(roots[0]?.children ?? [])).toEqual(['before', 'whole', 'offset', 'after', 'ms'])
+  })
+
   it('makes calls with a missing parent roots, marked as orphans', () => {
     // Act
     const roots = buildCallTree([call('a', null, 0), call('b', 'not-loaded', 1), call('c', 'b', 2)])

@@ -21,16 +21,21 @@ export type TreeNode<C extends TreeCall = TreeCall> = {
 /** One visible row of a (partly collapsed) tree. */
 export type TreeRow<C extends TreeCall = TreeCall> = { node: TreeNode<C>; depth: number; expanded: boolean }
 
-const byStart = (a: TreeNode, b: TreeNode) =>
-  a.call.started_at < b.call.started_at
-    ? -1
-    : a.call.started_at > b.call.started_at
-      ? 1
-      : a.call.id < b.call.id
-        ? -1
-        : a.call.id > b.call.id
-          ? 1
-          : 0
+// A start time as text that sorts as the instant: the API writes a whole second without its fraction, as Python's
+// isoformat does (`…:12Z`, then `…:12.010000Z`), so the raw strings would put that call after the rest of its second.
+// Times in UTC (`Z`, as the API writes them) keep their digits; any other form goes through Date.parse.
+function startKey(at: string): string {
+  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|\+00:00)$/.exec(at)
+  if (match !== null) return `${match[1]}.${(match[2] ?? '').padEnd(9, '0')}`
+  const ms = Date.parse(at)
+  return Number.isNaN(ms) ? at : `${new Date(ms).toISOString().slice(0, 23)}000000`
+}
+
+const byStart = (a: TreeNode, b: TreeNode) => {
+  const x = startKey(a.call.started_at)
+  const y = startKey(b.call.started_at)
+  return x < y ? -1 : x > y ? 1 : a.call.id < b.call.id ? -1 : a.call.id > b.call.id ? 1 : 0
+}
 
 // The position where `node` belongs in a sibling list ordered by `byStart`; calls mostly arrive in start order, so the
 // end is tried first.
