@@ -19,6 +19,7 @@ export const UNIT_FILES = [
   'test/console/csv.test.ts',
   'test/console/format.test.ts',
   'test/console/route.test.ts',
+  'test/console/traces-view.test.ts',
   'test/console/tree.test.ts',
   'test/console/usage.test.ts',
   'test/functions/meta/get-health.test.ts',

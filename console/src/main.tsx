@@ -11,6 +11,7 @@ import {
   type PageId,
   parseRoute,
   projectPage,
+  returnHash,
   routeHash,
   setLinkProject,
 } from './lib/route'
@@ -137,8 +138,12 @@ function App() {
   const signIn = useCallback((next: Session) => {
     saveSession(next)
     setSession(next)
-    // A deep link that needed the key (a trace, a queue) opens once signed in; the Sign in page goes on to Traces.
-    if (parseRoute(location.hash).page === 'signin') location.hash = routeHash('traces', [], undefined, next.project)
+    // A deep link that needed the key (a trace, a queue) opens once signed in; the Sign in page goes back to the page
+    // its link came from (a refused key's "Sign in again"), in place of the sign-in entry, else on to Traces.
+    if (parseRoute(location.hash).page !== 'signin') return
+    const back = returnHash(location.hash, next.project)
+    if (back === undefined) location.hash = routeHash('traces', [], undefined, next.project)
+    else location.replace(back)
   }, [])
   const signOut = useCallback(() => {
     clearSession()
@@ -160,8 +165,11 @@ function App() {
   const signingIn =
     route.page === 'signin' || (needsSession && (api === undefined || (session?.project ?? linked) === undefined))
   if (signingIn) {
-    // The picker starts at the linked project, so signing in from a shared link opens what it names.
-    page = <SignInPage session={{ key: session?.key ?? '', project: linked ?? session?.project }} onSignIn={signIn} />
+    // The picker starts at the linked project, so signing in from a shared link opens what it names (or the project of
+    // the page a Sign in link came from).
+    const back = route.page === 'signin' ? parseRoute(route.params.get('next') ?? '').project : undefined
+    const start = linked ?? back ?? session?.project
+    page = <SignInPage session={{ key: session?.key ?? '', project: start }} onSignIn={signIn} />
   } else if (route.page === 'api') {
     page = <ApiPage />
   } else if (waiting) {
@@ -177,7 +185,7 @@ function App() {
     const props = { api, project }
     switch (route.page) {
       case 'traces':
-        page = <TracesPage {...props} />
+        page = <TracesPage {...props} params={route.params} />
         break
       case 'trace':
         page = <TracePage {...props} traceId={route.parts[0] ?? ''} selected={route.params.get('call') ?? undefined} />

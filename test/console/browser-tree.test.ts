@@ -356,6 +356,15 @@ describe('Loom Console trace tree in Chromium', () => {
     expect(await row.getByTestId('traces-status').evaluate((el) => (el as unknown as El).getClientRects().length)).toBe(
       1,
     )
+    // The name shows three lines, as tall as three one-line names, and the cell's title holds all of it.
+    const height = (el: unknown) => (el as El).getBoundingClientRect().height
+    const line = await page
+      .locator('[data-testid=traces-row]:has-text("depth_0") [data-testid=traces-open]')
+      .evaluate(height)
+    const name = await row.getByTestId('traces-open').evaluate(height)
+    expect(Math.round(name / line)).toBe(3)
+    expect(await row.getByTestId('traces-op').evaluate(height)).toBeLessThan(4 * line + 16)
+    expect(await row.getByTestId('traces-op').getAttribute('title')).toBe(LONG_NAME)
     await screenshot(page, `tree-long-name-traces-${width}`)
 
     // Act: its trace, the name in the title, the tree and the selected call

@@ -452,6 +452,62 @@ describe('Loom Console figures in Chromium', () => {
     await page.context().close()
   })
 
+  it('keeps filters, order and page in the address: Back from a trace and the link in a fresh tab show the same list', async () => {
+    // Prepare: successful roots started since 2000, oldest first, the second page
+    const page = await signedIn()
+    await page.getByTestId('filter-from').fill('2000-01-01T00:00')
+    await applyFilters(page, { status: 'success' })
+    await page.getByTestId('sort-started').click()
+    await page.locator('th[aria-sort=ascending] [data-testid=sort-started]').waitFor()
+    await page.getByTestId('page-next').click()
+    await page.getByTestId('page-range').filter({ hasText: /^51–/ }).waitFor()
+    await rowsSettled(page)
+    const rowIds = () =>
+      page.getByTestId('traces-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-call-id')))
+    const listed = await rowIds()
+    const link = page.url()
+
+    // Act: a trace of that page, then Back
+    await page.getByTestId('traces-open').first().click()
+    await page.getByTestId('page-trace').waitFor()
+    await page.goBack()
+    await page.getByTestId('page-range').filter({ hasText: /^51–/ }).waitFor()
+    await rowsSettled(page)
+
+    // Assess: the same address, form, order and rows
+    const [entity, name] = project.split('/').map(encodeURIComponent)
+    expect(new URL(link).hash).toBe(
+      `#/${entity}/${name}/traces?status=success&from=2000-01-01T00%3A00&dir=asc&offset=50`,
+    )
+    expect(page.url()).toBe(link)
+    expect(await page.getByTestId('filter-status').inputValue()).toBe('success')
+    expect(await page.getByTestId('filter-from').inputValue()).toBe('2000-01-01T00:00')
+    expect(await page.locator('th[aria-sort=ascending]').textContent()).toContain('Started')
+    expect(listed.length).toBeGreaterThan(0)
+    expect(await rowIds()).toEqual(listed)
+
+    // Act: the link in a fresh tab, signed in there with the picker as it opens
+    const fresh = await (await browser.newContext({ viewport: WIDE })).newPage()
+    await fresh.goto(link)
+    await fresh.getByTestId('signin-key').fill(caller.key)
+    await fresh.getByTestId('signin-submit').click()
+    await fresh.getByTestId('project-picker').waitFor()
+    await fresh.getByTestId('project-open').click()
+    await fresh.getByTestId('page-range').filter({ hasText: /^51–/ }).waitFor()
+    await rowsSettled(fresh)
+
+    // Assess
+    expect(fresh.url()).toBe(link)
+    expect(await fresh.getByTestId('filter-status').inputValue()).toBe('success')
+    expect(await fresh.getByTestId('filter-from').inputValue()).toBe('2000-01-01T00:00')
+    expect(await fresh.locator('th[aria-sort=ascending]').textContent()).toContain('Started')
+    expect(
+      await fresh.getByTestId('traces-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-call-id'))),
+    ).toEqual(listed)
+    await fresh.context().close()
+    await page.context().close()
+  })
+
   it('filters on every status a row shows, descendant_error included', async () => {
     // Prepare
     const page = await signedIn()
@@ -521,7 +577,7 @@ describe('Loom Console figures in Chromium', () => {
     await page.context().close()
   })
 
-  it('says the server could not be reached, for which path, and to sign in again when the key is refused', async () => {
+  it('says the server could not be reached, for which path, and links to sign in again when the key is refused', async () => {
     // Prepare
     const page = await signedIn()
     await page.route('**/v1/usage?*', (route) => route.abort('failed'))
@@ -546,11 +602,27 @@ describe('Loom Console figures in Chromium', () => {
     )
     await page.getByTestId('usage-range').selectOption('7d')
 
-    // Assess
+    // Assess: what happened, and a link to sign in again that comes back here
     await page.getByTestId('usage-error').filter({ hasText: 'sign in again' }).waitFor()
     expect(await page.getByTestId('usage-error').textContent()).toBe(
-      '401 from v1/usage: Authentication failed. The key was refused (revoked, expired or mistyped): sign in again with a valid key.',
+      '401 from v1/usage: Authentication failed. The key was refused (revoked, expired or mistyped): sign in again with a valid key. Sign in again',
     )
+    const usageHash = new URL(page.url()).hash
+    const again = page.getByTestId('usage-error').getByTestId('sign-in-again')
+    expect(await again.getAttribute('href')).toBe(`#/signin?${new URLSearchParams({ next: usageHash })}`)
+
+    // Act: sign in again (a valid key now), the picker as it opens
+    await page.unroute('**/v1/usage?*')
+    await again.click()
+    await page.getByTestId('signin-key').fill(caller.key)
+    await page.getByTestId('signin-submit').click()
+    await page.getByTestId('project-picker').waitFor()
+    await page.getByTestId('project-open').click()
+
+    // Assess: back on the page the key was refused on, which now answers
+    await page.getByTestId('usage-totals').waitFor()
+    expect(new URL(page.url()).hash).toBe(usageHash)
+    expect(await page.getByTestId('usage-error').count()).toBe(0)
     await page.context().close()
   })
 })

@@ -6,8 +6,10 @@ import {
   type PageId,
   parseRoute,
   projectPage,
+  returnHash,
   routeHash,
   setLinkProject,
+  signInHash,
 } from '../../console/src/lib/route.js'
 
 // What a parsed route says, without the URLSearchParams object.
@@ -130,5 +132,36 @@ describe('mayOpenProject', () => {
     expect(mayOpenProject(listed, 'someone/bot')).toBe(false)
     expect(mayOpenProject(listed, 'acme')).toBe(false)
     expect(mayOpenProject([], 'acme/bot')).toBe(false)
+  })
+})
+
+describe('signInHash and returnHash', () => {
+  it('returns to the page a Sign in link came from, its query and project included', () => {
+    // Prepare
+    const from = '#/acme/my%20bot/traces?status=error&sort=op&offset=50'
+
+    // Act
+    const link = signInHash(from)
+
+    // Assess
+    expect(plain(link)).toEqual({ page: 'signin', parts: [], params: { next: from }, project: undefined })
+    expect(returnHash(link, 'acme/my bot')).toBe(from)
+    // An older link without the project opens in whichever project is picked.
+    expect(returnHash(signInHash('#/usage'), 'acme/bot')).toBe('#/usage')
+  })
+
+  it('links to the plain Sign in page from no route or from Sign in itself', () => {
+    expect(signInHash('')).toBe('#/signin')
+    expect(signInHash('#/signin?next=%23%2Ftraces')).toBe('#/signin')
+  })
+
+  it('goes nowhere back for another project, the Sign in page, no route or anything but a hash', () => {
+    expect(returnHash(signInHash('#/acme/bot/traces'), 'team/evals')).toBeUndefined()
+    expect(returnHash('#/signin?next=%23%2Fsignin', 'acme/bot')).toBeUndefined()
+    expect(returnHash('#/signin', 'acme/bot')).toBeUndefined()
+    expect(returnHash(`#/signin?${new URLSearchParams({ next: 'https://elsewhere.example/#/traces' })}`, 'a/b')).toBe(
+      undefined,
+    )
+    expect(returnHash(`#/signin?${new URLSearchParams({ next: '//elsewhere.example' })}`, 'a/b')).toBeUndefined()
   })
 })

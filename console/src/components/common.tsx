@@ -1,9 +1,15 @@
 import type { ComponentChildren } from 'preact'
 import { ApiError } from '../lib/api'
+import { parseRoute, signInHash } from '../lib/route'
 
-/** An API error as the page shows it: status, path and the API's own message. */
+/**
+ * An API error as the page shows it: status, path and the API's own message. A refused key (401) adds a link to sign
+ * in again that comes back to this page (except on the Sign in page, whose form is right there).
+ */
 export function ErrorBox({ error, testId = 'error' }: { error: unknown; testId?: string }) {
   if (error === undefined || error === null) return null
+  const here = location.hash
+  const refused = error instanceof ApiError && error.status === 401 && parseRoute(here).page !== 'signin'
   const message =
     error instanceof ApiError
       ? `${error.status} from ${error.path}: ${error.message}`
@@ -13,6 +19,14 @@ export function ErrorBox({ error, testId = 'error' }: { error: unknown; testId?:
   return (
     <p class="error" role="alert" data-testid={testId}>
       {message}
+      {refused && (
+        <>
+          {' '}
+          <a href={signInHash(here)} data-testid="sign-in-again">
+            Sign in again
+          </a>
+        </>
+      )}
     </p>
   )
 }

@@ -85,6 +85,29 @@ export function routeHash(
   return `#/${path}${query === '' ? '' : `?${query}`}`
 }
 
+/**
+ * The Sign in link from the route `from` (a hash): it carries the route (`#/signin?next=<hash>`), so signing in again
+ * after the key was refused returns to the same page, filters and all (`returnHash`).
+ */
+export function signInHash(from: string): string {
+  return from.startsWith('#/') && parseRoute(from).page !== 'signin'
+    ? routeHash('signin', [], { next: from })
+    : routeHash('signin')
+}
+
+/**
+ * Where the Sign in page at `signin` (a hash) returns once signed in to `project`: the route its link came from, unless
+ * none is given, it is the Sign in page itself, or it names another project than the one picked (undefined: the
+ * picked project's Traces). Only a hash is returned, so a link cannot send the key's tab to another site.
+ */
+export function returnHash(signin: string, project: string | undefined): string | undefined {
+  const next = parseRoute(signin).params.get('next')
+  if (next === null || !next.startsWith('#/')) return undefined
+  const back = parseRoute(next)
+  if (back.page === 'signin' || (back.project !== undefined && back.project !== project)) return undefined
+  return next
+}
+
 /** A project as `GET /projects` lists it. */
 export type ListedProject = { project_id: string; entity: string; project: string }
 

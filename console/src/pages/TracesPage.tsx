@@ -1,12 +1,11 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useMemo, useState } from 'preact/hooks'
 import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
+import { TracesFilters } from '../components/TracesFilters'
 import type { Api } from '../lib/api'
 import {
   CALL_COLUMNS,
-  CALL_STATUSES,
   type Call,
   type CallColumn,
-  type CallFilters,
   callLatency,
   callName,
   callStatus,
@@ -27,14 +26,12 @@ import {
   plural,
 } from '../lib/format'
 import { routeHash } from '../lib/route'
+import { DEFAULT_VIEW, parseTracesView, type TracesSort, type TracesView, tracesViewParams } from '../lib/traces-view'
 import { type PageUsage, pageUsage, rowUsage, usageCost, usageTokens } from '../lib/usage'
 
 const PAGE_SIZE = 50
-const NO_FILTERS: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: true }
 // The Started column is in the browser's time zone, named in its heading as the Usage table names its own.
 const TIME_ZONE = browserTimeZone()
-
-type Sort = { column: CallColumn; direction: 'asc' | 'desc' }
 
 /** Reads every call of the rows' traces (ids, parents, summaries) and counts each row's tokens and cost. */
 async function readPageUsage(api: Api, project: string, rows: Call[], signal: AbortSignal): Promise<PageUsage> {
@@ -45,7 +42,7 @@ async function readPageUsage(api: Api, project: string, rows: Call[], signal: Ab
 }
 
 // Tokens and cost are counted over whole traces, which the API cannot sort by: those two sort the loaded page.
-function sortPage(calls: Call[], sort: Sort, usage: PageUsage | undefined): Call[] {
+function sortPage(calls: Call[], sort: TracesSort, usage: PageUsage | undefined): Call[] {
   const column = CALL_COLUMNS.find((c) => c.id === sort.column)
   if (column?.path !== null) return calls
   const measure = sort.column === 'tokens' ? usageTokens : usageCost
@@ -63,12 +60,33 @@ function usageUnknown(usage: PageUsage | undefined, loading: boolean): string {
     : `This trace has too many calls to count here (with the page's other traces, over ${formatCount(USAGE_CALLS_CAP)}): open it to see its tokens and cost.`
 }
 
-/** Traces: the project's calls, newest first, paged through `calls/stream_query` with the total from `query_stats`. */
-export function TracesPage({ api, project }: { api: Api; project: string }) {
-  const [draft, setDraft] = useState<CallFilters>(NO_FILTERS)
-  const [filters, setFilters] = useState<CallFilters>(NO_FILTERS)
-  const [sort, setSort] = useState<Sort>({ column: 'started', direction: 'desc' })
-  const [offset, setOffset] = useState(0)
+/**
+ * Navigates to a view of the Traces page. A new filter (Apply, Reset) is a new history entry, so Back returns to the
+ * previous filters; sorting and paging replace the entry, so Back leaves the list instead of stepping back through its
+ * pages. Either way the entry a trace is opened from holds the list as shown, which Back from the trace restores.
+ */
+function showView(view: TracesView, entry: 'push' | 'replace'): void {
+  const hash = routeHash('traces', [], tracesViewParams(view))
+  if (hash === location.hash) return
+  if (entry === 'push') location.hash = hash
+  else location.replace(hash)
+}
+
+/**
+ * Traces: the project's calls, newest first, paged through `calls/stream_query` with the total from `query_stats`. The
+ * filters, order and page are the route's query (`lib/traces-view.ts`), so a link or Back shows the same list.
+ */
+export function TracesPage({ api, project, params }: { api: Api; project: string; params: URLSearchParams }) {
+  const query = params.toString()
+  const view = useMemo(() => parseTracesView(params), [query])
+  const { filters, sort, offset } = view
+  const viewKey = JSON.stringify(view)
+  const filtersKey = JSON.stringify(filters)
+  // The form edits a draft of the applied filters; a route with other filters (Back, a link) fills it anew.
+  const [draft, setDraft] = useState(filters)
+  useEffect(() => setDraft(filters), [filtersKey])
+  // Apply with the filters already shown reads the page again (new calls may have come in), without a new route.
+  const [reload, setReload] = useState(0)
   const [calls, setCalls] = useState<Call[]>([])
   const [usage, setUsage] = useState<PageUsage>()
   // The selection (project and filters) whose page has been shown: its total is counted once, after its first page.
@@ -108,7 +126,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
       })
       .catch(fail)
     return () => abort.abort()
-  }, [api, project, filters, sort, offset])
+  }, [api, project, viewKey, reload])
 
   // The total, once per selection: asked for after the selection's first page and its usage are in, since counting a
   // filtered selection reads every match and on a large project would otherwise compete with the page's own requests
@@ -125,20 +143,20 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
     return () => abort.abort()
   }, [api, selection, pageShown, countedAlready])
 
-  function apply(e: Event) {
-    e.preventDefault()
-    setOffset(0)
-    setFilters({ ...draft })
+  function apply() {
+    const next = { ...view, filters: { ...draft }, offset: 0 }
+    if (JSON.stringify(next) === viewKey) setReload((n) => n + 1)
+    showView(next, 'push')
   }
   function reset() {
-    setDraft(NO_FILTERS)
-    setOffset(0)
-    setFilters(NO_FILTERS)
+    setDraft(DEFAULT_VIEW.filters)
+    showView({ ...view, filters: DEFAULT_VIEW.filters, offset: 0 }, 'push')
   }
   function sortBy(column: CallColumn) {
-    setOffset(0)
-    setSort((s) => ({ column, direction: s.column === column && s.direction === 'desc' ? 'asc' : 'desc' }))
+    const direction = sort.column === column && sort.direction === 'desc' ? 'asc' : 'desc'
+    showView({ ...view, sort: { column, direction }, offset: 0 }, 'replace')
   }
+  const page = (to: number) => showView({ ...view, offset: Math.max(0, to) }, 'replace')
 
   const total = countedAlready ? counted?.stats : undefined
   const pager = pagerState(offset, calls.length, PAGE_SIZE, total)
@@ -146,7 +164,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
   let totalLabel = error === undefined ? 'counting…' : ''
   if (total !== undefined) totalLabel = `${formatTotal(total)} ${plural(total.count, noun)}`
   const shown = sortPage(calls, sort, usage)
-  const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS)
+  const filtered = filtersKey !== JSON.stringify(DEFAULT_VIEW.filters)
   const pageSorted = CALL_COLUMNS.find((c) => c.id === sort.column)?.path === null
   return (
     <div data-testid="page-traces">
@@ -155,77 +173,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
           {totalLabel}
         </span>
       </PageHeader>
-      <form class="filters" onSubmit={apply} data-testid="traces-filters" aria-label="Filter calls">
-        <label>
-          Op name
-          <input
-            type="search"
-            title="Case-insensitive text in the name a row shows: the display name, else the op's name (without the weave:/// ref and version)."
-            value={draft.op}
-            onInput={(e) => setDraft({ ...draft, op: e.currentTarget.value })}
-            data-testid="filter-op"
-          />
-        </label>
-        <label>
-          Status
-          <select
-            value={draft.status}
-            onChange={(e) => setDraft({ ...draft, status: e.currentTarget.value as CallFilters['status'] })}
-            data-testid="filter-status"
-          >
-            <option value="">any</option>
-            {CALL_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          From
-          <input
-            type="datetime-local"
-            value={draft.from}
-            onInput={(e) => setDraft({ ...draft, from: e.currentTarget.value })}
-            data-testid="filter-from"
-          />
-        </label>
-        <label>
-          To
-          <input
-            type="datetime-local"
-            value={draft.to}
-            onInput={(e) => setDraft({ ...draft, to: e.currentTarget.value })}
-            data-testid="filter-to"
-          />
-        </label>
-        <label class="grow">
-          Search
-          <input
-            type="search"
-            placeholder="op name, display name, exception, text output"
-            title="Case-insensitive text in the op name, display name or exception, or an output that is itself a string or number. Text inside input or output objects is not searched (the API's $contains reads a JSON object as empty, as Weave does)."
-            value={draft.text}
-            onInput={(e) => setDraft({ ...draft, text: e.currentTarget.value })}
-            data-testid="filter-text"
-          />
-        </label>
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={draft.rootsOnly}
-            onChange={(e) => setDraft({ ...draft, rootsOnly: e.currentTarget.checked })}
-            data-testid="filter-roots"
-          />
-          Root calls only
-        </label>
-        <button type="submit" data-testid="filter-apply">
-          Apply
-        </button>
-        <button type="button" class="secondary" onClick={reset} data-testid="filter-reset">
-          Reset
-        </button>
-      </form>
+      <TracesFilters draft={draft} onChange={setDraft} onApply={apply} onReset={reset} />
       <ErrorBox error={error} testId="traces-error" />
       {!loading && error === undefined && calls.length === 0 ? (
         <Empty testId="traces-empty">
@@ -269,7 +217,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
                 const unknown = counted === undefined ? usageUnknown(usage, loading) : undefined
                 return (
                   <tr key={call.id} data-testid="traces-row" data-call-id={call.id}>
-                    <td>
+                    <td class="op-name" title={callName(call)} data-testid="traces-op">
                       <a href={routeHash('trace', [call.trace_id], { call: call.id })} data-testid="traces-open">
                         {callName(call)}
                       </a>
@@ -302,12 +250,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
         {pageSorted && ' They sort the calls of this page.'}
       </p>
       <div class="pager" data-testid="traces-pager">
-        <button
-          type="button"
-          disabled={offset === 0}
-          onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
-          data-testid="page-prev"
-        >
+        <button type="button" disabled={offset === 0} onClick={() => page(offset - PAGE_SIZE)} data-testid="page-prev">
           Previous
         </button>
         <span class="muted" data-testid="page-range">
@@ -316,7 +259,7 @@ export function TracesPage({ api, project }: { api: Api; project: string }) {
         <button
           type="button"
           disabled={!pager.hasNext}
-          onClick={() => setOffset(offset + PAGE_SIZE)}
+          onClick={() => page(offset + PAGE_SIZE)}
           data-testid="page-next"
         >
           Next

@@ -1,0 +1,78 @@
+// What the Traces page shows (filters, sort, page) as the query of its route, so Back from a trace, a reload or a copied
+// link shows the same list: `#/<entity>/<project>/traces?op=…&status=…&from=…&to=…&q=…&roots=0&sort=…&dir=…&offset=…`.
+// Defaults are left out (the plain link stays `#/<entity>/<project>/traces`); a value the page could not show falls
+// back to its default, so a hand-edited or stale link never breaks the page.
+
+// A `.js` path: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
+import { CALL_COLUMNS, CALL_STATUSES, type CallColumn, type CallFilters } from './calls.js'
+
+/** The Traces table's order: a column and its direction. */
+export type TracesSort = { column: CallColumn; direction: 'asc' | 'desc' }
+
+/** Everything of the Traces page a link carries: the applied filters, the order and the first row's offset. */
+export type TracesView = { filters: CallFilters; sort: TracesSort; offset: number }
+
+/** The filters of the plain Traces link: none but root calls only. */
+export const NO_FILTERS: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: true }
+
+/** The view of the plain Traces link: no filters but root calls only, newest first, the first page. */
+export const DEFAULT_VIEW: TracesView = {
+  filters: NO_FILTERS,
+  sort: { column: 'started', direction: 'desc' },
+  offset: 0,
+}
+
+// What a `datetime-local` field shows (`2025-03-01T12:30`, seconds optional): another form would leave the field blank
+// while the list is filtered by it.
+const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/
+// At most nine digits: any page a person reaches by paging, never a number that loses precision.
+const OFFSET = /^\d{1,9}$/
+
+const isStatus = (v: string): v is CallFilters['status'] => (CALL_STATUSES as readonly string[]).includes(v)
+const isColumn = (v: string): v is CallColumn => CALL_COLUMNS.some((c) => c.id === v)
+
+function localTime(value: string | null): string {
+  return value !== null && LOCAL_TIME.test(value) && !Number.isNaN(Date.parse(value)) ? value : ''
+}
+
+/** The view a route's query names; a missing, unknown or invalid value is the default's. */
+export function parseTracesView(params: URLSearchParams): TracesView {
+  const status = params.get('status') ?? ''
+  const column = params.get('sort') ?? ''
+  const dir = params.get('dir')
+  const offset = params.get('offset') ?? ''
+  return {
+    filters: {
+      op: params.get('op') ?? '',
+      status: isStatus(status) ? status : '',
+      from: localTime(params.get('from')),
+      to: localTime(params.get('to')),
+      text: params.get('q') ?? '',
+      rootsOnly: params.get('roots') !== '0',
+    },
+    sort: {
+      column: isColumn(column) ? column : DEFAULT_VIEW.sort.column,
+      direction: dir === 'asc' || dir === 'desc' ? dir : DEFAULT_VIEW.sort.direction,
+    },
+    offset: OFFSET.test(offset) ? Number(offset) : 0,
+  }
+}
+
+/**
+ * The query of a view, defaults left out, for `routeHash('traces', [], …)`.
+ * @example tracesViewParams({ ...DEFAULT_VIEW, offset: 50 }) // { offset: '50' }
+ */
+export function tracesViewParams(view: TracesView): Record<string, string> {
+  const { filters, sort, offset } = view
+  const params: Record<string, string> = {}
+  if (filters.op !== '') params.op = filters.op
+  if (filters.status !== '') params.status = filters.status
+  if (filters.from !== '') params.from = filters.from
+  if (filters.to !== '') params.to = filters.to
+  if (filters.text !== '') params.q = filters.text
+  if (!filters.rootsOnly) params.roots = '0'
+  if (sort.column !== DEFAULT_VIEW.sort.column) params.sort = sort.column
+  if (sort.direction !== DEFAULT_VIEW.sort.direction) params.dir = sort.direction
+  if (offset > 0) params.offset = String(offset)
+  return params
+}
