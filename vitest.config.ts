@@ -29,6 +29,8 @@ export const UNIT_FILES = [
   'test/infra/compliance.test.ts',
   'test/infra/deployment.test.ts',
   'test/infra/stacks.test.ts',
+  'test/scripts/banner.test.ts',
+  'test/scripts/data-dir-lock.test.ts',
   'test/scripts/graceful-close.test.ts',
   'test/scripts/start.test.ts',
   'test/shared/auth/api-key.test.ts',

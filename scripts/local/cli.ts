@@ -1,5 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { connectLocalTable } from './connect.js'
+import { SetupError } from './setup-error.js'
 
 /** Where a command writes: the process's stdout and stderr when run as a script, buffers in tests. */
 export type CliOutput = { out: (text: string) => void; err: (text: string) => void }
@@ -18,14 +19,19 @@ export type CliValues<T extends CliOptions> = ReturnType<
   typeof parseArgs<{ options: T; allowPositionals: true }>
 >['values']
 
-/** One command: the options it reads (any other is refused, not silently ignored) and what it does. */
+/**
+ * One command: its arguments, as the usage names them (`<key-id>`), the options it reads (any other argument or
+ * option is refused, not silently ignored) and what it does.
+ */
 export type CliCommand<T extends CliOptions> = {
+  args: readonly string[]
   flags: readonly (keyof T & string)[]
   run: (rest: string[], values: CliValues<T>) => Promise<void>
 }
 
-/** A small command-line tool: its usage text, its options (with `help`) and its commands. */
+/** A small command-line tool: how it is run (`npm run keys`), its usage, its options (with `help`), its commands. */
 export type Cli<T extends CliOptions> = {
+  name: string
   usage: string
   options: T
   commands: Record<string, CliCommand<T>>
@@ -61,8 +67,9 @@ function isParseArgsError(error: unknown): error is Error {
 /**
  * Parses `argv` and runs its command against the table the administration CLIs target (see `connectLocalTable`);
  * returns the exit status. `--help` prints the usage (0), no command prints it too (2); a malformed command line, an
- * unknown command, an option the command does not read, or a `UsageError` prints the message and the usage to stderr
- * (2). The connection is always released. Other errors propagate.
+ * unknown command, an option or an argument the command does not take, or a `UsageError` prints the message and the
+ * usage to stderr (2); a data directory another process holds is one line on stderr (1). The connection is always
+ * released. Other errors propagate.
  */
 export async function runCli<T extends CliOptions>(cli: Cli<T>, argv: string[], output: CliOutput): Promise<number> {
   let parsed: { positionals: string[]; values: CliValues<T> }
@@ -84,7 +91,16 @@ export async function runCli<T extends CliOptions>(cli: Cli<T>, argv: string[], 
   if (entry === undefined) return usage(cli, output, `Unknown command '${command}'`)
   const stray = Object.keys(values).find((flag) => !entry.flags.includes(flag))
   if (stray !== undefined) return usage(cli, output, `'${command}' does not take --${stray}`)
-  const connection = await connectLocalTable()
+  const extra = rest[entry.args.length]
+  if (extra !== undefined) return usage(cli, output, unexpectedArgument(command, entry.args, extra))
+  let connection: { close: () => Promise<void> }
+  try {
+    connection = await connectLocalTable(cli.name, output.err)
+  } catch (error) {
+    if (!(error instanceof SetupError)) throw error
+    output.err(`Loom: ${error.message}\n`)
+    return 1
+  }
   try {
     await entry.run(rest, values)
     return 0
@@ -94,6 +110,13 @@ export async function runCli<T extends CliOptions>(cli: Cli<T>, argv: string[], 
   } finally {
     await connection.close()
   }
+}
+
+function unexpectedArgument(command: string, args: readonly string[], extra: string): string {
+  const takes = args.length === 0 ? 'takes no arguments, only options' : `takes ${args.join(' ')} only`
+  // The usage's brackets mark what may be left out; copied with the command, they become arguments.
+  const hint = /^\[|\]$/.test(extra) ? " (leave out the usage's [ ]: they mark what is optional)" : ''
+  return `Unexpected argument '${extra}': '${command}' ${takes}${hint}`
 }
 
 function usage<T extends CliOptions>(cli: Cli<T>, output: CliOutput, message: string): number {

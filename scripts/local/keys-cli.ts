@@ -18,7 +18,7 @@ Limits (per key; unset means unlimited; 'none' removes one in set-limits):
   --tpm <n>            tokens (prompt + completion) per minute (at most ${LIMIT_MAX.tpm}), chat completions
   --concurrency <n>    requests in flight at once (at most ${LIMIT_MAX.concurrency}), every authenticated route
 
-A command refuses the options it does not read.
+A command refuses the options and arguments it does not take ([ ] only mark what is optional).
 
 Targets DYNAMODB_ENDPOINT / LOOM_TABLE_NAME when set (AWS when only LOOM_TABLE_NAME is set), else the local stack's
 embedded DynamoDB under LOOM_DATA_DIR (default .loom-data), running or not.`
@@ -63,10 +63,12 @@ function describeLimits(record: ApiKeyRecord): string {
 /** `npm run keys -- <argv>`: administers API keys and memberships; returns the exit status (scripts/keys.ts). */
 export function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Promise<number> {
   const cli = {
+    name: 'npm run keys',
     usage: USAGE,
     options: OPTIONS,
     commands: {
       create: {
+        args: [],
         flags: ['user', 'entity', 'name', ...LIMIT_NAMES],
         run: async (_rest, values) => {
           const userId = name(values.user, 'user')
@@ -85,6 +87,7 @@ export function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Pro
         },
       },
       list: {
+        args: [],
         flags: ['user'],
         run: async (_rest, values) => {
           const keys = await listApiKeys(values.user)
@@ -98,6 +101,7 @@ export function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Pro
         },
       },
       revoke: {
+        args: ['<key-id>'],
         flags: [],
         run: async (rest) => {
           const keyId = rest[0] ?? usageError('revoke needs a key id (see `list`)')
@@ -106,6 +110,7 @@ export function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Pro
         },
       },
       'set-limits': {
+        args: ['<key-id>'],
         flags: LIMIT_NAMES,
         run: async (rest, values) => {
           const keyId = rest[0] ?? usageError('set-limits needs a key id (see `list`)')
@@ -118,6 +123,7 @@ export function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Pro
         },
       },
       'add-member': {
+        args: [],
         flags: ['user', 'entity'],
         run: async (_rest, values) => {
           const userId = name(values.user, 'user')

@@ -34,7 +34,7 @@ const USAGE = `Usage: npm run models -- <command> [options]
   remove <id>                       remove a model
 
 The upstream options (--base-url to --continuous-usage) apply to upstream models only, --settings to reference
-models only; a command refuses the options it does not read. Catalog files follow the same rules.
+models only; a command refuses the options and arguments it does not take. Catalog files follow the same rules.
 
 Targets DYNAMODB_ENDPOINT / LOOM_TABLE_NAME when set (AWS when only LOOM_TABLE_NAME is set), else the local stack's
 embedded DynamoDB under LOOM_DATA_DIR (default .loom-data), running or not. Adding an existing id replaces it.`
@@ -197,10 +197,12 @@ const ADD_FLAGS = (Object.keys(OPTIONS) as Flag[]).filter((flag) => flag !== 'js
 /** `npm run models -- <argv>`: administers the model catalog; returns the exit status (scripts/models.ts). */
 export function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Promise<number> {
   const cli = {
+    name: 'npm run models',
     usage: USAGE,
     options: OPTIONS,
     commands: {
       add: {
+        args: ['<id>'],
         flags: ADD_FLAGS,
         run: async (rest, values) => {
           const model = modelFromFlags(values, rest[0] ?? usageError('add needs a model id'))
@@ -209,6 +211,7 @@ export function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): P
         },
       },
       import: {
+        args: ['<file.json>'],
         flags: [],
         run: async (rest) => {
           const file = rest[0] ?? usageError('import needs a file')
@@ -223,6 +226,7 @@ export function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): P
         },
       },
       list: {
+        args: [],
         flags: ['json'],
         run: async (_rest, values) => {
           const models = await listModels()
@@ -232,6 +236,7 @@ export function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): P
         },
       },
       remove: {
+        args: ['<id>'],
         flags: [],
         run: async (rest) => {
           const id = rest[0] ?? usageError('remove needs a model id')

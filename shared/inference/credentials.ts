@@ -8,9 +8,24 @@ import { logger } from '#shared/logger'
 const SECRET_TTL_MS = 5 * 60_000
 const secrets = new Map<string, { value: string; expires: number }>()
 
-function misconfigured(detail: string): UpstreamError {
-  logger.error('upstream credential unavailable', { detail })
-  return new UpstreamError(500, 'The server had an error while processing your request')
+/** Why a credential could not be resolved: a setting the operator must fix, or a secret that could not be read. */
+class CredentialError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'not configured' | 'unreadable',
+  ) {
+    super(message)
+  }
+}
+
+// Like an unusable base URL (upstream-http.ts), a 503 naming the model, never a bare 500; the reference (the variable
+// or secret name) and the reason go to the log only: the caller may not be the operator.
+function unavailable(model: string, error: unknown): UpstreamError {
+  const kind = error instanceof CredentialError ? error.kind : 'unreadable'
+  const detail = error instanceof Error ? error.message : String(error)
+  logger.error('upstream credential unavailable', { model, detail })
+  const why = kind === 'not configured' ? 'is not configured' : 'cannot be read'
+  return new UpstreamError(503, `The upstream credential of model \`${model}\` ${why}`, { cause: error })
 }
 
 function fetchSecret(id: string): Promise<string> {
@@ -26,31 +41,30 @@ function fetchSecret(id: string): Promise<string> {
           text += piece
         })
         res.on('end', () => {
-          if (res.statusCode !== 200) return reject(misconfigured(`secret ${id}: extension answered ${res.statusCode}`))
+          if (res.statusCode !== 200) {
+            return reject(new CredentialError(`secret ${id}: extension answered ${res.statusCode}`, 'unreadable'))
+          }
           try {
             const secret = (JSON.parse(text) as { SecretString?: unknown }).SecretString
-            if (typeof secret !== 'string' || secret === '') return reject(misconfigured(`secret ${id} has no string`))
+            if (typeof secret !== 'string' || secret === '') {
+              return reject(new CredentialError(`secret ${id} has no string`, 'not configured'))
+            }
             resolve(secret)
           } catch {
-            reject(misconfigured(`secret ${id}: unreadable answer`))
+            reject(new CredentialError(`secret ${id}: unreadable answer`, 'unreadable'))
           }
         })
       },
     )
-    req.setTimeout(2_000, () => req.destroy(misconfigured(`secret ${id}: extension timed out`)))
-    req.on('error', (error) => reject(error instanceof UpstreamError ? error : misconfigured(String(error))))
+    req.setTimeout(2_000, () => req.destroy(new CredentialError(`secret ${id}: extension timed out`, 'unreadable')))
+    req.on('error', reject)
   })
 }
 
-/**
- * Resolves a catalog entry's credential reference: `env:NAME` reads an environment variable, `secret:<id>` a Secrets
- * Manager secret (through the Lambda extension). Undefined reference → no credential. Unresolvable → 500.
- */
-export async function resolveCredential(ref: string | undefined, now = Date.now()): Promise<string | undefined> {
-  if (ref === undefined) return undefined
+async function resolveReference(ref: string, now: number): Promise<string> {
   if (ref.startsWith('env:')) {
     const value = credentialFromEnv(ref.slice(4))
-    if (value === undefined) throw misconfigured(`${ref} is not set`)
+    if (value === undefined) throw new CredentialError(`${ref} is not set`, 'not configured')
     return value
   }
   if (ref.startsWith('secret:')) {
@@ -61,5 +75,23 @@ export async function resolveCredential(ref: string | undefined, now = Date.now(
     secrets.set(id, { value, expires: now + SECRET_TTL_MS })
     return value
   }
-  throw misconfigured(`unknown credential reference ${ref}`)
+  throw new CredentialError(`unknown credential reference ${ref}`, 'not configured')
+}
+
+/**
+ * Resolves the credential reference of catalog model `model`: `env:NAME` reads an environment variable, `secret:<id>`
+ * a Secrets Manager secret (through the Lambda extension). Undefined reference → no credential. Unresolvable → 503
+ * naming the model (docs/inference.md §4.4).
+ */
+export async function resolveCredential(
+  ref: string | undefined,
+  model: string,
+  now = Date.now(),
+): Promise<string | undefined> {
+  if (ref === undefined) return undefined
+  try {
+    return await resolveReference(ref, now)
+  } catch (error) {
+    throw unavailable(model, error)
+  }
 }

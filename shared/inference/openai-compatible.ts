@@ -85,7 +85,8 @@ async function open(call: ChatBackendCall, stream: boolean): Promise<UpstreamRes
     accept: stream ? 'text/event-stream' : 'application/json',
   }
   if (FORWARDABLE_ID.test(call.requestId)) headers['x-request-id'] = call.requestId
-  const credential = settings.apiKeyRef === undefined ? undefined : await resolveCredential(settings.apiKeyRef)
+  const credential =
+    settings.apiKeyRef === undefined ? undefined : await resolveCredential(settings.apiKeyRef, call.model.id)
   if (credential !== undefined) headers.authorization = `Bearer ${credential}`
   const res = await postUpstream({
     endpoint,

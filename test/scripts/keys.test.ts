@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { authenticateKey, clearAuthCache } from '#shared/auth/authenticate'
+import { config, localConfig } from '#shared/config'
 import { getApiKey } from '#shared/db/api-key-repository'
+import { lockDataDir } from '../../scripts/local/data-dir-lock.js'
 import { keysCli } from '../../scripts/local/keys-cli.js'
 import { runCli, spawnCli } from '../support/cli.js'
 
@@ -116,6 +121,42 @@ describe('npm run keys limits', () => {
     expect((await keys('list', '--user', user)).stdout.match(/^\S+ {2}user=/gm)).toHaveLength(1)
   })
 
+  it('refuses an argument the command does not take (status 2, naming it), for every command, writing nothing', async () => {
+    // Prepare
+    const user = `user-${randomUUID().slice(0, 8)}`
+    const created = await keys('create', '--user', user, '--entity', 'e-args', '--rpm', '30')
+    const keyId = /Created key (\S+)/.exec(created.stdout)?.[1] ?? ''
+
+    // Act: the README's usage pasted with its brackets, and stray words.
+    const bracketed = await keys('list', '[--user', `${user}]`)
+    const bare = await keys('list', user)
+    const limits = await keys('set-limits', keyId, '--rpm', '60', '--concurrency', '4', '[--tpm', 'none]')
+    const create = await keys('create', '--user', user, '--entity', 'e-args', 'extra')
+    const member = await keys('add-member', '--user', user, '--entity', 'e-other', 'extra')
+    const revoke = await keys('revoke', keyId, 'extra')
+    const stored = await getApiKey(keyId)
+    const listed = await keys('list', '--user', user)
+
+    // Assess
+    for (const refused of [bracketed, bare, limits, create, member, revoke]) {
+      expect(refused.code).toBe(2)
+      expect(refused.stdout).toBe('')
+      expect(refused.stderr).toContain('Usage: npm run keys')
+    }
+    expect(bracketed.stderr).toContain(
+      "Unexpected argument '[--user': 'list' takes no arguments, only options (leave out the usage's [ ]: they mark what is optional)",
+    )
+    expect(bare.stderr).toContain(`Unexpected argument '${user}': 'list' takes no arguments, only options\n`)
+    expect(limits.stderr).toContain("Unexpected argument '[--tpm': 'set-limits' takes <key-id> only")
+    expect(create.stderr).toContain("Unexpected argument 'extra': 'create' takes no arguments")
+    expect(member.stderr).toContain("Unexpected argument 'extra': 'add-member' takes no arguments")
+    expect(revoke.stderr).toContain("Unexpected argument 'extra': 'revoke' takes <key-id> only")
+    expect(stored).toMatchObject({ rpm: 30 })
+    expect(stored?.concurrency).toBeUndefined()
+    expect(stored?.revokedAt).toBeUndefined()
+    expect(listed.stdout.match(/^\S+ {2}user=/gm)).toHaveLength(1)
+  })
+
   it('prints the usage for --help (status 0) and without a command (2), and refuses an unknown command (2)', async () => {
     // Act
     const help = await keys('--help')
@@ -141,4 +182,58 @@ describe('npm run keys limits', () => {
     expect(unknown.stderr).toContain('No key with id nokey')
     expect(unknown.stderr).toContain('Usage: npm run keys')
   }, 60_000)
+})
+
+describe('npm run keys on the local data directory', () => {
+  it('says on stderr which data directory it opens when no stack answers, and frees it afterwards', async () => {
+    // Prepare: no DYNAMODB_ENDPOINT or LOOM_TABLE_NAME, as after `npm start` with LOOM_MEMORY=1.
+    const dataDir = await mkdtemp(join(tmpdir(), 'loom-keys-'))
+    const before = { endpoint: config.dynamoEndpoint, table: config.tableName, dataDir: localConfig.dataDir }
+    Object.assign(config, { dynamoEndpoint: undefined, tableName: undefined })
+    localConfig.dataDir = dataDir
+
+    // Act
+    const listed = await keys('list')
+    Object.assign(config, { dynamoEndpoint: before.endpoint, tableName: before.table })
+    localConfig.dataDir = before.dataDir
+    const entries = await readdir(dataDir)
+    await rm(dataDir, { recursive: true, force: true })
+
+    // Assess
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toBe('No keys.\n')
+    expect(listed.stderr).toMatch(
+      new RegExp(
+        `^Loom: no running stack answers for ${dataDir}: using that data directory \\(LOOM_DATA_DIR\\) directly .*DYNAMODB_ENDPOINT.*\\n$`,
+      ),
+    )
+    expect(entries).toContain('dynamodb')
+    expect(entries).not.toContain('loom.lock')
+  })
+
+  it('refuses in one line (status 1) a data directory another Loom holds without answering, opening nothing', async () => {
+    // Prepare
+    const dataDir = await mkdtemp(join(tmpdir(), 'loom-keys-'))
+    const holder = await lockDataDir(dataDir, 'npm start')
+    const before = { endpoint: config.dynamoEndpoint, table: config.tableName, dataDir: localConfig.dataDir }
+    Object.assign(config, { dynamoEndpoint: undefined, tableName: undefined })
+    localConfig.dataDir = dataDir
+
+    // Act
+    const refused = await keys('create', '--user', 'u', '--entity', 'e')
+    Object.assign(config, { dynamoEndpoint: before.endpoint, tableName: before.table })
+    localConfig.dataDir = before.dataDir
+    const entries = await readdir(dataDir)
+    await holder.release()
+    await rm(dataDir, { recursive: true, force: true })
+
+    // Assess
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toBe(
+      `Loom: the data directory ${dataDir} is in use by another Loom (npm start, pid ${process.pid}): ` +
+        'stop it, or set LOOM_DATA_DIR to another directory\n',
+    )
+    expect(entries).toEqual(['loom.lock'])
+  })
 })

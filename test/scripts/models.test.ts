@@ -157,6 +157,32 @@ describe('npm run models', () => {
     expect(await getModel(id)).toBeUndefined()
   })
 
+  it('refuses an argument the command does not take (status 2, naming it), for every command, writing nothing', async () => {
+    // Prepare
+    const id = `org/extra-${randomUUID().slice(0, 8)}`
+    const kept = `org/kept-${randomUUID().slice(0, 8)}`
+    await models('add', kept, '--backend', 'reference', '--entities', '*')
+
+    // Act
+    const list = await models('list', 'extra')
+    const add = await models('add', id, 'extra', '--backend', 'reference', '--entities', '*')
+    const remove = await models('remove', kept, 'extra')
+    const imported = await models('import', 'models.json', 'extra')
+
+    // Assess
+    for (const refused of [list, add, remove, imported]) {
+      expect(refused.code).toBe(2)
+      expect(refused.stdout).toBe('')
+      expect(refused.stderr).toContain('Usage: npm run models')
+    }
+    expect(list.stderr).toContain("Unexpected argument 'extra': 'list' takes no arguments, only options")
+    expect(add.stderr).toContain("Unexpected argument 'extra': 'add' takes <id> only")
+    expect(remove.stderr).toContain("Unexpected argument 'extra': 'remove' takes <id> only")
+    expect(imported.stderr).toContain("Unexpected argument 'extra': 'import' takes <file.json> only")
+    expect(await getModel(id)).toBeUndefined()
+    expect(await getModel(kept)).toBeDefined()
+  })
+
   it('refuses a base URL that is not http or https, given as a flag or in an imported file', async () => {
     // Prepare
     const dir = await mkdtemp(join(tmpdir(), 'loom-models-'))

@@ -1,8 +1,13 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { config } from '#shared/config'
+import { endpointFile } from '../../scripts/local/embedded-dynamo.js'
+import { keysCli } from '../../scripts/local/keys-cli.js'
+import { runCli } from '../support/cli.js'
 import { type LocalStack, startLocalStack } from '../support/local-stack.js'
 
 const dirs: string[] = []
@@ -16,6 +21,25 @@ async function tempDir(): Promise<string> {
   return dir
 }
 
+/** Runs the start script in a child process for a start expected to fail, and resolves once it exits. */
+async function startToFailure(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+    env: { ...process.env, PORT: '0', POWERTOOLS_LOG_LEVEL: 'SILENT', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const printed = { stdout: '', stderr: '' }
+  child.stdout.on('data', (chunk) => {
+    printed.stdout += String(chunk)
+  })
+  child.stderr.on('data', (chunk) => {
+    printed.stderr += String(chunk)
+  })
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  const code = await new Promise<number | null>((resolve) => child.once('close', (status) => resolve(status)))
+  clearTimeout(timer)
+  return { code, ...printed }
+}
+
 describe('npm start', () => {
   it('serves /health, prints a first key once and keeps data across restarts, usage metered just before included', async () => {
     // Prepare
@@ -24,6 +48,10 @@ describe('npm start', () => {
 
     // Act
     const first = await startLocalStack(env, dir)
+    const published = await readFile(endpointFile(join(dir, 'data')), 'utf8')
+    // A second start on the same data directory, while the first serves.
+    const clash = await startToFailure(env)
+    const publishedAfterClash = await readFile(endpointFile(join(dir, 'data')), 'utf8')
     const health = await fetch(`${first.url}/health`)
     const openapi = (await (await fetch(`${first.url}/openapi.json`)).json()) as { openapi: string; paths: object }
     const key = /shown only this once: (loom_[\w-]{43})/.exec(first.output())?.[1] ?? ''
@@ -43,8 +71,20 @@ describe('npm start', () => {
     await second.stop()
 
     // Assess
+    expect(clash.code).toBe(1)
+    const port = new URL(first.url).port
+    expect(clash.stderr).toMatch(
+      new RegExp(
+        `^Loom: the data directory \\S+ is in use by another Loom \\(npm start, pid \\d+, port ${port}\\): stop it`,
+        'm',
+      ),
+    )
+    expect(clash.stderr).not.toMatch(/^\s+at /m)
+    expect(publishedAfterClash).toBe(published)
     expect(health.status).toBe(200)
     expect(await health.json()).toEqual({ status: 'ok' })
+    expect(first.output()).toContain('Press Ctrl-C to stop.')
+    expect(first.output()).toMatch(/Loom stopped\.\n$/)
     expect(openapi.openapi).toBe('3.1.0')
     expect(Object.keys(openapi.paths)).toContain('/health')
     expect(first.output()).toMatch(/shown only this once: loom_[\w-]{43}/)
@@ -56,9 +96,24 @@ describe('npm start', () => {
   }, 120_000)
 })
 
-// One in-memory stack serves the three tests below (each start is a tsx process loading every function): the
+// One in-memory stack serves the four tests below (each start is a tsx process loading every function): the
 // bootstrap key's entity is `team`, and the data directory it is given must stay empty. The tests run in order; the
 // last one stops the stack before it looks at the disk.
+describe('npm start refusing to start', () => {
+  it('explains a rejected setting in one line, without a stack trace, and exits with status 1', async () => {
+    // Act
+    const failed = await startToFailure({ LOOM_DYNAMODB: 'foo', LOOM_MEMORY: '1' })
+
+    // Assess
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).toContain(
+      `Loom: LOOM_DYNAMODB environment variable must be 'dynalite' or 'local', got "foo"\n`,
+    )
+    expect(failed.stderr).not.toMatch(/^\s+at /m)
+    expect(failed.stdout).toBe('')
+  })
+})
+
 describe('npm start with LOOM_MEMORY=1', () => {
   let dir: string
   let stack: LocalStack
@@ -147,6 +202,28 @@ describe('npm start with LOOM_MEMORY=1', () => {
     expect(streamed.length).toBeGreaterThan(0)
     expect(usage?.completion_tokens).toBeGreaterThan(0)
   }, 60_000)
+
+  it('prints the DYNAMODB_ENDPOINT that points the keys CLI at its in-memory table, and a key made there works', async () => {
+    // Prepare: the CLI reads DYNAMODB_ENDPOINT into `config`, as here.
+    const endpoint = /DYNAMODB_ENDPOINT=(http:\/\/127\.0\.0\.1:\d+) npm run keys -- /.exec(stack.output())?.[1]
+    const before = { endpoint: config.dynamoEndpoint, table: config.tableName }
+    // Without the line, the discard port: the CLI then fails rather than open a data directory in the working folder.
+    config.dynamoEndpoint = endpoint ?? 'http://127.0.0.1:9'
+    config.tableName = undefined
+
+    // Act
+    const created = await runCli(keysCli, 'create', '--user', 'mem', '--entity', 'memco')
+    config.dynamoEndpoint = before.endpoint
+    config.tableName = before.table
+    const key = /API key \(shown once, store it now\): (\S+)/.exec(created.stdout)?.[1] ?? ''
+    const models = await fetch(`${stack.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
+
+    // Assess
+    expect(endpoint).toBeDefined()
+    expect(created.code).toBe(0)
+    expect(created.stderr).toBe('')
+    expect(models.status).toBe(200)
+  })
 
   it('writes nothing to disk, even after serving requests and stopping', async () => {
     // Act

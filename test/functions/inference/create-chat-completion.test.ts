@@ -305,7 +305,7 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     expect(res.status).toBe(503)
   })
 
-  it('sends the upstream credential from the environment, never from the table', async () => {
+  it('sends the upstream credential from the environment, never from the table; unset, a 503 naming the model', async () => {
     // Prepare
     const guarded = await startVllmUpstream({ apiKey: 'upstream-secret' })
     const entry = await addUpstreamModel(guarded.baseUrl, [caller.entity], {
@@ -316,12 +316,26 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     // Act
     const ok = await chat({ model: entry.id })
     vi.unstubAllEnvs()
+    const sentBefore = guarded.seen.length
     const unset = await chat({ model: entry.id })
+    const unsetStreamed = await chat({ model: entry.id, stream: true })
+    const sentUnset = guarded.seen.length - sentBefore
     await guarded.close()
 
     // Assess
     expect(ok.status).toBe(200)
-    expect(unset.status).toBe(500)
+    // Like an unusable base URL: the caller may not be the operator, so the variable's name goes to the log only.
+    const unconfigured = {
+      message: `The upstream credential of model \`${entry.id}\` is not configured`,
+      type: 'ServiceUnavailableError',
+      param: null,
+      code: 503,
+    }
+    expect(unset.status).toBe(503)
+    expect(((await unset.json()) as ErrorBody).error).toEqual(unconfigured)
+    expect(unsetStreamed.status).toBe(503)
+    expect(((await unsetStreamed.json()) as ErrorBody).error).toEqual(unconfigured)
+    expect(sentUnset).toBe(0)
   })
 })
 

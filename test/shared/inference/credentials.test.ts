@@ -26,11 +26,23 @@ async function secretsExtension(secrets: Record<string, string>) {
 }
 
 describe('upstream credentials', () => {
-  it('reads env: references from the environment and refuses unset ones with a 500', async () => {
+  it('reads env: references from the environment and answers unset or unknown ones with a 503 naming the model', async () => {
+    // Prepare
     vi.stubEnv('LOOM_TEST_CREDENTIAL', 'sk-from-env')
-    await expect(resolveCredential('env:LOOM_TEST_CREDENTIAL')).resolves.toBe('sk-from-env')
-    await expect(resolveCredential('env:LOOM_TEST_UNSET_CREDENTIAL')).rejects.toMatchObject({ statusCode: 500 })
-    await expect(resolveCredential(undefined)).resolves.toBeUndefined()
+
+    // Act
+    const set = await resolveCredential('env:LOOM_TEST_CREDENTIAL', 'org/m')
+    const unset = await resolveCredential('env:LOOM_TEST_UNSET_CREDENTIAL', 'org/m').catch((e: unknown) => e)
+    const unknown = await resolveCredential('vault:x', 'org/m').catch((e: unknown) => e)
+    const none = await resolveCredential(undefined, 'org/m')
+
+    // Assess
+    expect(set).toBe('sk-from-env')
+    const notConfigured = { statusCode: 503, message: 'The upstream credential of model `org/m` is not configured' }
+    expect(unset).toMatchObject(notConfigured)
+    expect(String((unset as Error).message)).not.toContain('LOOM_TEST_UNSET_CREDENTIAL')
+    expect(unknown).toMatchObject(notConfigured)
+    expect(none).toBeUndefined()
   })
 
   it('fetches secret: references through the Lambda extension with the session token, and caches them', async () => {
@@ -40,9 +52,9 @@ describe('upstream credentials', () => {
     vi.stubEnv('AWS_SESSION_TOKEN', 'session-token')
 
     // Act
-    const first = await resolveCredential('secret:prod/upstream-key')
-    const second = await resolveCredential('secret:prod/upstream-key')
-    const missing = await resolveCredential('secret:prod/none').catch((e: unknown) => e)
+    const first = await resolveCredential('secret:prod/upstream-key', 'org/m')
+    const second = await resolveCredential('secret:prod/upstream-key', 'org/m')
+    const missing = await resolveCredential('secret:prod/none', 'org/m').catch((e: unknown) => e)
     await extension.close()
 
     // Assess
@@ -50,6 +62,9 @@ describe('upstream credentials', () => {
     expect(second).toBe(first)
     expect(extension.seen.filter((r) => r.url.includes('upstream-key'))).toHaveLength(1)
     expect(extension.seen[0]?.headers['x-aws-parameters-secrets-token']).toBe('session-token')
-    expect(missing).toMatchObject({ statusCode: 500, message: 'The server had an error while processing your request' })
+    expect(missing).toMatchObject({
+      statusCode: 503,
+      message: 'The upstream credential of model `org/m` cannot be read',
+    })
   })
 })

@@ -1,0 +1,73 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { lockDataDir, lockFile } from '../../scripts/local/data-dir-lock.js'
+
+const dirs: string[] = []
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'loom-lock-'))
+  dirs.push(dir)
+  return dir
+}
+
+describe('data directory lock', () => {
+  it('lets one holder in, refuses the next while it holds, and lets the next in once released', async () => {
+    // Prepare
+    const dir = await tempDir()
+    const first = await lockDataDir(dir, 'npm start')
+
+    // Act
+    await first.update({ port: 8931 })
+    const written = JSON.parse(await readFile(lockFile(dir), 'utf8')) as unknown
+    const refused = await lockDataDir(dir, 'npm run keys').then(
+      () => new Error('locked twice'),
+      (error: unknown) => error as Error,
+    )
+    await first.release()
+    const afterRelease = await readdir(dir)
+    const second = await lockDataDir(dir, 'npm run keys')
+    await second.release()
+
+    // Assess
+    expect(written).toEqual({ pid: process.pid, command: 'npm start', port: 8931 })
+    expect(refused.message).toContain(`is in use by another Loom (npm start, pid ${process.pid}, port 8931)`)
+    expect(afterRelease).toEqual([])
+  })
+
+  it("takes over a lock naming this process's pid that an earlier process left (a restarted container)", async () => {
+    // Prepare
+    const dir = await tempDir()
+    await writeFile(lockFile(dir), JSON.stringify({ pid: process.pid, command: 'npm start', port: 8700 }))
+
+    // Act
+    const lock = await lockDataDir(dir, 'npm start')
+    const written = JSON.parse(await readFile(lockFile(dir), 'utf8')) as unknown
+    await lock.release()
+
+    // Assess
+    expect(written).toEqual({ pid: process.pid, command: 'npm start' })
+  })
+
+  it('takes over a lock file left half-written, and leaves alone a lock another holder took since', async () => {
+    // Prepare
+    const dir = await tempDir()
+    await writeFile(lockFile(dir), '{"pid": 12')
+
+    // Act
+    const lock = await lockDataDir(dir, 'npm start')
+    const taken = JSON.parse(await readFile(lockFile(dir), 'utf8')) as unknown
+    // Another process removed the file and took the directory (as after a stale lock): release must not remove it.
+    await writeFile(lockFile(dir), JSON.stringify({ pid: process.pid + 1, command: 'npm start' }))
+    await lock.release()
+    const entries = await readdir(dir)
+
+    // Assess
+    expect(taken).toEqual({ pid: process.pid, command: 'npm start' })
+    expect(entries).toEqual(['loom.lock'])
+  })
+})

@@ -1,0 +1,194 @@
+import { execFile } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { config } from '#shared/config'
+import { listApiKeys } from '#shared/db/api-key-repository'
+import { lockDataDir, lockFile } from '../../scripts/local/data-dir-lock.js'
+import { endpointFile } from '../../scripts/local/embedded-dynamo.js'
+import { SetupError } from '../../scripts/local/setup-error.js'
+import { type StackOptions, startStack } from '../../scripts/local/stack.js'
+
+// The file's table (test/setup.ts), given back after each test: a stack launching its own DynamoDB re-points `config`.
+const fileTable = { endpoint: config.dynamoEndpoint, table: config.tableName }
+const dirs: string[] = []
+afterEach(() => {
+  config.dynamoEndpoint = fileTable.endpoint
+  config.tableName = fileTable.table
+})
+afterAll(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'loom-stack-'))
+  dirs.push(dir)
+  return dir
+}
+
+/** Options for a stack on a free port; on the file's table unless `dynamoEndpoint` is set to undefined. */
+function options(overrides: Partial<StackOptions> = {}): StackOptions {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: join(tmpdir(), 'loom-stack-unused'),
+    memory: false,
+    engine: 'dynalite',
+    dynamoEndpoint: fileTable.endpoint,
+    tableName: fileTable.table ?? 'loom',
+    modelsFile: undefined,
+    bootstrap: { key: undefined, userId: `u-${randomUUID().slice(0, 8)}`, entity: 'local' },
+    ...overrides,
+  }
+}
+
+function printer() {
+  let text = ''
+  const print = (piece: string) => {
+    text += piece
+  }
+  return { print, text: () => text }
+}
+
+async function listening(): Promise<{ port: number; server: Server }> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  const address = server.address()
+  return { port: typeof address === 'object' && address !== null ? address.port : 0, server }
+}
+
+// A pid no process has any more: a child that already exited.
+async function deadPid(): Promise<number> {
+  const child = execFile(process.execPath, ['-e', ''])
+  await new Promise((resolve) => child.once('exit', resolve))
+  return child.pid ?? 0
+}
+
+describe('starting the local stack', () => {
+  it('creates no first key when the port is in use, and shows it on the next start that listens', async () => {
+    // Prepare
+    const busy = await listening()
+    const opts = options({ port: busy.port })
+    const failedOut = printer()
+    const out = printer()
+
+    // Act
+    const failed = await startStack(opts, failedOut.print).catch((error: unknown) => error)
+    const keysAfterFailure = await listApiKeys(opts.bootstrap.userId)
+    await new Promise((resolve) => busy.server.close(resolve))
+    const stack = await startStack({ ...opts, port: 0 }, out.print)
+    await stack.stop(1_000)
+    const keys = await listApiKeys(opts.bootstrap.userId)
+
+    // Assess
+    expect(failed).toBeInstanceOf(SetupError)
+    expect((failed as Error).message).toBe(
+      `port ${busy.port} on 127.0.0.1 is in use (set PORT to another port, or stop what listens there)`,
+    )
+    expect(failedOut.text()).toBe('')
+    expect(keysAfterFailure).toEqual([])
+    expect(out.text()).toMatch(/It is shown only this once: loom_/)
+    expect(keys).toHaveLength(1)
+  })
+
+  it('prints connectable URLs for a wildcard HOST, how to stop, and a line once stopped', async () => {
+    // Prepare
+    const out = printer()
+
+    // Act
+    const stack = await startStack(options({ host: '0.0.0.0' }), out.print)
+    const health = await fetch(`${stack.url}/health`)
+    const banner = out.text()
+    await stack.stop(1_000)
+
+    // Assess
+    expect(health.status).toBe(200)
+    expect(banner).toContain(`Health:           http://127.0.0.1:${stack.port}/health`)
+    expect(banner).not.toContain('http://0.0.0.0')
+    expect(banner).toContain('Listening on every interface (HOST=0.0.0.0)')
+    expect(banner).toMatch(/Press Ctrl-C to stop\.\n$/)
+    expect(out.text()).toMatch(/Loom stopped\.\n$/)
+  })
+
+  it('refuses a data directory a live Loom holds, naming it, and touches nothing in it', async () => {
+    // Prepare: this process holds the directory, as a running `npm start` would.
+    const dataDir = await tempDir()
+    const holder = await lockDataDir(dataDir, 'npm start')
+    await holder.update({ port: 8931 })
+    await writeFile(endpointFile(dataDir), 'http://127.0.0.1:40000')
+
+    // Act
+    const failed = await startStack(options({ dynamoEndpoint: undefined, dataDir }), () => undefined).catch(
+      (error: unknown) => error,
+    )
+    const entries = await readdir(dataDir)
+    const published = await readFile(endpointFile(dataDir), 'utf8')
+    await holder.release()
+
+    // Assess
+    expect(failed).toBeInstanceOf(SetupError)
+    expect((failed as Error).message).toBe(
+      `the data directory ${dataDir} is in use by another Loom (npm start, pid ${process.pid}, port 8931): ` +
+        'stop it, or set LOOM_DATA_DIR to another directory',
+    )
+    expect(entries.sort()).toEqual(['dynamodb-endpoint', 'loom.lock'])
+    expect(published).toBe('http://127.0.0.1:40000')
+  })
+
+  it('takes over a data directory whose lock and endpoint a crashed Loom left, and frees it when stopped', async () => {
+    // Prepare
+    const dataDir = await tempDir()
+    const crashed = await deadPid()
+    await mkdir(dataDir, { recursive: true })
+    await writeFile(lockFile(dataDir), JSON.stringify({ pid: crashed, command: 'npm start', port: 8931 }))
+    await writeFile(endpointFile(dataDir), 'http://127.0.0.1:1')
+
+    // Act
+    const stack = await startStack(options({ dynamoEndpoint: undefined, dataDir }), () => undefined)
+    const lock = JSON.parse(await readFile(lockFile(dataDir), 'utf8')) as unknown
+    const published = await readFile(endpointFile(dataDir), 'utf8')
+    const health = await fetch(`${stack.url}/health`)
+    await stack.stop(1_000)
+    const entries = await readdir(dataDir)
+
+    // Assess
+    expect(health.status).toBe(200)
+    expect(lock).toEqual({ pid: process.pid, command: 'npm start', port: stack.port })
+    expect(published).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(published).not.toBe('http://127.0.0.1:1')
+    expect(entries).not.toContain('loom.lock')
+  })
+
+  it('refuses an unusable LOOM_MODELS_FILE before taking anything, naming the file and its first problem', async () => {
+    // Prepare
+    const dir = await tempDir()
+    const dataDir = join(dir, 'data')
+    const notJson = join(dir, 'broken.json')
+    const badModel = join(dir, 'models.json')
+    await writeFile(notJson, '[{"id": ')
+    await writeFile(badModel, JSON.stringify([{ id: 'org/m', backend: { kind: 'openai-compatible' }, entities: [] }]))
+    const start = (modelsFile: string) =>
+      startStack(options({ dynamoEndpoint: undefined, dataDir, modelsFile }), () => undefined).then(
+        () => new Error('started'),
+        (error: unknown) => error as Error,
+      )
+
+    // Act
+    const missing = await start(join(dir, 'none.json'))
+    const syntax = await start(notJson)
+    const invalid = await start(badModel)
+    const entries = await readdir(dir)
+
+    // Assess
+    expect(missing).toBeInstanceOf(SetupError)
+    expect(missing.message).toBe(`LOOM_MODELS_FILE ${join(dir, 'none.json')} cannot be read (ENOENT)`)
+    expect(syntax.message).toMatch(new RegExp(`^LOOM_MODELS_FILE ${notJson} is not valid JSON \\(`))
+    expect(invalid.message).toMatch(
+      new RegExp(`^LOOM_MODELS_FILE ${badModel}: invalid model at 0\\.backend\\.baseUrl: .+ \\(expected one model`),
+    )
+    expect(entries.sort()).toEqual(['broken.json', 'models.json'])
+  })
+})
