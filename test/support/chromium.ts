@@ -1,13 +1,18 @@
 import { accessSync, constants } from 'node:fs'
 import { delimiter, join } from 'node:path'
 
-/** Executable names looked up on `PATH`, in this order, when `LOOM_CHROMIUM` is unset. */
-export const CHROMIUM_NAMES = ['chromium', 'chromium-browser', 'google-chrome'] as const
+/**
+ * Executable names looked up on `PATH`, in this order, when `LOOM_CHROMIUM` is unset. Chromium's headless shell first
+ * (Debian's `chromium-headless-shell`, the build Playwright itself runs headless tests in): the same Blink and V8 as
+ * the browser without its UI layers, and about a fifth less CPU for the Console's browser tests on 2 cores.
+ */
+export const CHROMIUM_NAMES = ['chromium-headless-shell', 'chromium', 'chromium-browser', 'google-chrome'] as const
 
 /** The line `npm test` prints when the console's browser tests cannot run. */
 export const CHROMIUM_MISSING =
-  'Console browser tests skipped: no Chromium found (LOOM_CHROMIUM, or chromium, chromium-browser or google-chrome ' +
-  'on PATH). Install it with `apt-get install -y chromium` (Debian/Ubuntu) or set LOOM_CHROMIUM=<path>.'
+  'Console browser tests skipped: no Chromium found (LOOM_CHROMIUM, or chromium-headless-shell, chromium, ' +
+  'chromium-browser or google-chrome on PATH). Install it with `apt-get install -y chromium-headless-shell` ' +
+  '(Debian/Ubuntu) or set LOOM_CHROMIUM=<path>.'
 
 function executable(path: string): boolean {
   try {
