@@ -1,19 +1,9 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { describe, expect, it } from 'vitest'
 import { lockDataDir, lockFile } from '../../scripts/local/data-dir-lock.js'
+import { tempDirs } from '../support/temp-dirs.js'
 
-const dirs: string[] = []
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
-})
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'loom-lock-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('loom-lock-')
 
 describe('data directory lock', () => {
   it('lets one holder in, refuses the next while it holds, and lets the next in once released', async () => {

@@ -1,33 +1,26 @@
 import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { config } from '#shared/config'
 import { listApiKeys } from '#shared/db/api-key-repository'
 import { lockDataDir, lockFile } from '../../scripts/local/data-dir-lock.js'
 import { endpointFile } from '../../scripts/local/embedded-dynamo.js'
 import { SetupError } from '../../scripts/local/setup-error.js'
 import { type StackOptions, startStack } from '../../scripts/local/stack.js'
+import { tempDirs } from '../support/temp-dirs.js'
 
 // The file's table (test/setup.ts), given back after each test: a stack launching its own DynamoDB re-points `config`.
 const fileTable = { endpoint: config.dynamoEndpoint, table: config.tableName }
-const dirs: string[] = []
 afterEach(() => {
   config.dynamoEndpoint = fileTable.endpoint
   config.tableName = fileTable.table
 })
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
-})
 
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'loom-stack-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('loom-stack-')
 
 /** Options for a stack on a free port; on the file's table unless `dynamoEndpoint` is set to undefined. */
 function options(overrides: Partial<StackOptions> = {}): StackOptions {

@@ -1,23 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { startDynamoDbLocal } from '../../scripts/local/dynamodb-local.js'
 import { endpointFile } from '../../scripts/local/embedded-dynamo.js'
 import { sharedDynamoDbLocal } from '../support/dynamo.js'
 import { type LocalStack, startLocalStack } from '../support/local-stack.js'
+import { tempDirs } from '../support/temp-dirs.js'
 
-const dirs: string[] = []
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
-})
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'loom-start-ddb-local-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('loom-start-ddb-local-')
 
 const BASIC = { authorization: `Basic ${Buffer.from('api:k').toString('base64')}`, 'content-type': 'application/json' }
 

@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,17 +8,9 @@ import { endpointFile } from '../../scripts/local/embedded-dynamo.js'
 import { keysCli } from '../../scripts/local/keys-cli.js'
 import { runCli } from '../support/cli.js'
 import { type LocalStack, startLocalStack } from '../support/local-stack.js'
+import { tempDirs } from '../support/temp-dirs.js'
 
-const dirs: string[] = []
-afterAll(async () => {
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })))
-})
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'loom-start-'))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = tempDirs('loom-start-')
 
 /** Runs the start script in a child process for a start expected to fail, and resolves once it exits. */
 async function startToFailure(env: Record<string, string>) {
