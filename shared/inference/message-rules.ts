@@ -37,12 +37,36 @@ function hasMediaPart(request: ChatCompletionRequest): boolean {
   return false
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+// vLLM's `_postprocess_messages` (vllm/renderers/chat_utils/parse_chat_message.py): an assistant message's earlier tool
+// calls become the mappings templates take, so each must be a function call (`type` left out means one).
+function checkToolCallHistory(r: ChatCompletionRequest): void {
+  for (const message of r.messages) {
+    const calls = message.tool_calls
+    if (message.role !== 'assistant' || !Array.isArray(calls)) continue
+    for (const call of calls as unknown[]) {
+      if (!isPlainObject(call))
+        throw new BadRequestError('assistant tool_calls entries must be objects.', { param: 'tool_calls' })
+      const type = 'type' in call ? call.type : 'function'
+      if (type !== 'function' || !isPlainObject(call.function)) {
+        throw new BadRequestError("chat completions only support assistant tool_calls of type 'function'.", {
+          param: 'tool_calls',
+        })
+      }
+    }
+  }
+}
+
 /**
  * Applies the chat layer's rules to a request for a model: `continue_final_message` with `add_generation_prompt`
- * (default true, so leaving it out counts) is Hugging Face's error, and a media part for a text-only model is vLLM's
- * `{model} is not a multimodal model`. Throws `BadRequestError`.
+ * (default true, so leaving it out counts) is Hugging Face's error, an assistant's earlier tool call that is not a
+ * function call is vLLM's, and a media part for a text-only model is vLLM's `{model} is not a multimodal model`.
+ * Throws `BadRequestError`.
  */
 export function checkMessages(r: ChatCompletionRequest, model: CatalogModel): void {
+  checkToolCallHistory(r)
   if (r.continue_final_message === true && (r.add_generation_prompt ?? CHAT_DEFAULTS.add_generation_prompt)) {
     throw new BadRequestError(CONTINUE_WITH_GENERATION_PROMPT)
   }

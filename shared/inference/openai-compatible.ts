@@ -50,6 +50,8 @@ export function upstreamBody(call: ChatBackendCall, settings: OpenAiCompatibleSe
     delete body.engine_xargs
   }
   body.stream = stream
+  // Tool calling stays off (docs/inference.md §3.5): with `tools` and no `tool_choice`, vLLM would choose "auto".
+  if (body.tools != null && body.tool_choice == null) body.tool_choice = 'none'
   if (stream) {
     // Usage is metered even when the client did not ask for it; the gateway drops what the client did not ask for.
     // Continuous stats (on every chunk) are what lets a stream cut short be metered with its real prompt tokens, so

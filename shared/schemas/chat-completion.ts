@@ -25,7 +25,8 @@ export const ChatMessageSchema = z.looseObject({
   name: z.optional(z.string()),
   reasoning: nullish(z.string()),
   reasoning_content: nullish(z.string()),
-  tool_call_id: z.optional(z.string()),
+  // vLLM's `CustomChatCompletionMessageParam` takes `tool_call_id: str | None`.
+  tool_call_id: nullish(z.string()),
   tool_calls: nullish(z.array(z.looseObject({}))),
 })
 export type ChatMessage = z.infer<typeof ChatMessageSchema>

@@ -187,3 +187,98 @@ describe('POST /v1/chat/completions with continue_final_message', () => {
     expect(body.choices[0]?.message.content.startsWith('Once upon a time')).toBe(true)
   })
 })
+
+describe('POST /v1/chat/completions with tools and tool-call history', () => {
+  const WEATHER = {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  }
+  const history = (calls: unknown) => [
+    { role: 'user', content: 'Weather in Paris?' },
+    { role: 'assistant', content: null, tool_calls: calls },
+    { role: 'tool', tool_call_id: 'c1', content: '20C' },
+  ]
+
+  it.each([
+    ['left out', {}],
+    ['null', { tool_choice: null }],
+  ])(
+    'asks an upstream model for no tool calls when tool_choice is %s (vLLM would choose "auto")',
+    async (_, choice) => {
+      // Prepare
+      const before = upstream.seen.length
+
+      // Act
+      const res = await chat({ model, messages: [{ role: 'user', content: 'Weather?' }], tools: [WEATHER], ...choice })
+
+      // Assess
+      expect(res.status).toBe(200)
+      expect(upstream.seen[before]?.body.tool_choice).toBe('none')
+      expect(upstream.seen[before]?.body.tools).toEqual([WEATHER])
+    },
+  )
+
+  it('sends no tool_choice upstream when the request has no tools', async () => {
+    // Prepare
+    const before = upstream.seen.length
+
+    // Act
+    const res = await chat({ model, messages: [{ role: 'user', content: 'Hi' }] })
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(upstream.seen[before]?.body).not.toHaveProperty('tool_choice')
+  })
+
+  it('accepts a function call in the history, and a tool message whose tool_call_id is null', async () => {
+    // Prepare
+    const messages = history([{ id: 'c1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }])
+    messages.push({ role: 'tool', tool_call_id: null as unknown as string, content: '21C' })
+
+    // Act
+    const res = await chat({ model: reference, messages, tools: [WEATHER], max_tokens: 2 })
+
+    // Assess
+    expect(res.status, await res.clone().text()).toBe(200)
+  })
+
+  it.each([
+    ['of another type', [{ id: 'c1', type: 'custom', custom: { name: 'x', input: '' } }]],
+    ['without its function', [{ id: 'c1', type: 'function' }]],
+    ['with a null type', [{ id: 'c1', type: null, function: { name: 'get_weather', arguments: '{}' } }]],
+    ['empty', [{}]],
+  ])('refuses an earlier assistant tool call %s as vLLM does, without calling an upstream', async (_, calls) => {
+    // Prepare
+    const before = upstream.seen.length
+
+    // Act
+    const answers = await Promise.all([reference, model].map((m) => chat({ model: m, messages: history(calls) })))
+
+    // Assess
+    for (const res of answers) {
+      expect(res.status).toBe(400)
+      expect(((await res.json()) as ErrorBody).error).toEqual({
+        message: "chat completions only support assistant tool_calls of type 'function'.",
+        type: 'BadRequestError',
+        param: 'tool_calls',
+        code: 400,
+      })
+    }
+    expect(upstream.seen.length).toBe(before)
+  })
+
+  it('lets an assistant tool call without a type through (vLLM reads it as a function call)', async () => {
+    // Act
+    const res = await chat({
+      model: reference,
+      messages: history([{ id: 'c1', function: { name: 'get_weather', arguments: 'not json' } }]),
+      max_tokens: 2,
+    })
+
+    // Assess
+    expect(res.status).toBe(200)
+  })
+})
