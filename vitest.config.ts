@@ -32,6 +32,7 @@ export const UNIT_FILES = [
   'test/scripts/banner.test.ts',
   'test/scripts/data-dir-lock.test.ts',
   'test/scripts/graceful-close.test.ts',
+  'test/scripts/run-script.test.ts',
   'test/scripts/start.test.ts',
   'test/shared/auth/api-key.test.ts',
   'test/shared/config.test.ts',

@@ -1,4 +1,4 @@
-import { keysCli } from './local/keys-cli.js'
+import { runScript } from './local/run-script.js'
 
 // `npm run keys`: the commands live in local/keys-cli.ts (tested in-process); the script only sets the exit status.
-process.exitCode = await keysCli(process.argv.slice(2))
+process.exitCode = await runScript(async () => (await import('./local/keys-cli.js')).keysCli)
