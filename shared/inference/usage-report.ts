@@ -3,29 +3,11 @@ import { listUsage } from '#shared/db/usage-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { ProjectRef } from '#shared/http/app-env'
 import { hourOf } from '#shared/inference/usage-meter'
+import { usageWindow } from '#shared/inference/usage-query'
 import type { Principal } from '#shared/schemas/api-key'
-import type { UsageQuery, UsageRow } from '#shared/schemas/usage'
+import type { UsageQuery, UsageReportRes, UsageRow } from '#shared/schemas/usage'
 
-const DAY_MS = 24 * 3_600_000
-// A report spans at most a year of hourly rows per project and model.
-const MAX_SPAN_MS = 366 * DAY_MS
-
-function parseTime(value: string, param: string): Date {
-  const date = /^-?\d+(\.\d+)?$/.test(value) ? new Date(Number(value) * 1000) : new Date(value)
-  if (Number.isNaN(date.getTime())) {
-    throw new BadRequestError(`\`${param}\` must be an ISO 8601 time or Unix seconds, got '${value}'`, { param })
-  }
-  return date
-}
-
-// Counter keys hold the hour as `yyyy-mm-ddThh`; `toISOString` writes other years with a sign and six digits, which
-// neither fits the key nor sorts with it (a range across year 10000 would be an inverted, refused Query).
-function checkYears(date: Date, param: string): void {
-  const year = date.getUTCFullYear()
-  if (year < 0 || year > 9999) {
-    throw new BadRequestError(`\`${param}\` must fall within the years 0000 to 9999`, { param })
-  }
-}
+type Total = UsageReportRes['total']
 
 function projectOf(
   query: UsageQuery,
@@ -43,22 +25,56 @@ function projectOf(
   return { entity, project }
 }
 
-/**
- * The usage report of `GET /v1/usage`: hourly rows per project and model (shards summed) between `start` and `end`
- * (default: the last 24 hours), for one project or every project of the caller's entity, with totals.
- */
-export async function usageReport(query: UsageQuery, principal: Principal, fallback: ProjectRef) {
-  const { entity, project } = projectOf(query, principal, fallback)
-  const end = query.end === undefined ? new Date() : parseTime(query.end, 'end')
-  const start = query.start === undefined ? new Date(end.getTime() - DAY_MS) : parseTime(query.start, 'start')
-  checkYears(start, 'start')
-  checkYears(end, 'end')
-  if (start > end) throw new BadRequestError('`start` must not be after `end`', { param: 'start' })
-  if (end.getTime() - start.getTime() > MAX_SPAN_MS) {
-    throw new BadRequestError('The report spans at most 366 days', { param: 'start' })
+// Costs to 12 significant digits, in rows and totals alike: sums of per-token prices carry binary noise
+// (`0.00005800000000000001`), while 12 digits keep a single token at any price (relative, not a fixed step).
+function roundUsd(usd: number): number {
+  return Number(usd.toPrecision(12))
+}
+
+// The window's counters; none to read when it holds no hour bucket (`start` = `end` on the hour), where the Query's
+// range would be inverted (DynamoDB refuses `BETWEEN` with its bounds reversed).
+async function countersOf(entity: string, start: Date, end: Date, project?: string) {
+  if (end <= start) return []
+  return listUsage(entity, hourOf(start), hourOf(new Date(end.getTime() - 1)), project)
+}
+
+function totalOf(rows: readonly UsageRow[]): Total {
+  const total: Total = {
+    requests: 0,
+    aborted_requests: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cached_tokens: 0,
+    total_tokens: 0,
+    cost_usd: 0,
   }
+  for (const row of rows) {
+    total.requests += row.requests
+    total.aborted_requests += row.aborted_requests
+    total.prompt_tokens += row.prompt_tokens
+    total.completion_tokens += row.completion_tokens
+    total.cached_tokens += row.cached_tokens
+    total.total_tokens += row.total_tokens
+    total.cost_usd += row.cost_usd
+  }
+  total.cost_usd = roundUsd(total.cost_usd)
+  return total
+}
+
+/**
+ * The usage report of `GET /v1/usage`: hourly rows per project and model (shards summed) whose hour starts in the
+ * window (`usageWindow`: `start` rounded down to its hour, `end` exclusive; default the last 24 hour buckets), for one
+ * project or every project of the caller's entity, with totals and the window's effective bounds.
+ */
+export async function usageReport(
+  query: UsageQuery,
+  principal: Principal,
+  fallback: ProjectRef,
+): Promise<UsageReportRes> {
+  const { entity, project } = projectOf(query, principal, fallback)
+  const { start, end } = usageWindow(query)
   const rows = new Map<string, UsageRow>()
-  for (const c of await listUsage(entity, hourOf(start), hourOf(end), project)) {
+  for (const c of await countersOf(entity, start, end, project)) {
     const key = `${c.hour}\u0000${c.project}\u0000${c.model}`
     const row = rows.get(key) ?? {
       hour: `${c.hour}:00:00Z`,
@@ -81,15 +97,7 @@ export async function usageReport(query: UsageQuery, principal: Principal, fallb
     row.cost_usd += c.costUsd
     rows.set(key, row)
   }
-  const data = [...rows.values()]
-  const total = { requests: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost_usd: 0 }
-  for (const row of data) {
-    total.requests += row.requests
-    total.prompt_tokens += row.prompt_tokens
-    total.completion_tokens += row.completion_tokens
-    total.total_tokens += row.total_tokens
-    total.cost_usd += row.cost_usd
-  }
+  const data = [...rows.values()].map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd) }))
   return {
     object: 'usage',
     entity,
@@ -97,6 +105,6 @@ export async function usageReport(query: UsageQuery, principal: Principal, fallb
     start: start.toISOString(),
     end: end.toISOString(),
     data,
-    total,
+    total: totalOf(data),
   }
 }

@@ -17,7 +17,10 @@ export const UsageCounterSchema = z.object({
 })
 export type UsageCounter = z.infer<typeof UsageCounterSchema>
 
-/** Query of `GET /v1/usage`: `project` as `<entity>/<project>` or a bare project name; times ISO 8601 or Unix seconds. */
+/**
+ * Query of `GET /v1/usage`: `project` as `<entity>/<project>` or a bare project name; times ISO 8601 or Unix seconds,
+ * `start` rounded down to its hour, `end` exclusive (docs/inference.md §12).
+ */
 export const UsageQuerySchema = z.object({
   project: z.optional(z.string()),
   start: z.optional(z.string()),
@@ -40,7 +43,7 @@ export const UsageRowSchema = z.object({
 })
 export type UsageRow = z.infer<typeof UsageRowSchema>
 
-/** `GET /v1/usage` answer: the rows of the window and their total. */
+/** `GET /v1/usage` answer: the rows of the window, their total, and the window's effective `start` and `end`. */
 export const UsageReportResSchema = z.object({
   object: z.literal('usage'),
   entity: z.string(),
@@ -50,8 +53,10 @@ export const UsageReportResSchema = z.object({
   data: z.array(UsageRowSchema),
   total: z.object({
     requests: z.number(),
+    aborted_requests: z.number(),
     prompt_tokens: z.number(),
     completion_tokens: z.number(),
+    cached_tokens: z.number(),
     total_tokens: z.number(),
     cost_usd: z.number(),
   }),

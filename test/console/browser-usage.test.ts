@@ -397,10 +397,15 @@ describe('Loom Console figures in Chromium', () => {
     expect(day.title).toContain('daily (UTC)')
 
     // Act: hourly buckets, the last one
+    const asked = page.waitForRequest((r) => r.url().includes('/v1/usage?'))
     await page.getByTestId('usage-resolution').selectOption('hour')
     await page.getByTestId('usage-range').selectOption('24h')
     const hour = await lastBucket(page, 'hourly')
 
+    // Assess: 24 hour buckets asked for (`start` on the hour, `end` exclusive), the last one in progress
+    const window = new URL((await asked).url()).searchParams
+    const [start, end] = [Date.parse(window.get('start') ?? ''), Date.parse(window.get('end') ?? '')]
+    expect(Math.ceil(end / 3_600_000) - start / 3_600_000).toBe(24)
     // Assess: the hour in the browser's zone, as the table's Hour column shows it
     const thisHour = Math.floor(Date.now() / 3_600_000) * 3_600_000
     const shown = [thisHour, thisHour - 3_600_000].map((t) => formatDate(t, ZONE))

@@ -10,6 +10,7 @@ import {
   stack,
   trainingSeries,
   type UsageRow,
+  usageRange,
   usageReportRequest,
   usageSeries,
   usageTimeColumn,
@@ -132,7 +133,37 @@ describe('usage series', () => {
     expect(bucketStart(s('2025-01-01T05:59:59Z'), 'day')).toBe(s('2025-01-01T00:00:00Z'))
   })
 
-  it('shapes a 30-day hourly report of 10 models into 721 points per series', () => {
+  it('asks for the last N hour buckets, the last one in progress, and draws exactly those', () => {
+    // Prepare
+    const now = new Date('2026-11-28T10:34:12.500Z')
+
+    // Act: the page's "last 24 hours", and the report's window as the API echoes it (`end` exclusive)
+    const { start, end } = usageRange(24, now)
+    const data = usageSeries([row('2026-11-28T10:00:00Z', 'm', 'e/p', 1)], {
+      metric: 'requests',
+      groupBy: 'model',
+      resolution: 'hour',
+      start: start.getTime() / 1000,
+      end: end.getTime() / 1000,
+    })
+    const onTheHour = usageSeries([], {
+      metric: 'requests',
+      groupBy: 'model',
+      resolution: 'hour',
+      start: s('2026-11-28T00:00:00Z'),
+      end: s('2026-11-28T10:00:00Z'),
+    })
+
+    // Assess: 24 buckets from 11:00 the day before to the current 10:00; a window ending at 10:00 stops at 09:00
+    expect([start.toISOString(), end]).toEqual(['2026-11-27T11:00:00.000Z', now])
+    expect(data.x).toHaveLength(24)
+    expect([data.x[0], data.x.at(-1)]).toEqual([s('2026-11-27T11:00:00Z'), s('2026-11-28T10:00:00Z')])
+    expect(data.series[0]?.values.at(-1)).toBe(1)
+    expect(onTheHour.x).toHaveLength(10)
+    expect(usageRange(24, new Date('2026-11-28T10:00:00Z')).start.toISOString()).toBe('2026-11-27T10:00:00.000Z')
+  })
+
+  it('shapes a 30-day hourly report of 10 models into 720 points per series', () => {
     // Prepare
     const start = s('2025-01-01T00:00:00Z')
     const many: UsageRow[] = []
@@ -151,9 +182,9 @@ describe('usage series', () => {
 
     // Assess
     expect(data.series).toHaveLength(10)
-    expect(data.x).toHaveLength(721)
+    expect(data.x).toHaveLength(720)
     expect(data.series[0]?.label).toBe('m9')
-    expect(data.series[0]?.values.slice(0, 720).every((v) => v === 10)).toBe(true)
+    expect(data.series[0]?.values.every((v) => v === 10)).toBe(true)
   })
 })
 

@@ -41,6 +41,19 @@ export function usageReportRequest(
     : { query: span, headers: { 'OpenAI-Project': project } }
 }
 
+const HOUR_S = 3600
+const DAY_S = 86_400
+
+/**
+ * The window of a "last `hours` hours" usage report: the `hours` hour buckets ending with the one in progress at `now`.
+ * `GET /v1/usage` rounds `start` down to its hour and reads `end` as exclusive (docs/inference.md §12), so `now − hours`
+ * would add a bucket (25 for a day); `start` is therefore on the hour, `hours` hours before the next one.
+ */
+export function usageRange(hours: number, now: Date): { start: Date; end: Date } {
+  const next = Math.ceil(now.getTime() / (HOUR_S * 1000)) * HOUR_S * 1000
+  return { start: new Date(next - hours * HOUR_S * 1000), end: now }
+}
+
 /** Usage measures the page can chart. */
 export const USAGE_METRICS = [
   'requests',
@@ -51,9 +64,6 @@ export const USAGE_METRICS = [
   'cost_usd',
 ] as const
 export type UsageMetric = (typeof USAGE_METRICS)[number]
-
-const HOUR_S = 3600
-const DAY_S = 86_400
 
 /**
  * The heading of the usage table's time column, naming the zone its times are in: hours are shown in `timeZone` (the
@@ -128,7 +138,8 @@ export function aggregateUsage(
 
 /**
  * Usage over time for a stacked chart: one series per model or project (largest total first), one x per bucket from
- * `start` to `end` (empty buckets are 0, so stacked areas stay continuous), values of one measure.
+ * the one holding `start` to the one holding the last moment before `end` (a report's `end` is exclusive), empty
+ * buckets as 0 so stacked areas stay continuous, values of one measure.
  */
 export function usageSeries(
   rows: readonly UsageRow[],
@@ -142,7 +153,7 @@ export function usageSeries(
 ): ChartData {
   const size = options.resolution === 'hour' ? HOUR_S : DAY_S
   const first = bucketStart(options.start, options.resolution)
-  const last = bucketStart(options.end, options.resolution)
+  const last = bucketStart(Math.ceil(options.end) - 1, options.resolution)
   const x: number[] = []
   for (let t = first; t <= last; t += size) x.push(t)
   const index = new Map(x.map((t, i) => [t, i]))

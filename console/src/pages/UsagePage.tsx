@@ -7,6 +7,7 @@ import {
   USAGE_METRICS,
   type UsageMetric,
   type UsageRow,
+  usageRange,
   usageReportRequest,
   usageSeries,
   usageTimeColumn,
@@ -67,9 +68,7 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
 
   useEffect(() => {
     const abort = new AbortController()
-    const hours = RANGES.find((r) => r.id === range)?.hours ?? 24
-    const end = new Date()
-    const start = new Date(end.getTime() - hours * 3600_000)
+    const { start, end } = usageRange(RANGES.find((r) => r.id === range)?.hours ?? 24, new Date())
     setError(undefined)
     setReport(undefined)
     const { query, headers } = usageReportRequest(project, scope, start, end)
@@ -92,7 +91,7 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
       groupBy,
       resolution,
       start: Math.floor(Date.parse(report.start) / 1000),
-      end: Math.floor(Date.parse(report.end) / 1000),
+      end: Date.parse(report.end) / 1000,
     })
   }, [report, metric, groupBy, resolution])
   const table = useMemo(
