@@ -51,6 +51,7 @@ export const UNIT_FILES = [
   'test/shared/inference/upstream-http.test.ts',
   'test/shared/inference/sse-framing.test.ts',
   'test/shared/inference/stream-tally.test.ts',
+  'test/shared/inference/trace-completion.test.ts',
   'test/shared/group-commit.test.ts',
   'test/shared/otel/attribute-tree.test.ts',
   'test/shared/otel/otlp-json.test.ts',

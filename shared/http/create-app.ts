@@ -69,19 +69,29 @@ function auth(scheme: AuthScheme): MiddlewareHandler<AppEnv> {
 const PROJECT_RE = /^([^/\s]+)\/([^/]+)$/
 
 // Inference attributes usage to `Compat-Project` / `OpenAI-Project`, else to the key's entity and project `inference`.
+// A malformed value is a 400 whose `param` names the header that carried it.
 const inferenceProject: MiddlewareHandler<AppEnv> = function inferenceProject(c, next) {
   const principal = c.get('auth')
-  const header = requestHeader(c, 'compat-project') ?? requestHeader(c, 'openai-project')
+  const compat = requestHeader(c, 'compat-project')
+  const header = compat ?? requestHeader(c, 'openai-project')
   if (header === undefined || header.trim() === '') {
     c.set('project', { entity: principal.entity, project: 'inference', id: `${principal.entity}/inference` })
-  } else {
-    const match = PROJECT_RE.exec(header.trim())
-    if (!match?.[1] || !match[2]) {
-      throw new BadRequestError('The project header must be `<entity>/<project>`', { param: 'OpenAI-Project' })
-    }
-    assertProjectAccess(principal, header.trim())
-    c.set('project', { entity: match[1], project: match[2], id: `${match[1]}/${match[2]}` })
+    return next()
   }
+  const param = compat === undefined ? 'OpenAI-Project' : 'Compat-Project'
+  const value = header.trim()
+  const match = PROJECT_RE.exec(value)
+  if (!match?.[1] || !match[2]) {
+    throw new BadRequestError('The project header must be `<entity>/<project>`', { param })
+  }
+  try {
+    assertProjectAccess(principal, value)
+  } catch (error) {
+    // The project name W&B would refuse (`e/x#y`): a 400 of this header. A foreign entity stays a 403.
+    if (error instanceof BadRequestError) throw new BadRequestError(error.message, { param, cause: error })
+    throw error
+  }
+  c.set('project', { entity: match[1], project: match[2], id: `${match[1]}/${match[2]}` })
   return next()
 }
 

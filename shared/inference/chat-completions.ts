@@ -36,7 +36,7 @@ function ms(value: number): string {
 
 /**
  * How a completion ended, for metering and tracing; `unserved` when it failed before the upstream generated anything
- * (then it is traced but not metered).
+ * (then it is traced, with its exception and zero usage, but not metered).
  */
 type Ending = {
   usage: StreamOutcome['usage']
@@ -105,9 +105,25 @@ function assembled(call: ChatBackendCall, outcome: StreamOutcome) {
   }
 }
 
+const errorText = (error: unknown): string => String((error as Error | undefined)?.message ?? error)
+
 function exceptionOf(outcome: StreamOutcome): string | undefined {
   if (outcome.aborted) return 'Client disconnected'
-  return outcome.error === undefined ? undefined : String((outcome.error as Error).message ?? outcome.error)
+  return outcome.error === undefined ? undefined : errorText(outcome.error)
+}
+
+/**
+ * How a completion ended whose backend failed before its first chunk or its body (the error then becomes the JSON
+ * error answer): a client that left meanwhile is metered as a stream it left before its first chunk (the upstream has
+ * the prompt, stream-tally.ts); any other failure is unserved, traced with its error and zero usage but not metered.
+ */
+function failedBeforeOutput(call: ChatBackendCall, error: unknown): Ending {
+  if (call.signal.aborted) {
+    const usage = { prompt_tokens: estimatePromptTokens(call.request), completion_tokens: 0 }
+    return { usage, aborted: true, output: null, exception: 'Client disconnected' }
+  }
+  const usage = { prompt_tokens: 0, completion_tokens: 0 }
+  return { usage, aborted: false, output: null, exception: errorText(error), unserved: true }
 }
 
 async function complete(
@@ -122,11 +138,7 @@ async function complete(
   try {
     response = await backend.complete(call)
   } catch (error) {
-    if (call.signal.aborted) {
-      // The upstream has the prompt: metered as a stream the client left before its first chunk (stream-tally.ts).
-      const usage = { prompt_tokens: estimatePromptTokens(call.request), completion_tokens: 0 }
-      await finish({ usage, aborted: true, output: null, exception: 'Client disconnected' })
-    }
+    await finish(failedBeforeOutput(call, error))
     throw error
   }
   const backendMs = performance.now() - backendStarted
@@ -151,8 +163,16 @@ async function stream(
   const iterator = items[Symbol.asyncIterator]()
   const backendStarted = performance.now()
   const { first, settled } = await firstWithin(iterator)
-  // Before the first byte an error is still an ordinary JSON answer with its status (docs/inference.md §4.5).
-  if (settled) await first
+  // Before the first byte an error is still an ordinary JSON answer with its status (docs/inference.md §4.5); it is
+  // traced as the same error after heartbeats is (sse-stream.ts), only answered differently.
+  if (settled) {
+    try {
+      await first
+    } catch (error) {
+      await finish(failedBeforeOutput(call, error))
+      throw error
+    }
+  }
   const firstAt = performance.now()
   const source = sseSource(iterator, {
     request: call.request,

@@ -3,7 +3,7 @@ import { logger } from '#shared/logger'
 import type { Principal } from '#shared/schemas/api-key'
 import type { ChatCompletionRequest, ChatUsage } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
-import type { RecordCallInput } from '#shared/tracing/record-call'
+import type { RecordCallInput, RecordedUsage } from '#shared/tracing/record-call'
 
 /** The op name gateway completions are recorded under in the caller's project. */
 export const TRACE_OP_NAME = 'loom.chat.completions'
@@ -16,16 +16,37 @@ export type CompletionTrace = {
   request: ChatCompletionRequest
   /** The response body (non-streaming) or the stream assembled into the same shape. */
   output: unknown
-  usage: Pick<ChatUsage, 'prompt_tokens' | 'completion_tokens'>
+  usage: Pick<ChatUsage, 'prompt_tokens' | 'completion_tokens' | 'prompt_tokens_details'>
   startedAt: Date
   endedAt: Date
-  /** Why the completion did not finish normally (aborted, in-stream error). */
+  /** Why the completion did not finish normally (aborted, upstream or engine error). */
   exception?: string
 }
 
 /** Whether a request opted out of tracing with `Loom-Trace: off`. */
 export function traceOptedOut(header: string | undefined): boolean {
   return header !== undefined && ['off', 'false', '0', 'no'].includes(header.trim().toLowerCase())
+}
+
+/**
+ * A completion's usage as the call's `summary.usage` keeps it for its model: the counts, `requests: 1`, and, when the
+ * usage has `prompt_tokens_details`, those details with their `cached_tokens` also as `cache_read_input_tokens`: that
+ * is the key the trace store's costs and `trace/usage` read cached input from (tracing.md §7.5), and the summary
+ * Weave's OpenAI integration records. Cached tokens are then priced at the cache-read rate, as the meter prices them.
+ */
+export function summaryUsage(usage: CompletionTrace['usage']): RecordedUsage {
+  const { prompt_tokens, completion_tokens } = usage
+  const recorded: RecordedUsage = {
+    prompt_tokens,
+    completion_tokens,
+    total_tokens: prompt_tokens + completion_tokens,
+    requests: 1,
+  }
+  const details = usage.prompt_tokens_details
+  if (details == null) return recorded
+  recorded.prompt_tokens_details = details
+  if (typeof details.cached_tokens === 'number') recorded.cache_read_input_tokens = details.cached_tokens
+  return recorded
 }
 
 // Completions traced in one write at most (one call ingest of this many calls stays well inside DynamoDB's request
@@ -57,31 +78,21 @@ const traces = new GroupCommit(writeTraces, TRACE_BATCHING)
 
 /**
  * Records a completion as a call in the caller's project (op `loom.chat.completions`, inputs = request, output =
- * response, `summary.usage` keyed by model id as Weave expects), so `trace/usage`, costs and feedback work on gateway
- * traffic; resolves once it is stored, together with the other completions that ended meanwhile. Never throws:
- * tracing must not fail a completion. The tracing module loads on first use, keeping it out of the chat function's
- * cold start.
+ * response, `summary.usage` keyed by model id as Weave expects: `summaryUsage`), so `trace/usage`, costs and feedback
+ * work on gateway traffic; resolves once it is stored, together with the other completions that ended meanwhile.
+ * Never throws: tracing must not fail a completion. The tracing module loads on first use, keeping it out of the chat
+ * function's cold start.
  */
 export async function traceCompletion(trace: CompletionTrace): Promise<void> {
   try {
     const { uuidv7 } = await import('#shared/tracing/ids')
-    const { prompt_tokens, completion_tokens } = trace.usage
     await traces.add({
       id: uuidv7(trace.startedAt.getTime()),
       projectId: trace.projectId,
       opName: TRACE_OP_NAME,
       inputs: trace.request as Record<string, unknown>,
       output: trace.output,
-      summary: {
-        usage: {
-          [trace.model.id]: {
-            prompt_tokens,
-            completion_tokens,
-            total_tokens: prompt_tokens + completion_tokens,
-            requests: 1,
-          },
-        },
-      },
+      summary: { usage: { [trace.model.id]: summaryUsage(trace.usage) } },
       startedAt: trace.startedAt,
       endedAt: trace.endedAt,
       userId: trace.principal.userId,

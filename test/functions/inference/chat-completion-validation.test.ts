@@ -745,3 +745,41 @@ describe('POST /v1/chat/completions on the reference engine', () => {
     })
   })
 })
+
+describe('POST /v1/chat/completions project header', () => {
+  it('answers 400 naming the header that carried a malformed project, whichever the fault', async () => {
+    // Prepare: not `<entity>/<project>`, and a project name W&B refuses
+    const sent = [
+      ['Compat-Project', 'bare'],
+      ['OpenAI-Project', 'bare'],
+      ['Compat-Project', `${caller.entity}/x#y`],
+      ['OpenAI-Project', `${caller.entity}/x:y`],
+    ] as const
+
+    // Act
+    const answers = await Promise.all(sent.map(([name, value]) => post({ messages, model }, { [name]: value })))
+
+    // Assess
+    expect(answers.map((res) => res.status)).toEqual([400, 400, 400, 400])
+    expect(answers.map((res) => res.body.error.param)).toEqual(sent.map(([name]) => name))
+    expect(answers[2]?.body.error.message).toContain("'#'")
+  })
+
+  it('names Compat-Project when both headers are sent, as its value is the one used', async () => {
+    // Act
+    const res = await post({ messages, model }, { 'Compat-Project': 'bare', 'OpenAI-Project': `${caller.entity}/ok` })
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(res.body.error.param).toBe('Compat-Project')
+  })
+
+  it('still answers 403 for a well-formed project of a foreign entity', async () => {
+    // Act
+    const res = await post({ messages, model }, { 'Compat-Project': 'someone-else/x#y' })
+
+    // Assess
+    expect(res.status).toBe(403)
+    expect(res.body.error.param).toBeNull()
+  })
+})
