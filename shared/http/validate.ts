@@ -27,6 +27,15 @@ type Validated<T extends Target, S extends Schema> = {
   out: { [K in T]: z.output<S> }
 }
 
+// A query parameter given more than once reads as its last value, as FastAPI reads a scalar query parameter (Starlette's
+// `QueryParams` keeps the last): Loom's query schemas are all scalars. (Hono's validator would hand the schema an
+// array, reported as a missing field.) `/v1/usage` refuses repeats before this runs.
+function lastValues(c: Context): Record<string, string> {
+  const values: Record<string, string> = {}
+  for (const [key, all] of Object.entries(c.req.queries())) values[key] = all[all.length - 1] as string
+  return values
+}
+
 /**
  * Validates one part of the request against a zod schema; a failure throws the family's validation error (rendered by
  * its `onError`), and a `project_id` in the data must belong to one of the caller's entities (403 otherwise).
@@ -37,6 +46,15 @@ export function validate<T extends Target, S extends Schema>(
   target: T,
   schema: S,
 ): MiddlewareHandler<AppEnv, string, Validated<T, S>> {
+  if (target === 'query') {
+    return async function validateQuery(c, next) {
+      const parsed = z.safeParse(schema, lastValues(c), { reportInput: true })
+      if (!parsed.success) fail(parsed.error.issues, target)
+      checkProject(c, parsed.data)
+      c.req.addValidatedData('query', parsed.data as object)
+      await next()
+    }
+  }
   if (target !== 'json') {
     const inner = zValidator(target, schema, (result, c) => {
       if (!result.success) fail(result.error.issues, target)

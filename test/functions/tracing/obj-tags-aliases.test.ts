@@ -99,6 +99,23 @@ describe('object tags and aliases', () => {
     expect(tags.body).toEqual({ tags: ['alpha one', 'latest', 'v0', 'zeta'] })
   })
 
+  it('reads a query parameter given more than once as its last value, as FastAPI does', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const other = await newProjectCaller()
+    const d0 = await publish(caller, 'o', { v: 0 })
+    await send(addTags, `/objs/o/versions/${d0}/tags`, { project_id: caller.project, tags: ['mine'] }, caller, 'PUT')
+    const project = (id: string) => `project_id=${encodeURIComponent(id)}`
+
+    // Act
+    const last = await get(listTags, `/tags?${project(other.project)}&${project(caller.project)}`, caller)
+    const foreign = await get(listTags, `/tags?${project(caller.project)}&${project(other.project)}`, caller)
+
+    // Assess: the last one is read, and checked against the caller's entities as any project is
+    expect(last).toEqual({ status: 200, body: { tags: ['mine'] } })
+    expect(foreign.status).toBe(403)
+  })
+
   it('removes tags, treating unknown ones as a no-op', async () => {
     const caller = await newProjectCaller()
     const d0 = await publish(caller, 'o', { v: 0 })
