@@ -38,16 +38,19 @@ async function countersOf(entity: string, start: Date, end: Date, project?: stri
   return listUsage(entity, hourOf(start), hourOf(new Date(end.getTime() - 1)), project)
 }
 
+// The counts of a row or of the total before anything is added.
+const noUsage = (): Total => ({
+  requests: 0,
+  aborted_requests: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  cached_tokens: 0,
+  total_tokens: 0,
+  cost_usd: 0,
+})
+
 function totalOf(rows: readonly UsageRow[]): Total {
-  const total: Total = {
-    requests: 0,
-    aborted_requests: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    cached_tokens: 0,
-    total_tokens: 0,
-    cost_usd: 0,
-  }
+  const total: Total = noUsage()
   for (const row of rows) {
     total.requests += row.requests
     total.aborted_requests += row.aborted_requests
@@ -80,13 +83,7 @@ export async function usageReport(
       hour: `${c.hour}:00:00Z`,
       project: `${entity}/${c.project}`,
       model: c.model,
-      requests: 0,
-      aborted_requests: 0,
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      cached_tokens: 0,
-      total_tokens: 0,
-      cost_usd: 0,
+      ...noUsage(),
     }
     row.requests += c.requests
     row.aborted_requests += c.abortedRequests
