@@ -5,6 +5,7 @@ import {
   apiBase,
   authorization,
   errorMessage,
+  fetchSpec,
   NetworkError,
   parseJsonLines,
 } from '../../console/src/lib/api.js'
@@ -215,5 +216,39 @@ describe('annotatorProgress', () => {
       ],
       pending: 1,
     })
+  })
+})
+
+describe('fetchSpec', () => {
+  afterEach(() => vi.unstubAllGlobals())
+
+  it('fetches /openapi.json without a key, and turns a failed answer into an ApiError with its message', async () => {
+    // Prepare
+    const fetchMock = vi.fn(async () => new Response(JSON.stringify({ reason: 'spec down' }), { status: 503 }))
+    vi.stubGlobal('fetch', fetchMock)
+
+    // Act
+    const error = await fetchSpec('http://127.0.0.1:8700/console/#/api').catch((e: unknown) => e)
+
+    // Assess
+    expect(error).toBeInstanceOf(ApiError)
+    expect(error).toMatchObject({ status: 503, path: 'openapi.json', message: 'spec down' })
+    const [url, init] = fetchMock.mock.calls[0] as unknown as [URL, RequestInit]
+    expect(url.href).toBe('http://127.0.0.1:8700/openapi.json')
+    expect(new Headers(init.headers).get('authorization')).toBeNull()
+  })
+
+  it('returns the document of a successful answer', async () => {
+    // Prepare
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Response('{"openapi":"3.1.0"}', { status: 200 })),
+    )
+
+    // Act
+    const spec = await fetchSpec('http://h/console/')
+
+    // Assess
+    expect(spec).toEqual({ openapi: '3.1.0' })
   })
 })

@@ -1,5 +1,5 @@
 import OpenAI from 'openai'
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
+import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { putModel } from '#shared/db/model-repository'
 import { referenceCatalogModel } from '#shared/engine/settings'
@@ -90,7 +90,7 @@ type SdkRun = { ids: { agent: string; lookup: string; judge: string; trace: stri
 // biome-ignore lint/suspicious/noExplicitAny: API answers are checked field by field by the assertions.
 type Json = any
 // The page's `getComputedStyle`, typed by hand: the root tsconfig has no DOM library.
-type StyledWindow = { getComputedStyle: (el: unknown) => { borderBottomStyle: string } }
+type StyledWindow = { getComputedStyle: (el: unknown) => { borderBottomStyle: string; whiteSpace: string } }
 
 const ROOTS_ONLY: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: true }
 const MODEL = 'loom/reference-1'
@@ -546,6 +546,34 @@ describe('Loom Console in Chromium', () => {
     await checkPage('feedback')
   })
 
+  it("asks feedback/stats for a window ending when it asks, and clears a failed answer's error on the next", async () => {
+    // Prepare: the page shows the judge's score (above); record the window end of each feedback/stats request
+    const ends: string[] = []
+    const onRequest = (r: Request) => {
+      if (new URL(r.url()).pathname.endsWith('/feedback/stats')) ends.push(r.postDataJSON().end)
+    }
+    page.on('request', onRequest)
+    await page.route('**/feedback/stats', (route) => route.fulfill({ status: 500, json: { reason: 'stats exploded' } }))
+
+    try {
+      // Act: one request fails, the next succeeds
+      await page.getByTestId('feedback-bucket').selectOption('900')
+      await waitForText(page, 'feedback-error', '500 from feedback/stats: stats exploded')
+      await page.unroute('**/feedback/stats')
+      const answered = page.waitForResponse((r) => r.url().endsWith('/feedback/stats') && r.status() === 200)
+      await page.getByTestId('feedback-bucket').selectOption('3600')
+      await answered
+    } finally {
+      page.off('request', onRequest)
+      await page.unroute('**/feedback/stats')
+    }
+
+    // Assess: the old error is gone, and each request's window ended when it was sent
+    await page.getByTestId('feedback-error').waitFor({ state: 'detached', timeout: 5_000 })
+    expect(ends).toHaveLength(2)
+    expect(Date.parse(ends[1] ?? '')).toBeGreaterThan(Date.parse(ends[0] ?? ''))
+  })
+
   it('shows the totals of GET /v1/usage for the project', async () => {
     // Prepare
     const end = new Date()
@@ -595,8 +623,13 @@ describe('Loom Console in Chromium', () => {
     await page.locator('[data-testid=training-split][data-split=train]').waitFor()
     const reward = page.locator('[data-testid="training-chart-train-train/reward"] .uplot canvas')
     await reward.waitFor()
-    expect(await reward.getAttribute('aria-label')).toBe('train/reward (train)')
+    // The split is the section's heading, not repeated in each chart's title.
+    expect(await reward.getAttribute('aria-label')).toBe('train/reward')
     await checkPage('training')
+    await page.getByTestId('training-model-toggle').first().uncheck()
+    await waitForTextContaining(page, 'training-pick-hint', 'Pick a model above')
+    await page.getByTestId('training-model-toggle').first().check()
+    await page.getByTestId('training-pick-hint').waitFor({ state: 'detached' })
   })
 
   it('shows annotation queues with annotation_queues/stats and their items', async () => {
@@ -615,6 +648,8 @@ describe('Loom Console in Chromium', () => {
       .getByTestId('queue-item-row')
       .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-call-id')))
     expect(calls.sort()).toEqual([run.ids.agent, completionCall.id].sort())
+    const zone = await page.evaluate('Intl.DateTimeFormat().resolvedOptions().timeZone')
+    expect(await page.getByTestId('queue-started-column').textContent()).toBe(`Call started (${zone})`)
     await checkPage('queues')
   })
 
@@ -635,6 +670,13 @@ describe('Loom Console in Chromium', () => {
     await page.getByTestId('json-object-value').waitFor()
     await waitForTextContaining(page, 'json-object-value', value.note)
     expect(value.note).toBe(XSS[0])
+    const zone = await page.evaluate('Intl.DateTimeFormat().resolvedOptions().timeZone')
+    expect(await page.getByTestId('objects-created-column').textContent()).toBe(`Created (${zone})`)
+    expect(await page.getByTestId('object-created-column').textContent()).toBe(`Created (${zone})`)
+    const created = page.getByTestId('objects-created').first()
+    expect(
+      await created.evaluate((el) => (globalThis as unknown as StyledWindow).getComputedStyle(el).whiteSpace),
+    ).toBe('nowrap')
     await checkPage('objects')
   })
 
@@ -673,6 +715,57 @@ describe('Loom Console in Chromium', () => {
     await page.locator('[data-testid=api-reference] .opblock').first().waitFor()
     expect(await page.getByTestId('api-reference').textContent()).toContain('/calls/stream_query')
     await checkPage('api')
+  })
+
+  it('shows one alert per failed request, clears it on the next, and an empty state for an empty queue', async () => {
+    // Prepare
+    const fail = (reason: string) => (route: Route) => route.fulfill({ status: 500, json: { reason } })
+    const emptyQueue = await newQueue({ ...caller, project }, 'empty')
+
+    // Act + Assess: Training's failed metrics, then a new request that succeeds
+    await page.route('**/metrics', fail('metrics exploded'))
+    await open('training', 'page-training')
+    await waitForTextContaining(page, 'training-error', 'metrics exploded')
+    await page.unroute('**/metrics')
+    await page.getByTestId('training-model-toggle').first().uncheck()
+    await page.getByTestId('training-model-toggle').first().check()
+    await page.locator('[data-testid="training-chart-train-train/reward"] .uplot canvas').waitFor()
+    expect(await page.getByTestId('training-error').count()).toBe(0)
+
+    // Act + Assess: Objects whose objs/query fails says so once, not once for the list and once for the object
+    await page.route('**/objs/query', fail('query exploded'))
+    try {
+      await page.goto(`${server.url}/console/#/objects/settings`)
+      await waitForTextContaining(page, 'objects-error', 'query exploded')
+      await page.waitForTimeout(300)
+      expect(await page.locator('[role=alert]').count()).toBe(1)
+    } finally {
+      await page.unroute('**/objs/query')
+    }
+
+    // Act + Assess: a queue whose items fail shows the alert and no empty table; an empty queue an empty state
+    await page.route('**/items/query', fail('items exploded'))
+    try {
+      await page.goto(`${server.url}/console/#/queues/${queueId}`)
+      await waitForTextContaining(page, 'queue-error', 'items exploded')
+      expect(await page.getByTestId('queue-items').count()).toBe(0)
+    } finally {
+      await page.unroute('**/items/query')
+    }
+    await page.goto(`${server.url}/console/#/queues/${emptyQueue}`)
+    await page.getByTestId('queue-items-empty').waitFor()
+    expect(await page.getByTestId('queue-progress').count()).toBe(0)
+
+    // Act + Assess: the API page shows a failed /openapi.json in the console's own error box
+    await page.route('**/openapi.json', (route) => route.fulfill({ status: 503, json: { reason: 'spec down' } }))
+    try {
+      await open('api', 'page-api')
+      await waitForText(page, 'api-error', '503 from openapi.json: spec down')
+      expect(await page.getByTestId('api-error').getAttribute('role')).toBe('alert')
+    } finally {
+      await page.unroute('**/openapi.json')
+    }
+    expect(watched.errors).toEqual([])
   })
 
   it('keeps the key out of URLs, cookies and localStorage, and forgets it on sign-out', async () => {

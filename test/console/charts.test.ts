@@ -4,6 +4,7 @@ import {
   bucketStart,
   type FeedbackStats,
   feedbackSeries,
+  feedbackWindow,
   loggedSteps,
   metricNames,
   metricSlug,
@@ -229,6 +230,29 @@ describe('feedback series', () => {
       { label: 'p95', values: [0.95, null] },
       { label: 'count', values: [2, 0] },
     ])
+  })
+
+  it('leaves a gap in every statistic but the count where a bucket has no values, though the API says avg 0', () => {
+    // Prepare: feedback/stats answers avg 0 (not null) for an empty bucket
+    const [full, empty] = stats.buckets as [Record<string, number | null>, Record<string, number | null>]
+    const answer: FeedbackStats = { ...stats, buckets: [full, { ...empty, avg_score: 0 }] }
+
+    // Act
+    const data = feedbackSeries(answer, 'score', 'numeric')
+
+    // Assess
+    expect(data.series.find((x) => x.label === 'avg')?.values).toEqual([0.5, null])
+    expect(data.series.find((x) => x.label === 'count')?.values).toEqual([2, 0])
+  })
+
+  it('ends the feedback window at the time of each request', () => {
+    // Act
+    const earlier = feedbackWindow(24 * 7, new Date('2025-01-08T00:00:00Z'))
+    const later = feedbackWindow(24 * 7, new Date('2025-01-08T00:05:00Z'))
+
+    // Assess
+    expect(earlier).toEqual({ start: '2025-01-01T00:00:00.000Z', end: '2025-01-08T00:00:00.000Z' })
+    expect(later.end).toBe('2025-01-08T00:05:00.000Z')
   })
 
   it('gives the true rate of a boolean metric, null without values', () => {

@@ -85,6 +85,34 @@ export function parseJsonLines(text: string): { values: unknown[]; rest: string 
   return { values, rest }
 }
 
+/** An error answer's body: its JSON, or its text where it is not JSON (a proxy's page: the status says enough). */
+async function errorBody(res: Response): Promise<unknown> {
+  const text = await res.text()
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/**
+ * The OpenAPI document (`GET /openapi.json`, no key) for the API page, which hands it to Swagger UI: a failure is an
+ * `ApiError` (status, path, the API's message) or a `NetworkError`, shown like any other, not Swagger UI's own notice.
+ */
+export async function fetchSpec(href: string, signal?: AbortSignal): Promise<unknown> {
+  const path = 'openapi.json'
+  const url = new URL(path, apiBase(href))
+  let res: Response
+  try {
+    res = await fetch(url, { credentials: 'omit', referrerPolicy: 'no-referrer', ...(signal ? { signal } : {}) })
+  } catch (error) {
+    if (signal?.aborted === true) throw error
+    throw new NetworkError(path, url.origin, error)
+  }
+  if (!res.ok) throw new ApiError(res.status, errorMessage(await errorBody(res), res.status), path)
+  return res.json()
+}
+
 /** A client bound to one key. */
 export class Api {
   private readonly base: URL
@@ -118,16 +146,7 @@ export class Api {
       if (init.signal?.aborted === true) throw error
       throw new NetworkError(path, url.origin, error)
     }
-    if (!res.ok) {
-      const text = await res.text()
-      let body: unknown = text
-      try {
-        body = JSON.parse(text)
-      } catch {
-        // Not JSON (a proxy's page): the status says enough.
-      }
-      throw new ApiError(res.status, errorText(body, res.status), path)
-    }
+    if (!res.ok) throw new ApiError(res.status, errorText(await errorBody(res), res.status), path)
     return res
   }
 

@@ -203,9 +203,18 @@ export function metricSlug(jsonPath: string): string {
 }
 
 /**
+ * The window a feedback request asks for: the last `hours` ending at `now`. Each request computes it afresh, so a
+ * window chosen a while ago still ends when the page asks again (and counts feedback created since).
+ */
+export function feedbackWindow(hours: number, now: Date): { start: string; end: string } {
+  return { start: new Date(now.getTime() - hours * HOUR_S * 1000).toISOString(), end: now.toISOString() }
+}
+
+/**
  * Chart series of one metric from `feedback/stats` buckets: one series per statistic the answer holds for it
  * (`avg`, `min`, `max`, `p95`, …, `count`), and for booleans the share of true among true and false values
- * (`true rate`, null in a bucket without any).
+ * (`true rate`, null in a bucket without any). A bucket without values (count 0) is a gap in every statistic but the
+ * count itself, whatever the API puts there (it answers `avg: 0` for an empty bucket).
  */
 export function feedbackSeries(stats: FeedbackStats, jsonPath: string, valueType: string): ChartData {
   const slug = metricSlug(jsonPath)
@@ -213,6 +222,8 @@ export function feedbackSeries(stats: FeedbackStats, jsonPath: string, valueType
   const x = stats.buckets.map((b) => Math.floor(Date.parse(String(b.timestamp)) / 1000))
   const first = stats.buckets[0] ?? {}
   const keys = Object.keys(first).filter((k) => k.endsWith(suffix))
+  const countKey = `count${suffix}` in first ? `count${suffix}` : 'count'
+  const empty = (b: Record<string, unknown>) => b[countKey] === 0
   if (valueType === 'boolean') {
     const rate = stats.buckets.map((b) => {
       const t = Number(b[`count_true${suffix}`] ?? 0)
@@ -225,7 +236,9 @@ export function feedbackSeries(stats: FeedbackStats, jsonPath: string, valueType
     x,
     series: keys.map((k) => ({
       label: k.slice(0, -suffix.length),
-      values: stats.buckets.map((b) => (typeof b[k] === 'number' ? (b[k] as number) : null)),
+      values: stats.buckets.map((b) =>
+        typeof b[k] !== 'number' || (k !== countKey && empty(b)) ? null : (b[k] as number),
+      ),
     })),
   }
 }

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { ErrorBox, PageHeader } from '../components/common'
+import { fetchSpec } from '../lib/api'
 
 type SwaggerUi = (options: Record<string, unknown>) => unknown
 declare global {
@@ -46,11 +47,13 @@ export function ApiPage() {
   const [error, setError] = useState<unknown>()
   useEffect(() => {
     let cancelled = false
-    loadSwagger()
-      .then((SwaggerUIBundle) => {
+    const abort = new AbortController()
+    // The page fetches the document itself, so a failure shows in the console's error box with the API's message.
+    Promise.all([loadSwagger(), fetchSpec(location.href, abort.signal)])
+      .then(([SwaggerUIBundle, spec]) => {
         if (cancelled || host.current === null) return
         SwaggerUIBundle({
-          url: new URL('../openapi.json', location.href).href,
+          spec,
           domNode: host.current,
           deepLinking: false,
           // No "Try it out" requests and no badge from the public validator: nothing leaves this origin.
@@ -61,6 +64,7 @@ export function ApiPage() {
       .catch((err) => cancelled || setError(err))
     return () => {
       cancelled = true
+      abort.abort()
     }
   }, [])
   return (

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { Chart } from '../components/Chart'
 import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
 import type { Api } from '../lib/api'
-import { type FeedbackStats, feedbackSeries, metricSlug } from '../lib/charts'
+import { type FeedbackStats, feedbackSeries, feedbackWindow, metricSlug } from '../lib/charts'
 import { formatNumber } from '../lib/format'
 
 type PathInfo = { json_path: string; value_type: 'numeric' | 'boolean' | 'categorical' }
@@ -49,11 +49,8 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
   const [stats, setStats] = useState<FeedbackStats | undefined>()
   const [error, setError] = useState<unknown>()
 
-  const span = useMemo(() => {
-    const hours = RANGES.find((r) => r.id === range)?.hours ?? 24
-    const end = new Date()
-    return { start: new Date(end.getTime() - hours * 3600_000).toISOString(), end: end.toISOString() }
-  }, [range])
+  // The window ends when each request is sent (not when the range was chosen), so asking again counts new feedback.
+  const hours = RANGES.find((r) => r.id === range)?.hours ?? 24
 
   // Feedback types of the project: the newest 1,000 rows' types.
   useEffect(() => {
@@ -83,10 +80,11 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
     if (type === '') return
     const abort = new AbortController()
     setPaths(undefined)
+    setError(undefined)
     api
       .post<{ paths: PathInfo[] }>(
         'feedback/payload_schema',
-        { project_id: project, feedback_type: type, ...span },
+        { project_id: project, feedback_type: type, ...feedbackWindow(hours, new Date()) },
         abort.signal,
       )
       .then((r) => {
@@ -95,7 +93,7 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
       })
       .catch((err) => abort.signal.aborted || setError(err))
     return () => abort.abort()
-  }, [api, project, type, span])
+  }, [api, project, type, hours])
 
   const info = paths?.find((p) => p.json_path === path)
   useEffect(() => {
@@ -104,6 +102,7 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
       return
     }
     const abort = new AbortController()
+    setError(undefined)
     const metric =
       info.value_type === 'numeric'
         ? {
@@ -121,7 +120,7 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
         {
           project_id: project,
           feedback_type: type,
-          ...span,
+          ...feedbackWindow(hours, new Date()),
           ...(granularity > 0 ? { granularity } : {}),
           timezone,
           metrics: [metric],
@@ -131,7 +130,7 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
       .then(setStats)
       .catch((err) => abort.signal.aborted || setError(err))
     return () => abort.abort()
-  }, [api, project, type, info, span, granularity, timezone, percentiles])
+  }, [api, project, type, info, hours, granularity, timezone, percentiles])
 
   const chart = useMemo(
     () =>

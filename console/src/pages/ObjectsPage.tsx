@@ -2,8 +2,11 @@ import { useEffect, useState } from 'preact/hooks'
 import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
 import { JsonViewer } from '../components/JsonViewer'
 import type { Api } from '../lib/api'
-import { formatDate } from '../lib/format'
+import { browserTimeZone, formatDate } from '../lib/format'
 import { routeHash } from '../lib/route'
+
+// Dates are shown in the browser's time zone, named in the column headings (as on Traces).
+const TIME_ZONE = browserTimeZone()
 
 type Obj = {
   object_id: string
@@ -97,7 +100,9 @@ function Versions({ api, project, objectId }: { api: Api; project: string; objec
             <thead>
               <tr>
                 <th scope="col">Version</th>
-                <th scope="col">Created</th>
+                <th scope="col" class="wraps" data-testid="object-created-column">
+                  Created ({TIME_ZONE})
+                </th>
                 <th scope="col">Tags and aliases</th>
                 <th scope="col">Digest</th>
               </tr>
@@ -120,7 +125,7 @@ function Versions({ api, project, objectId }: { api: Api; project: string; objec
                       v{v.version_index}
                     </button>
                   </td>
-                  <td>{formatDate(v.created_at)}</td>
+                  <td class="date">{formatDate(v.created_at)}</td>
                   <td>
                     <Labels obj={v} />
                   </td>
@@ -187,7 +192,9 @@ export function ObjectsPage({ api, project, objectId }: { api: Api; project: str
                   <th scope="col">Object</th>
                   <th scope="col">Kind</th>
                   <th scope="col">Latest version</th>
-                  <th scope="col">Created</th>
+                  <th scope="col" class="wraps" data-testid="objects-created-column">
+                    Created ({TIME_ZONE})
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -208,15 +215,20 @@ export function ObjectsPage({ api, project, objectId }: { api: Api; project: str
                     </td>
                     <td>{o.base_object_class ?? o.kind}</td>
                     <td>v{o.version_index}</td>
-                    <td>{formatDate(o.created_at)}</td>
+                    <td class="date" data-testid="objects-created">
+                      {formatDate(o.created_at)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
           {/* Keyed by object: a new object starts with no chosen version, so its first read never asks for the previous
-          object's digest (a 404). */}
-          {current !== undefined && <Versions key={current} api={api} project={project} objectId={current} />}
+          object's digest (a 404). Not shown while the list failed: its own objs/query would fail the same way, and the
+          page would show the same alert twice. */}
+          {current !== undefined && error === undefined && (
+            <Versions key={current} api={api} project={project} objectId={current} />
+          )}
         </div>
       )}
     </div>

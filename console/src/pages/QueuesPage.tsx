@@ -2,9 +2,12 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { Empty, ErrorBox, PageHeader } from '../components/common'
 import type { Api } from '../lib/api'
 import { callName } from '../lib/calls'
-import { formatCount, formatDate, formatPercent } from '../lib/format'
+import { browserTimeZone, formatCount, formatDate, formatPercent } from '../lib/format'
 import { annotatorProgress, type QueueItem } from '../lib/queues'
 import { routeHash } from '../lib/route'
+
+// Call start times are shown in the browser's time zone, named in the column heading (as on Traces).
+const TIME_ZONE = browserTimeZone()
 
 type Queue = {
   id: string
@@ -39,7 +42,7 @@ function QueueItems({ api, project, queue }: { api: Api; project: string; queue:
       <h2>{queue.name}</h2>
       {queue.description !== '' && <p>{queue.description}</p>}
       <ErrorBox error={error} testId="queue-error" />
-      {progress !== undefined && (
+      {progress !== undefined && items !== undefined && items.length > 0 && (
         <div class="table-wrap">
           <table data-testid="queue-progress">
             <caption>Progress per annotator (each item counts under the annotator of its latest state)</caption>
@@ -71,38 +74,43 @@ function QueueItems({ api, project, queue }: { api: Api; project: string; queue:
         </div>
       )}
       {items !== undefined && items.length === 0 ? (
-        <p class="muted" data-testid="queue-items-empty">
-          This queue has no items. Add calls with `POST /annotation_queues/{'{queue_id}'}/items`.
-        </p>
+        <Empty testId="queue-items-empty">
+          <p>This queue has no items. Add calls with `POST /annotation_queues/{'{queue_id}'}/items`.</p>
+        </Empty>
       ) : (
-        <div class="table-wrap">
-          <table data-testid="queue-items">
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Call</th>
-                <th scope="col">State</th>
-                <th scope="col">Annotator</th>
-                <th scope="col">Call started</th>
-              </tr>
-            </thead>
-            <tbody>
-              {(items ?? []).map((item) => (
-                <tr key={item.id} data-testid="queue-item-row" data-call-id={item.call_id}>
-                  <td class="num">{item.position_in_queue ?? ''}</td>
-                  <td>
-                    <a href={routeHash('trace', [item.call_trace_id], { call: item.call_id })}>
-                      {callName({ op_name: item.call_op_name })}
-                    </a>
-                  </td>
-                  <td>{item.annotation_state}</td>
-                  <td>{item.annotator_user_id || '—'}</td>
-                  <td>{formatDate(item.call_started_at)}</td>
+        // A failed request shows its alert only, not an empty table under it.
+        error === undefined && (
+          <div class="table-wrap">
+            <table data-testid="queue-items">
+              <thead>
+                <tr>
+                  <th scope="col">#</th>
+                  <th scope="col">Call</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Annotator</th>
+                  <th scope="col" class="wraps" data-testid="queue-started-column">
+                    Call started ({TIME_ZONE})
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+              </thead>
+              <tbody>
+                {(items ?? []).map((item) => (
+                  <tr key={item.id} data-testid="queue-item-row" data-call-id={item.call_id}>
+                    <td class="num">{item.position_in_queue ?? ''}</td>
+                    <td>
+                      <a href={routeHash('trace', [item.call_trace_id], { call: item.call_id })}>
+                        {callName({ op_name: item.call_op_name })}
+                      </a>
+                    </td>
+                    <td>{item.annotation_state}</td>
+                    <td>{item.annotator_user_id || '—'}</td>
+                    <td class="date">{formatDate(item.call_started_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )
       )}
     </section>
   )

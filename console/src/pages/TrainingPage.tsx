@@ -35,6 +35,8 @@ export function TrainingPage({ api, project }: { api: Api; project: string }) {
     const abort = new AbortController()
     for (const id of chosen) {
       if (histories[id] !== undefined) continue
+      // A new request clears the previous one's error: it shows only while nothing has been asked since.
+      setError(undefined)
       api
         .get<History>(`v1/preview/models/${encodeURIComponent(id)}/metrics`, undefined, abort.signal)
         .then((h) => setHistories((all) => ({ ...all, [id]: h })))
@@ -104,6 +106,11 @@ export function TrainingPage({ api, project }: { api: Api; project: string }) {
               </table>
             </div>
           </fieldset>
+          {models !== undefined && chosen.length === 0 && (
+            <p class="muted" data-testid="training-pick-hint">
+              Pick a model above to see its metrics.
+            </p>
+          )}
           {selected.length > 0 && names.splits.length === 0 && (
             <p class="muted" data-testid="training-no-metrics">
               No metrics logged yet for the chosen models.
@@ -121,7 +128,7 @@ export function TrainingPage({ api, project }: { api: Api; project: string }) {
                       key={`${split}-${metric}`}
                       data={data}
                       xKind="step"
-                      title={`${metric} (${split})`}
+                      title={metric}
                       testId={`training-chart-${split}-${metric}`}
                       height={220}
                     />
