@@ -146,8 +146,8 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
       {types !== undefined && types.length === 0 ? (
         <Empty testId="feedback-empty">
           <p>
-            No feedback in {project} yet. Add some with the Weave SDK (`call.feedback.add("rating", {'{'}"score": 1{'}'}
-            )`):
+            No feedback in {project} yet. Add some with the Weave Python SDK (`call.feedback.add("rating", {'{'}"score":
+            1{'}'})`) or the API's `POST /feedback/create`, with the settings below:
           </p>
           <SendDataHint project={project} />
         </Empty>
