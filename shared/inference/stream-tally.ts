@@ -20,7 +20,7 @@ type ToolCallDelta = {
 /** What a finished (or aborted) stream reports to metering and tracing. */
 export type StreamOutcome = {
   /** The usage the backend reported, or the best count seen before an abort. */
-  usage: Pick<ChatUsage, 'prompt_tokens' | 'completion_tokens' | 'prompt_tokens_details'>
+  usage: Pick<ChatUsage, 'prompt_tokens' | 'completion_tokens' | 'prompt_tokens_details' | 'completion_tokens_details'>
   aborted: boolean
   /** The error sent in-stream, if any. */
   error?: unknown

@@ -16,7 +16,7 @@ export type CompletionTrace = {
   request: ChatCompletionRequest
   /** The response body (non-streaming) or the stream assembled into the same shape. */
   output: unknown
-  usage: Pick<ChatUsage, 'prompt_tokens' | 'completion_tokens' | 'prompt_tokens_details'>
+  usage: Pick<ChatUsage, 'prompt_tokens' | 'completion_tokens' | 'prompt_tokens_details' | 'completion_tokens_details'>
   startedAt: Date
   endedAt: Date
   /** Why the completion did not finish normally (aborted, upstream or engine error). */
@@ -29,10 +29,11 @@ export function traceOptedOut(header: string | undefined): boolean {
 }
 
 /**
- * A completion's usage as the call's `summary.usage` keeps it for its model: the counts, `requests: 1`, and, when the
- * usage has `prompt_tokens_details`, those details with their `cached_tokens` also as `cache_read_input_tokens`: that
- * is the key the trace store's costs and `trace/usage` read cached input from (tracing.md §7.5), and the summary
- * Weave's OpenAI integration records. Cached tokens are then priced at the cache-read rate, as the meter prices them.
+ * A completion's usage as the call's `summary.usage` keeps it for its model: the counts, `requests: 1`, the upstream's
+ * `completion_tokens_details` (a hosted API's reasoning tokens) as it sent them, and, when the usage has
+ * `prompt_tokens_details`, those details with their `cached_tokens` also as `cache_read_input_tokens`: that is the key
+ * the trace store's costs and `trace/usage` read cached input from (tracing.md §7.5), and the summary Weave's OpenAI
+ * integration records. Cached tokens are then priced at the cache-read rate, as the meter prices them.
  */
 export function summaryUsage(usage: CompletionTrace['usage']): RecordedUsage {
   const { prompt_tokens, completion_tokens } = usage
@@ -43,9 +44,11 @@ export function summaryUsage(usage: CompletionTrace['usage']): RecordedUsage {
     requests: 1,
   }
   const details = usage.prompt_tokens_details
-  if (details == null) return recorded
-  recorded.prompt_tokens_details = details
-  if (typeof details.cached_tokens === 'number') recorded.cache_read_input_tokens = details.cached_tokens
+  if (details != null) {
+    recorded.prompt_tokens_details = details
+    if (typeof details.cached_tokens === 'number') recorded.cache_read_input_tokens = details.cached_tokens
+  }
+  if (usage.completion_tokens_details != null) recorded.completion_tokens_details = usage.completion_tokens_details
   return recorded
 }
 

@@ -3,7 +3,10 @@ import { describe, expect, it, vi } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
 import { app as statsApp } from '#functions/tracing/query-call-stats/handler'
 import { app as queryApp } from '#functions/tracing/stream-query-calls/handler'
+import { putModel } from '#shared/db/model-repository'
+import { referenceCatalogModel } from '#shared/engine/settings'
 import { settleAfterResponse } from '#shared/http/after-response'
+import { clearCatalogCache } from '#shared/inference/catalog'
 import { traceCompletion } from '#shared/inference/trace-completion'
 import { logger } from '#shared/logger'
 import type { CatalogModel } from '#shared/schemas/model'
@@ -79,6 +82,48 @@ describe('tracing of gateway completions', () => {
       choices: [{ index: 0, message: { role: 'assistant', content: 'trace me please' }, finish_reason: 'stop' }],
     })
     expect(call?.summary).toMatchObject({ usage: { [model]: { prompt_tokens: 5, completion_tokens: 3 } } })
+  })
+
+  it("keeps the usage's completion_tokens_details (reasoning tokens) in the summary, streamed or not", async () => {
+    // Prepare: the reference engine reports reasoning tokens as hosted APIs do.
+    const reasoner = referenceCatalogModel({ id: `loom/reasoner-${Date.now()}` })
+    await putModel(reasoner)
+    clearCatalogCache()
+    const projectId = `${caller.entity}/traced-reasoning-${Date.now()}`
+    const request = {
+      model: reasoner.id,
+      messages: [{ role: 'user', content: 'Why is the sky blue?' }],
+      reasoning_effort: 'low',
+      seed: 2,
+      max_completion_tokens: 60,
+    }
+    type Usage = { completion_tokens_details?: { reasoning_tokens: number } }
+
+    // Act
+    const headers = { ...caller.bearer, 'OpenAI-Project': projectId }
+    const plain = (await (await app.request('/v1/chat/completions', jsonInit(request, headers))).json()) as {
+      usage: Usage
+    }
+    const sse = await (
+      await app.request(
+        '/v1/chat/completions',
+        jsonInit({ ...request, stream: true, stream_options: { include_usage: true } }, headers),
+      )
+    ).text()
+    const streamed = sse
+      .split('\n\n')
+      .filter((event) => event.startsWith('data: {'))
+      .map((event) => JSON.parse(event.slice(6)) as { usage?: Usage | null })
+      .find((chunk) => chunk.usage != null)?.usage
+    const traced = await tracedCalls(projectId)
+
+    // Assess
+    const details = plain.usage.completion_tokens_details
+    expect(details?.reasoning_tokens).toBeGreaterThan(0)
+    expect(streamed?.completion_tokens_details).toEqual(details)
+    const recorded = traced.map((call) => (call.summary.usage as Record<string, Usage>)[reasoner.id])
+    expect(recorded).toHaveLength(2)
+    for (const usage of recorded) expect(usage?.completion_tokens_details).toEqual(details)
   })
 
   it('records nothing with Loom-Trace: off', async () => {
