@@ -18,6 +18,7 @@ export const UNIT_FILES = [
   'test/console/charts.test.ts',
   'test/console/csv.test.ts',
   'test/console/format.test.ts',
+  'test/console/page-views.test.ts',
   'test/console/route.test.ts',
   'test/console/traces-view.test.ts',
   'test/console/tree.test.ts',

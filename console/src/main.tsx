@@ -191,19 +191,19 @@ function App() {
         page = <TracePage {...props} traceId={route.parts[0] ?? ''} selected={route.params.get('call') ?? undefined} />
         break
       case 'feedback':
-        page = <FeedbackPage {...props} />
+        page = <FeedbackPage {...props} params={route.params} />
         break
       case 'usage':
-        page = <UsagePage {...props} />
+        page = <UsagePage {...props} params={route.params} />
         break
       case 'training':
-        page = <TrainingPage {...props} />
+        page = <TrainingPage {...props} params={route.params} />
         break
       case 'queues':
         page = <QueuesPage {...props} queueId={route.parts[0]} />
         break
       case 'objects':
-        page = <ObjectsPage {...props} objectId={route.parts[0]} />
+        page = <ObjectsPage {...props} objectId={route.parts[0]} params={route.params} />
         break
     }
   }

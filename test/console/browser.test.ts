@@ -768,6 +768,114 @@ describe('Loom Console in Chromium', () => {
     expect(watched.errors).toEqual([])
   })
 
+  it("keeps each page's pickers in the address: a reload shows them, Back the previous ones, a bad value the default", async () => {
+    // Prepare: a second model to compare, the older version of settings, and the address of each page
+    const second = await newModel(caller, project.split('/')[1])
+    const versions = (await post('objs/query', { filter: { object_ids: ['settings'] }, metadata_only: true })).objs
+    const older = versions.find((o: { is_latest: number }) => o.is_latest === 0)
+    const latest = versions.find((o: { is_latest: number }) => o.is_latest === 1)
+    const [entity, name] = project.split('/').map(encodeURIComponent)
+    const address = () => new URL(page.url()).hash.replace(`#/${entity}/${name}/`, '')
+    const value = (testId: string) => () => page.getByTestId(testId).inputValue()
+    const ticked = (id: string) => () =>
+      page
+        .locator(`[data-testid=training-model-row][data-model-id="${id}"] [data-testid=training-model-toggle]`)
+        .isChecked()
+    const zone = await page.evaluate('Intl.DateTimeFormat().resolvedOptions().timeZone')
+    const reload = async (root: string) => {
+      await page.reload()
+      await page.getByTestId(root).waitFor()
+    }
+
+    // Act + Assess: Feedback's type, metric, range, bucket, zone and percentiles
+    await open('feedback', 'page-feedback')
+    await page.getByTestId('feedback-type').selectOption('wandb.runnable.judge')
+    await page.getByTestId('feedback-metric').selectOption('output.score')
+    await page.getByTestId('feedback-range').selectOption('30d')
+    await page.getByTestId('feedback-bucket').selectOption('3600')
+    await page.getByTestId('feedback-timezone').selectOption('Asia/Tokyo')
+    await page.getByTestId('feedback-percentiles').getByLabel('p90').check()
+    expect(address()).toBe(
+      'feedback?type=wandb.runnable.judge&metric=output.score&range=30d&bucket=3600&tz=Asia%2FTokyo&p=50%2C90%2C95',
+    )
+    await reload('page-feedback')
+    await expect.poll(value('feedback-metric')).toBe('output.score')
+    expect(await value('feedback-type')()).toBe('wandb.runnable.judge')
+    expect(await value('feedback-range')()).toBe('30d')
+    expect(await value('feedback-bucket')()).toBe('3600')
+    expect(await value('feedback-timezone')()).toBe('Asia/Tokyo')
+    await page.locator('[data-testid=feedback-chart] .uplot canvas').waitFor()
+    expect(await page.getByTestId('feedback-percentiles').getByLabel('p90').isChecked()).toBe(true)
+    await page.goBack()
+    await expect.poll(() => page.getByTestId('feedback-percentiles').getByLabel('p90').isChecked()).toBe(false)
+    await page.goBack()
+    await expect.poll(value('feedback-timezone')).toBe(zone)
+    expect(await value('feedback-bucket')()).toBe('3600')
+
+    // Act + Assess: Usage's range, buckets, stacking and measure
+    await open('usage', 'page-usage')
+    await page.getByTestId('usage-range').selectOption('7d')
+    await page.getByTestId('usage-resolution').selectOption('day')
+    await page.getByTestId('usage-group').selectOption('project')
+    await page.getByTestId('usage-metric').selectOption('requests')
+    expect(address()).toBe('usage?range=7d&res=day&group=project&metric=requests')
+    await reload('page-usage')
+    await page.getByTestId('usage-totals').waitFor()
+    expect(await value('usage-range')()).toBe('7d')
+    expect(await value('usage-resolution')()).toBe('day')
+    expect(await value('usage-group')()).toBe('project')
+    expect(await value('usage-metric')()).toBe('requests')
+    await page.goBack()
+    await expect.poll(value('usage-metric')).toBe('total_tokens')
+    expect(await value('usage-group')()).toBe('project')
+
+    // Act + Assess: the models Training compares
+    await open('training', 'page-training')
+    await waitForCount(page, 'training-model-row', 2)
+    const [first = '', next = ''] = await page
+      .getByTestId('training-model-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-model-id') ?? ''))
+    expect([first, next]).toContain(second.id)
+    await expect.poll(ticked(first)).toBe(true)
+    await page.locator(`[data-model-id="${next}"] [data-testid=training-model-toggle]`).check()
+    expect(address()).toBe(`training?models=${first}%2C${next}`)
+    await page.locator(`[data-model-id="${first}"] [data-testid=training-model-toggle]`).uncheck()
+    await reload('page-training')
+    await expect.poll(ticked(next)).toBe(true)
+    expect(await ticked(first)()).toBe(false)
+    await page.goBack()
+    await expect.poll(ticked(first)).toBe(true)
+    expect(await ticked(next)()).toBe(true)
+
+    // Act + Assess: the version Objects shows
+    await open('objects', 'page-objects')
+    await page.locator('[data-testid=objects-row][data-object-id=settings] a').click()
+    await page.locator(`[data-testid=object-version-row][data-digest="${older.digest}"] button`).click()
+    expect(address()).toBe(`objects/settings?digest=${older.digest}`)
+    await reload('page-objects')
+    await page.locator(`[data-testid=object-version-row][data-digest="${older.digest}"].selected`).waitFor()
+    await waitForTextContaining(page, 'json-object-value', XSS[1])
+    await page.goBack()
+    await page.locator(`[data-testid=object-version-row][data-digest="${latest.digest}"].selected`).waitFor()
+    await waitForTextContaining(page, 'json-object-value', XSS[0])
+
+    // Act + Assess: values no page offers read as the defaults
+    const go = (hash: string) => page.evaluate(`location.hash = ${JSON.stringify(`#/${entity}/${name}/${hash}`)}`)
+    await go('feedback?range=1y&bucket=7&tz=Mars%2FOlympus&p=abc')
+    await expect.poll(value('feedback-metric')).not.toBe('')
+    expect([await value('feedback-range')(), await value('feedback-bucket')()]).toEqual(['7d', '0'])
+    expect(await value('feedback-timezone')()).toBe(zone)
+    await go('usage?range=1y&res=week&metric=joules')
+    await page.getByTestId('usage-totals').waitFor()
+    expect([await value('usage-range')(), await value('usage-metric')()]).toEqual(['24h', 'total_tokens'])
+    await go('training?models=gone')
+    await expect.poll(ticked(first)).toBe(true)
+    await go('objects/settings?digest=gone')
+    await page.locator(`[data-testid=object-version-row][data-digest="${latest.digest}"].selected`).waitFor()
+    expect(await page.getByTestId('object-error').count()).toBe(0)
+    expect(watched.errors).toEqual([])
+  })
+
   it('keeps the key out of URLs, cookies and localStorage, and forgets it on sign-out', async () => {
     // Act
     const cookies = await context.cookies()

@@ -5,6 +5,7 @@
 
 // A `.js` path: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
 import { CALL_COLUMNS, CALL_STATUSES, type CallColumn, type CallFilters } from './calls.js'
+import { oneOf } from './view-query.js'
 
 /** The Traces table's order: a column and its direction. */
 export type TracesSort = { column: CallColumn; direction: 'asc' | 'desc' }
@@ -28,8 +29,7 @@ const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/
 // At most nine digits: any page a person reaches by paging, never a number that loses precision.
 const OFFSET = /^\d{1,9}$/
 
-const isStatus = (v: string): v is CallFilters['status'] => (CALL_STATUSES as readonly string[]).includes(v)
-const isColumn = (v: string): v is CallColumn => CALL_COLUMNS.some((c) => c.id === v)
+const COLUMN_IDS: CallColumn[] = CALL_COLUMNS.map((c) => c.id)
 
 function localTime(value: string | null): string {
   return value !== null && LOCAL_TIME.test(value) && !Number.isNaN(Date.parse(value)) ? value : ''
@@ -37,22 +37,19 @@ function localTime(value: string | null): string {
 
 /** The view a route's query names; a missing, unknown or invalid value is the default's. */
 export function parseTracesView(params: URLSearchParams): TracesView {
-  const status = params.get('status') ?? ''
-  const column = params.get('sort') ?? ''
-  const dir = params.get('dir')
   const offset = params.get('offset') ?? ''
   return {
     filters: {
       op: params.get('op') ?? '',
-      status: isStatus(status) ? status : '',
+      status: oneOf(params.get('status'), CALL_STATUSES, ''),
       from: localTime(params.get('from')),
       to: localTime(params.get('to')),
       text: params.get('q') ?? '',
       rootsOnly: params.get('roots') !== '0',
     },
     sort: {
-      column: isColumn(column) ? column : DEFAULT_VIEW.sort.column,
-      direction: dir === 'asc' || dir === 'desc' ? dir : DEFAULT_VIEW.sort.direction,
+      column: oneOf(params.get('sort'), COLUMN_IDS, DEFAULT_VIEW.sort.column),
+      direction: oneOf(params.get('dir'), ['asc', 'desc'] as const, DEFAULT_VIEW.sort.direction),
     },
     offset: OFFSET.test(offset) ? Number(offset) : 0,
   }

@@ -4,53 +4,52 @@ import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
 import type { Api } from '../lib/api'
 import { type FeedbackStats, feedbackSeries, feedbackWindow, metricSlug } from '../lib/charts'
 import { formatNumber } from '../lib/format'
+import { showRoute, useRouteView } from '../lib/navigate'
+import {
+  FEEDBACK_BUCKETS,
+  FEEDBACK_PERCENTILES,
+  type FeedbackView,
+  feedbackViewParams,
+  feedbackZones,
+  parseFeedbackView,
+  rangeHours,
+  TIME_RANGES,
+} from '../lib/page-views'
+import { routeHash } from '../lib/route'
+import { listedOr } from '../lib/view-query'
 
 type PathInfo = { json_path: string; value_type: 'numeric' | 'boolean' | 'categorical' }
 
-const RANGES = [
-  { id: '24h', label: 'Last 24 hours', hours: 24 },
-  { id: '7d', label: 'Last 7 days', hours: 24 * 7 },
-  { id: '30d', label: 'Last 30 days', hours: 24 * 30 },
-] as const
-const BUCKETS = [
-  { seconds: 0, label: 'Automatic' },
-  { seconds: 300, label: '5 minutes' },
-  { seconds: 900, label: '15 minutes' },
-  { seconds: 3600, label: '1 hour' },
-  { seconds: 21_600, label: '6 hours' },
-  { seconds: 86_400, label: '1 day' },
-] as const
-const PERCENTILES = [50, 90, 95, 99] as const
 const BROWSER_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone
+const parseView = (params: URLSearchParams) => parseFeedbackView(params, BROWSER_ZONE)
 
-function zones(): string[] {
-  const list = [
-    'UTC',
-    BROWSER_ZONE,
-    'America/New_York',
-    'America/Los_Angeles',
-    'Europe/London',
-    'Europe/Berlin',
-    'Asia/Tokyo',
-  ]
-  return [...new Set(list)]
-}
-
-/** Feedback: a type and metric picked from `feedback/payload_schema`, charted by `feedback/stats` over time. */
-export function FeedbackPage({ api, project }: { api: Api; project: string }) {
-  const [range, setRange] = useState<(typeof RANGES)[number]['id']>('7d')
-  const [granularity, setGranularity] = useState(0)
-  const [timezone, setTimezone] = useState(BROWSER_ZONE)
+/**
+ * Feedback: a type and metric picked from `feedback/payload_schema`, charted by `feedback/stats` over time. The pickers
+ * are the route's query (`lib/page-views.ts`): each change is a new history entry, so Back returns to the previous
+ * chart and a reload or a link shows the same one.
+ */
+export function FeedbackPage({ api, project, params }: { api: Api; project: string; params: URLSearchParams }) {
+  const view = useRouteView(params, parseView)
+  const { range, bucket: granularity, zone: timezone, percentiles } = view
   const [types, setTypes] = useState<string[] | undefined>()
-  const [type, setType] = useState('')
   const [paths, setPaths] = useState<PathInfo[] | undefined>()
-  const [path, setPath] = useState('')
-  const [percentiles, setPercentiles] = useState<number[]>([50, 95])
   const [stats, setStats] = useState<FeedbackStats | undefined>()
   const [error, setError] = useState<unknown>()
+  // The link's type and metric when the project has them, else the first of each.
+  const type = listedOr(view.type, types ?? [])
+  const path = listedOr(
+    view.metric,
+    (paths ?? []).map((p) => p.json_path),
+  )
+  // The type and metric shown go into the link with any change, so it shows the same chart as the lists grow.
+  const show = (change: Partial<FeedbackView>) =>
+    showRoute(
+      routeHash('feedback', [], feedbackViewParams({ ...view, type, metric: path, ...change }, BROWSER_ZONE)),
+      'push',
+    )
 
   // The window ends when each request is sent (not when the range was chosen), so asking again counts new feedback.
-  const hours = RANGES.find((r) => r.id === range)?.hours ?? 24
+  const hours = rangeHours(range)
 
   // Feedback types of the project: the newest 1,000 rows' types.
   useEffect(() => {
@@ -68,9 +67,7 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
         abort.signal,
       )
       .then((r) => {
-        const found = [...new Set(r.result.map((f) => f.feedback_type))].sort()
-        setTypes(found)
-        setType((t) => (found.includes(t) ? t : (found[0] ?? '')))
+        setTypes([...new Set(r.result.map((f) => f.feedback_type))].sort())
       })
       .catch((err) => abort.signal.aborted || setError(err))
     return () => abort.abort()
@@ -87,10 +84,7 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
         { project_id: project, feedback_type: type, ...feedbackWindow(hours, new Date()) },
         abort.signal,
       )
-      .then((r) => {
-        setPaths(r.paths)
-        setPath((p) => (r.paths.some((x) => x.json_path === p) ? p : (r.paths[0]?.json_path ?? '')))
-      })
+      .then((r) => setPaths(r.paths))
       .catch((err) => abort.signal.aborted || setError(err))
     return () => abort.abort()
   }, [api, project, type, hours])
@@ -161,7 +155,7 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
           >
             <label>
               Feedback type
-              <select value={type} onChange={(e) => setType(e.currentTarget.value)} data-testid="feedback-type">
+              <select value={type} onChange={(e) => show({ type: e.currentTarget.value })} data-testid="feedback-type">
                 {(types ?? []).map((t) => (
                   <option key={t} value={t}>
                     {t}
@@ -171,7 +165,11 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
             </label>
             <label>
               Metric
-              <select value={path} onChange={(e) => setPath(e.currentTarget.value)} data-testid="feedback-metric">
+              <select
+                value={path}
+                onChange={(e) => show({ metric: e.currentTarget.value })}
+                data-testid="feedback-metric"
+              >
                 {(paths ?? []).map((p) => (
                   <option key={p.json_path} value={p.json_path}>
                     {p.json_path} ({p.value_type})
@@ -183,10 +181,10 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
               Range
               <select
                 value={range}
-                onChange={(e) => setRange(e.currentTarget.value as typeof range)}
+                onChange={(e) => show({ range: e.currentTarget.value as typeof range })}
                 data-testid="feedback-range"
               >
-                {RANGES.map((r) => (
+                {TIME_RANGES.map((r) => (
                   <option key={r.id} value={r.id}>
                     {r.label}
                   </option>
@@ -197,10 +195,10 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
               Bucket
               <select
                 value={String(granularity)}
-                onChange={(e) => setGranularity(Number(e.currentTarget.value))}
+                onChange={(e) => show({ bucket: Number(e.currentTarget.value) })}
                 data-testid="feedback-bucket"
               >
-                {BUCKETS.map((b) => (
+                {FEEDBACK_BUCKETS.map((b) => (
                   <option key={b.seconds} value={String(b.seconds)}>
                     {b.label}
                   </option>
@@ -211,10 +209,10 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
               Time zone
               <select
                 value={timezone}
-                onChange={(e) => setTimezone(e.currentTarget.value)}
+                onChange={(e) => show({ zone: e.currentTarget.value })}
                 data-testid="feedback-timezone"
               >
-                {zones().map((z) => (
+                {feedbackZones(BROWSER_ZONE).map((z) => (
                   <option key={z} value={z}>
                     {z}
                   </option>
@@ -224,17 +222,17 @@ export function FeedbackPage({ api, project }: { api: Api; project: string }) {
             {info?.value_type === 'numeric' && (
               <fieldset class="inline" data-testid="feedback-percentiles">
                 <legend>Percentiles</legend>
-                {PERCENTILES.map((p) => (
+                {FEEDBACK_PERCENTILES.map((p) => (
                   <label class="check" key={p}>
                     <input
                       type="checkbox"
                       checked={percentiles.includes(p)}
                       onChange={(e) =>
-                        setPercentiles(
-                          e.currentTarget.checked
+                        show({
+                          percentiles: e.currentTarget.checked
                             ? [...percentiles, p].sort((a, b) => a - b)
                             : percentiles.filter((x) => x !== p),
-                        )
+                        })
                       }
                     />
                     p{p}

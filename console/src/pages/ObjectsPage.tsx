@@ -3,6 +3,8 @@ import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
 import { JsonViewer } from '../components/JsonViewer'
 import type { Api } from '../lib/api'
 import { browserTimeZone, formatDate } from '../lib/format'
+import { showRoute } from '../lib/navigate'
+import { chosenVersion } from '../lib/page-views'
 import { routeHash } from '../lib/route'
 
 // Dates are shown in the browser's time zone, named in the column headings (as on Traces).
@@ -39,9 +41,23 @@ function Labels({ obj }: { obj: Obj }) {
   )
 }
 
-function Versions({ api, project, objectId }: { api: Api; project: string; objectId: string }) {
+function Versions({
+  api,
+  project,
+  objectId,
+  params,
+}: {
+  api: Api
+  project: string
+  objectId: string
+  params: URLSearchParams
+}) {
   const [versions, setVersions] = useState<Obj[] | undefined>()
-  const [digest, setDigest] = useState<string | undefined>()
+  // The link's version when the object has it, else the latest; none is read before the versions are listed.
+  const digest = versions === undefined ? undefined : chosenVersion(params, versions)
+  // Choosing a version is a new history entry: Back returns to the version shown before.
+  const choose = (next: string) =>
+    next !== digest && showRoute(routeHash('objects', [objectId], { digest: next }), 'push')
   const [value, setValue] = useState<Obj | undefined>()
   const [error, setError] = useState<unknown>()
   useEffect(() => {
@@ -60,10 +76,7 @@ function Versions({ api, project, objectId }: { api: Api; project: string; objec
         },
         abort.signal,
       )
-      .then((r) => {
-        setVersions(r.objs)
-        setDigest(r.objs.find((o) => o.is_latest === 1)?.digest ?? r.objs[0]?.digest)
-      })
+      .then((r) => setVersions(r.objs))
       .catch((err) => abort.signal.aborted || setError(err))
     return () => abort.abort()
   }, [api, project, objectId])
@@ -119,7 +132,7 @@ function Versions({ api, project, objectId }: { api: Api; project: string; objec
                     <button
                       type="button"
                       class="link"
-                      onClick={() => setDigest(v.digest)}
+                      onClick={() => choose(v.digest)}
                       aria-pressed={v.digest === digest}
                     >
                       v{v.version_index}
@@ -150,8 +163,21 @@ function Versions({ api, project, objectId }: { api: Api; project: string; objec
   )
 }
 
-/** Objects: the project's objects (latest versions), one object's versions with tags and aliases, a version's value. */
-export function ObjectsPage({ api, project, objectId }: { api: Api; project: string; objectId: string | undefined }) {
+/**
+ * Objects: the project's objects (latest versions), one object's versions with tags and aliases, a version's value. The
+ * object is the route's path and its version the query (`#/objects/<object id>?digest=<digest>`, `lib/page-views.ts`).
+ */
+export function ObjectsPage({
+  api,
+  project,
+  objectId,
+  params,
+}: {
+  api: Api
+  project: string
+  objectId: string | undefined
+  params: URLSearchParams
+}) {
   const [objects, setObjects] = useState<Obj[] | undefined>()
   const [error, setError] = useState<unknown>()
   useEffect(() => {
@@ -227,7 +253,7 @@ export function ObjectsPage({ api, project, objectId }: { api: Api; project: str
           object's digest (a 404). Not shown while the list failed: its own objs/query would fail the same way, and the
           page would show the same alert twice. */}
           {current !== undefined && error === undefined && (
-            <Versions key={current} api={api} project={project} objectId={current} />
+            <Versions key={current} api={api} project={project} objectId={current} params={params} />
           )}
         </div>
       )}

@@ -25,6 +25,7 @@ import {
   formatTotal,
   plural,
 } from '../lib/format'
+import { showRoute } from '../lib/navigate'
 import { routeHash } from '../lib/route'
 import { DEFAULT_VIEW, parseTracesView, type TracesSort, type TracesView, tracesViewParams } from '../lib/traces-view'
 import { type PageUsage, pageUsage, rowUsage, usageCost, usageTokens } from '../lib/usage'
@@ -66,10 +67,7 @@ function usageUnknown(usage: PageUsage | undefined, loading: boolean): string {
  * pages. Either way the entry a trace is opened from holds the list as shown, which Back from the trace restores.
  */
 function showView(view: TracesView, entry: 'push' | 'replace'): void {
-  const hash = routeHash('traces', [], tracesViewParams(view))
-  if (hash === location.hash) return
-  if (entry === 'push') location.hash = hash
-  else location.replace(hash)
+  showRoute(routeHash('traces', [], tracesViewParams(view)), entry)
 }
 
 /**

@@ -4,15 +4,26 @@ import { Empty, ErrorBox, PageHeader } from '../components/common'
 import type { Api } from '../lib/api'
 import { loggedSteps, type MetricsRow, metricNames, trainingSeries } from '../lib/charts'
 import { formatCount } from '../lib/format'
+import { showRoute } from '../lib/navigate'
+import { chosenModels, trainingParams } from '../lib/page-views'
+import { routeHash } from '../lib/route'
 
 type Model = { id: string; entity: string; project: string; name: string; base_model: string; run_id: string | null }
 type History = { model_id: string; rows: MetricsRow[] }
 
-/** Training: the project's preview models and their metrics history per split, several models overlaid. */
-export function TrainingPage({ api, project }: { api: Api; project: string }) {
+/**
+ * Training: the project's preview models and their metrics history per split, several models overlaid. The chosen
+ * models are the route's query (`lib/page-views.ts`): ticking or unticking one is a new history entry.
+ */
+export function TrainingPage({ api, project, params }: { api: Api; project: string; params: URLSearchParams }) {
   const [entity = '', name = ''] = project.split('/')
   const [models, setModels] = useState<Model[] | undefined>()
-  const [chosen, setChosen] = useState<string[]>([])
+  const listed = useMemo(() => (models ?? []).map((m) => m.id), [models])
+  // Nothing is asked for until the list says which of the link's models the project has. Joined as the memo's key, so
+  // the metrics effect below runs again only when the choice changes.
+  const chosenKey = models === undefined ? '' : chosenModels(params, listed).join(',')
+  const chosen = useMemo(() => (chosenKey === '' ? [] : chosenKey.split(',')), [chosenKey])
+  const choose = (next: string[]) => showRoute(routeHash('training', [], trainingParams(next, listed)), 'push')
   const [histories, setHistories] = useState<Record<string, History>>({})
   const [error, setError] = useState<unknown>()
 
@@ -21,12 +32,7 @@ export function TrainingPage({ api, project }: { api: Api; project: string }) {
     setError(undefined)
     api
       .get<{ data: Model[] }>('v1/preview/models', { entity, project: name }, abort.signal)
-      .then((r) => {
-        setModels(r.data)
-        setChosen((c) =>
-          c.length > 0 ? c.filter((id) => r.data.some((m) => m.id === id)) : r.data.slice(0, 1).map((m) => m.id),
-        )
-      })
+      .then((r) => setModels(r.data))
       .catch((err) => abort.signal.aborted || setError(err))
     return () => abort.abort()
   }, [api, entity, name])
@@ -88,7 +94,7 @@ export function TrainingPage({ api, project }: { api: Api; project: string }) {
                           id={`model-${m.id}`}
                           checked={chosen.includes(m.id)}
                           onChange={(e) =>
-                            setChosen(e.currentTarget.checked ? [...chosen, m.id] : chosen.filter((c) => c !== m.id))
+                            choose(e.currentTarget.checked ? [...chosen, m.id] : chosen.filter((c) => c !== m.id))
                           }
                           data-testid="training-model-toggle"
                         />

@@ -16,6 +16,9 @@ import {
 } from '../lib/charts'
 import { toCsv } from '../lib/csv'
 import { browserTimeZone, formatCost, formatCount } from '../lib/format'
+import { showRoute, useRouteView } from '../lib/navigate'
+import { parseUsageView, rangeHours, TIME_RANGES, type UsageView, usageViewParams } from '../lib/page-views'
+import { routeHash } from '../lib/route'
 
 type UsageReport = {
   entity: string
@@ -25,12 +28,6 @@ type UsageReport = {
   data: UsageRow[]
   total: { requests: number; prompt_tokens: number; completion_tokens: number; total_tokens: number; cost_usd: number }
 }
-
-const RANGES = [
-  { id: '24h', label: 'Last 24 hours', hours: 24 },
-  { id: '7d', label: 'Last 7 days', hours: 24 * 7 },
-  { id: '30d', label: 'Last 30 days', hours: 24 * 30 },
-] as const
 
 const METRIC_LABELS: Record<UsageMetric, string> = {
   requests: 'Requests',
@@ -56,19 +53,21 @@ function download(name: string, text: string, type: string) {
   setTimeout(() => URL.revokeObjectURL(url), 1000)
 }
 
-/** Usage: metered gateway usage from `GET /v1/usage`, over time, stacked by model or project, with table and CSV. */
-export function UsagePage({ api, project }: { api: Api; project: string }) {
-  const [range, setRange] = useState<(typeof RANGES)[number]['id']>('24h')
-  const [resolution, setResolution] = useState<'hour' | 'day'>('hour')
-  const [groupBy, setGroupBy] = useState<'model' | 'project'>('model')
-  const [scope, setScope] = useState<'project' | 'entity'>('project')
-  const [metric, setMetric] = useState<UsageMetric>('total_tokens')
+/**
+ * Usage: metered gateway usage from `GET /v1/usage`, over time, stacked by model or project, with table and CSV. The
+ * pickers are the route's query (`lib/page-views.ts`): each change is a new history entry.
+ */
+export function UsagePage({ api, project, params }: { api: Api; project: string; params: URLSearchParams }) {
+  const view = useRouteView(params, parseUsageView)
+  const { range, resolution, groupBy, scope, metric } = view
+  const show = (change: Partial<UsageView>) =>
+    showRoute(routeHash('usage', [], usageViewParams({ ...view, ...change })), 'push')
   const [report, setReport] = useState<UsageReport | undefined>()
   const [error, setError] = useState<unknown>()
 
   useEffect(() => {
     const abort = new AbortController()
-    const { start, end } = usageRange(RANGES.find((r) => r.id === range)?.hours ?? 24, new Date())
+    const { start, end } = usageRange(rangeHours(range), new Date())
     setError(undefined)
     setReport(undefined)
     const { query, headers } = usageReportRequest(project, scope, start, end)
@@ -115,10 +114,10 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
           Range
           <select
             value={range}
-            onChange={(e) => setRange(e.currentTarget.value as typeof range)}
+            onChange={(e) => show({ range: e.currentTarget.value as typeof range })}
             data-testid="usage-range"
           >
-            {RANGES.map((r) => (
+            {TIME_RANGES.map((r) => (
               <option key={r.id} value={r.id}>
                 {r.label}
               </option>
@@ -129,7 +128,7 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
           Buckets
           <select
             value={resolution}
-            onChange={(e) => setResolution(e.currentTarget.value as 'hour' | 'day')}
+            onChange={(e) => show({ resolution: e.currentTarget.value as 'hour' | 'day' })}
             data-testid="usage-resolution"
           >
             <option value="hour">Hourly</option>
@@ -140,7 +139,7 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
           Projects
           <select
             value={scope}
-            onChange={(e) => setScope(e.currentTarget.value as 'project' | 'entity')}
+            onChange={(e) => show({ scope: e.currentTarget.value as 'project' | 'entity' })}
             data-testid="usage-scope"
           >
             <option value="project">{project}</option>
@@ -151,7 +150,7 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
           Stack by
           <select
             value={groupBy}
-            onChange={(e) => setGroupBy(e.currentTarget.value as 'model' | 'project')}
+            onChange={(e) => show({ groupBy: e.currentTarget.value as 'model' | 'project' })}
             data-testid="usage-group"
           >
             <option value="model">Model</option>
@@ -162,7 +161,7 @@ export function UsagePage({ api, project }: { api: Api; project: string }) {
           Measure
           <select
             value={metric}
-            onChange={(e) => setMetric(e.currentTarget.value as UsageMetric)}
+            onChange={(e) => show({ metric: e.currentTarget.value as UsageMetric })}
             data-testid="usage-metric"
           >
             {USAGE_METRICS.map((m) => (
