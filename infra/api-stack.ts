@@ -78,12 +78,13 @@ export type ApiStackProps = StackProps & {
    */
   serverErrorRateThreshold?: number
   /**
-   * p99 latency (ms, 5-minute windows) of the buffered (non-streaming) routes that raises the latency alarm.
+   * p99 latency (ms, 5-minute windows) of the routes that end within 29 s (all but the long-running streams) that
+   * raises the latency alarm.
    * @default 5_000
    */
   p99LatencyThresholdMs?: number
   /**
-   * p99 duration (ms, 5-minute windows) of a streaming function that raises its alarm: streams approaching the
+   * p99 duration (ms, 5-minute windows) of a long-running streaming function that raises its alarm: streams approaching the
    * 15-minute cap, which API Gateway and Lambda cut.
    * @default 600_000 (10 minutes)
    */
@@ -95,7 +96,7 @@ export type ApiStackProps = StackProps & {
   alarmEmail?: string
   /**
    * Reserved concurrency of the authorizer, the streaming functions and each family's buffered functions.
-   * @default DEFAULT_CONCURRENCY: 50 for the authorizer, 100 per streaming function, none for the rest
+   * @default DEFAULT_CONCURRENCY: 50 for the authorizer, 100 per long-running streaming function, none for the rest
    */
   concurrency?: ConcurrencySettings
   /**
@@ -322,11 +323,11 @@ export class ApiStack extends Stack {
       // the edge, which cut non-streamed completions (upstream first byte allowed 120 s) and slow stream_query pages.
       // Clients far from the region pay the extra round trips; put CloudFront in front where that matters.
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
-      // `file/content` answers raw bytes, which the function base64-encodes (isBase64Encoded). API Gateway decodes
-      // them only when the request's first Accept type is a binary media type; the Weave SDKs send `Accept: */*`, and
-      // `file/create` uploads multipart bodies that must not be read as UTF-8, so every type counts as binary. Text
-      // responses (isBase64Encoded false) pass unchanged. Cost: request bodies reach Lambda base64-encoded, so
-      // Lambda's 6 MB invoke limit caps a deployed request body near 4.4 MB (below LOOM_MAX_BODY_BYTES' 5 MiB).
+      // `file/create` uploads multipart bodies that must not be read as UTF-8, so every type counts as binary and
+      // request bodies reach Lambda base64-encoded. A buffered function's base64 answer (isBase64Encoded) is decoded
+      // only when the request's first Accept type is a binary media type (the Weave SDKs send `Accept: */*`); text
+      // answers pass unchanged, and streamed ones (`file/content`'s bytes) reach the client as written. Cost: Lambda's
+      // 6 MB invoke limit caps a deployed request body near 4.4 MB (below LOOM_MAX_BODY_BYTES' 5 MiB).
       binaryMediaTypes: ['*/*'],
     })
     Validations.of(this.api).acknowledge({
@@ -474,8 +475,9 @@ export class ApiStack extends Stack {
   }
 
   /**
-   * Alarms on the stage's 5xx rate, the p99 latency of the buffered routes (streams excluded: their latency is their
-   * length) and, per streaming function, the p99 duration approaching the 15-minute cap. All notify one topic.
+   * Alarms on the stage's 5xx rate, the p99 latency of the routes that end within 29 s (long-running streams excluded:
+   * their latency is their length) and, per long-running streaming function, the p99 duration approaching the
+   * 15-minute cap. All notify one topic.
    */
   private addAlarms(
     props: ApiStackProps,
@@ -509,8 +511,9 @@ export class ApiStack extends Stack {
       props.serverErrorRateThreshold ?? 0.05,
     )
     // API Gateway's own Latency has one value per stage (per-method metrics cost ~$2 per method a month), so the
-    // buffered routes' latency comes from the access log: every line except the streaming routes'.
-    const streamPaths = functions.filter((f) => f.stream).flatMap((f) => f.routes.map((r) => apiPath(r.path)))
+    // buffered routes' latency comes from the access log: every line except the long-running streams'. The streamed
+    // tracing reads stay in: their functions end within 29 s like the buffered ones.
+    const streamPaths = functions.filter((f) => f.longRunning).flatMap((f) => f.routes.map((r) => apiPath(r.path)))
     const bufferedLatency = new MetricFilter(this, 'BufferedLatencyFilter', {
       logGroup: accessLogs,
       metricNamespace: METRICS_NAMESPACE,
@@ -535,7 +538,7 @@ export class ApiStack extends Stack {
       }),
       props.p99LatencyThresholdMs ?? 5_000,
     ).node.addDependency(bufferedLatency)
-    for (const entry of functions.filter((f) => f.stream)) {
+    for (const entry of functions.filter((f) => f.longRunning)) {
       const fn = this.functions.get(entry.id)
       if (fn === undefined) continue
       alarm(

@@ -63,7 +63,8 @@ export type ConcurrencySettings = {
    */
   authorizer?: number
   /**
-   * Reserved for each streaming function, which caps how many 15-minute streams can hold the account's pool.
+   * Reserved for each long-running streaming function (`longRunning`), which caps how many 15-minute streams can hold
+   * the account's pool. Functions that only stream their answer (the large tracing reads) are buffered ones here.
    * @default 100
    */
   streaming?: number
@@ -79,7 +80,7 @@ export const DEFAULT_CONCURRENCY = { authorizer: 50, streaming: 100 } as const
 
 /** The reserved concurrency of one function under `settings`, undefined for none. */
 export function reservedConcurrencyOf(entry: FunctionEntry, settings: ConcurrencySettings = {}): number | undefined {
-  const reserved = entry.stream
+  const reserved = entry.longRunning
     ? (settings.streaming ?? DEFAULT_CONCURRENCY.streaming)
     : (settings.families?.[entry.family] ?? 0)
   return reserved > 0 ? reserved : undefined
@@ -116,7 +117,8 @@ export class RouteStack extends NestedStack {
       const reserved = reservedConcurrencyOf(entry, props.concurrency)
       const fn = new HttpFunction(this, pascal(name), {
         functionId: entry.id,
-        ...(entry.stream ? { timeout: Duration.minutes(15), memorySize: 1024 } : {}),
+        // Streaming alone (the tracing reads whose answers may pass Lambda's 6 MB) keeps the 29 s and 512 MB defaults.
+        ...(entry.longRunning ? { timeout: Duration.minutes(15), memorySize: 1024 } : {}),
         ...(reserved === undefined ? {} : { reservedConcurrentExecutions: reserved }),
         // The console function ships the built console in its asset (infra/console-bundling.ts).
         ...(entry.id === CONSOLE_FUNCTION_ID ? { bundling: { commandHooks: CONSOLE_COMMAND_HOOKS } } : {}),
@@ -135,9 +137,12 @@ export class RouteStack extends NestedStack {
       // Every authenticated function resolves keys itself when invoked directly, so it reads the table at least.
       if (entry.access !== 'none' || entry.auth)
         fn.bindTable({ table: props.table, accessMode: entry.access === 'write' ? 'write' : 'read' })
+      // A streamed answer has no 6 MB bound; only a long-running stream needs more than the default 29 s integration
+      // timeout, which the other streamed functions' own 29 s timeout matches.
       const integration = new LambdaIntegration(fn, {
         proxy: true,
-        ...(entry.stream ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: Duration.minutes(15) } : {}),
+        ...(entry.stream ? { responseTransferMode: ResponseTransferMode.STREAM } : {}),
+        ...(entry.longRunning ? { timeout: Duration.minutes(15) } : {}),
       })
       for (const route of entry.routes) {
         const method = this.resourceFor(api, apiPath(route.path), props.sharedResources ?? new Map()).addMethod(

@@ -54,6 +54,8 @@ function cancelledOnClose(res: Response, responseStream: ResponseStream): Respon
 }
 
 /**
+ * The entry of a function declared `stream: true`: its answer, a stream or a whole JSON body (the tracing reads whose
+ * answers may pass the 6 MB a buffered function may return), goes out after the status/headers prelude.
  * `streamHandle(app)` where the Lambda runtime provides `awslambda.streamifyResponse`; elsewhere (the local server,
  * tests that only call `app.request`) a handler that refuses to run, so importing a streaming function never throws.
  * When the response stream errors or closes before the body has ended (the client disconnected), the body is

@@ -49,11 +49,17 @@ export type FunctionFacts = {
   family: Family
   /** Table access the function is granted. */
   access: 'none' | 'read' | 'write'
-  /** Whether API Gateway must stream the response (served by `streamHandle`). */
-  stream?: boolean
   /** Whether the routes sit behind the authorizer (false only for public routes). */
   auth: boolean
-}
+} & ResponseTransfer
+
+/**
+ * How API Gateway returns the answer. `stream`: Lambda response streaming (integration `responseTransferMode: STREAM`,
+ * handler `lambdaStreamHandler`), whose answers have no 6 MB bound; the function keeps the usual memory and 29 s
+ * timeout. `longRunning` (streams only): the stream may last up to 15 minutes (a completion, `calls/stream_query`), so
+ * the function gets 15 minutes, 1024 MB, the streaming concurrency reservation and a duration alarm (infra/).
+ */
+type ResponseTransfer = { stream?: boolean; longRunning?: false } | { stream: true; longRunning: true }
 
 /** One Lambda function and the routes it serves: one entry of `functions/manifest.ts`. */
 export type FunctionDeclaration<R extends readonly RouteDeclaration[] = readonly RouteDeclaration[]> = FunctionFacts & {
@@ -88,7 +94,7 @@ function routeOf(route: RouteDeclaration): RouteDeclaration {
 export function declareRoute<const R extends FunctionFacts & RouteDeclaration>(
   declaration: R,
 ): R & FunctionDeclaration<readonly [RouteDeclaration]> {
-  return { ...declaration, routes: [routeOf(declaration)] }
+  return { ...declaration, routes: [routeOf(declaration)] } as R & FunctionDeclaration<readonly [RouteDeclaration]>
 }
 
 /** Declares a function that serves several routes (aliases, a page and its assets); `routes` keep their own types. */

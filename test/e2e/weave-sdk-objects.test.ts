@@ -36,7 +36,7 @@ let url: string
 let caller: TestCaller
 
 beforeAll(async () => {
-  const app = await createLocalApp(FUNCTIONS.filter((f) => f.family === 'tracing' && !f.stream))
+  const app = await createLocalApp(FUNCTIONS.filter((f) => f.family === 'tracing' && !f.longRunning))
   server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' })
   await new Promise((resolve) => server.once('listening', resolve))
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`

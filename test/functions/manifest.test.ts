@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { toJSONSchema } from 'zod/mini'
 import { FUNCTIONS } from '#functions/manifest'
@@ -26,6 +26,20 @@ describe('functions/manifest', () => {
         if (schema !== undefined)
           expect(typeof toJSONSchema(schema, { io: 'input', unrepresentable: 'any' })).toBe('object')
       }
+    }
+  })
+
+  it('exports the Lambda entry its transfer mode needs: lambdaStreamHandler where it streams, lambdaHandler elsewhere', () => {
+    for (const entry of FUNCTIONS) {
+      // Act: a STREAM integration reads the runtime's response stream, a buffered one the returned result; a
+      // mismatch answers nothing usable in AWS while every local test passes.
+      const entryPoint = /^export const handler = (\w+)\(app\b/m.exec(
+        readFileSync(`functions/${entry.id}/handler.ts`, 'utf8'),
+      )?.[1]
+
+      // Assess
+      expect(entryPoint, entry.id).toBe(entry.stream ? 'lambdaStreamHandler' : 'lambdaHandler')
+      if (entry.longRunning) expect(entry.stream, entry.id).toBe(true)
     }
   })
 

@@ -2,20 +2,15 @@ import { describe, expect, it } from 'vitest'
 import { app as createFile } from '#functions/tracing/create-file/handler'
 import { handler } from '#functions/tracing/read-file-content/handler'
 import { authorizerFor } from '../support/calls.js'
-import { lambdaContext, restEvent } from '../support/events.js'
+import { restEvent } from '../support/events.js'
+import { invokeLambda } from '../support/lambda-invoke.js'
 import { newProjectCaller } from '../support/tracing.js'
 
-type Result = {
-  statusCode: number
-  body: string
-  isBase64Encoded?: boolean
-  multiValueHeaders?: Record<string, string[]>
-}
-
 // The REST API lists `*/*` as binary (infra/api-stack.ts): API Gateway then hands every request body to Lambda
-// base64-encoded and decodes a base64-encoded response into raw bytes. This is the Lambda side of that contract.
+// base64-encoded. file/content streams its answer (`stream: true`), and a streamed body reaches the client as the
+// function wrote it, bytes included, with no binary media type involved. This is the Lambda side of that contract.
 describe('file/content through the REST API wiring', () => {
-  it('takes a base64-encoded request and answers the bytes base64-encoded for API Gateway to decode', async () => {
+  it('takes a base64-encoded request and streams the bytes as they are', async () => {
     // Prepare: every byte value, which a UTF-8 text body could not carry.
     const caller = await newProjectCaller()
     const bytes = Uint8Array.from({ length: 512 }, (_, i) => i % 256)
@@ -34,13 +29,12 @@ describe('file/content through the REST API wiring', () => {
     const encoded = { ...event, isBase64Encoded: true }
 
     // Act
-    const result = (await handler(encoded, lambdaContext())) as unknown as Result
+    const result = await invokeLambda(handler, encoded)
 
     // Assess
     expect(created.status).toBe(200)
-    expect(result.statusCode).toBe(200)
-    expect(result.isBase64Encoded).toBe(true)
-    expect(result.multiValueHeaders?.['content-type']).toEqual(['application/octet-stream'])
-    expect(Buffer.from(result.body, 'base64').equals(Buffer.from(bytes))).toBe(true)
+    expect(result).toMatchObject({ streamed: true, statusCode: 200 })
+    expect(result.headers['content-type']).toBe('application/octet-stream')
+    expect(result.bytes.equals(Buffer.from(bytes))).toBe(true)
   })
 })

@@ -91,7 +91,7 @@ describe('the deployment the stage serves (a second cdk deploy takes effect)', (
     ],
     [
       'a buffered integration switched to streaming',
-      { functions: withEntry('tracing/read-call', (f) => ({ ...f, stream: true })) },
+      { functions: withEntry('tracing/start-call', (f) => ({ ...f, stream: true })) },
     ],
     [
       'a public route put behind the authorizer',

@@ -8,9 +8,8 @@ import { config } from '#shared/config'
 import { LAMBDA_ESBUILD_OPTIONS } from '../../infra/bundling.js'
 import { newCaller, type TestCaller } from '../support/auth.js'
 import { authorizerFor } from '../support/calls.js'
-import { lambdaContext, restEvent } from '../support/events.js'
-
-type Buffered = (event: unknown, context: unknown) => Promise<{ statusCode: number; body: string }>
+import { restEvent } from '../support/events.js'
+import { invokeLambda } from '../support/lambda-invoke.js'
 
 const outdir = mkdtempSync(join(tmpdir(), 'loom-bundle-'))
 const FUNCTIONS = ['tracing/create-obj', 'tracing/read-obj']
@@ -41,8 +40,10 @@ afterAll(() => {
   rmSync(outdir, { recursive: true, force: true })
 })
 
-async function bundled(id: string): Promise<Buffered> {
-  const mod = (await import(/* @vite-ignore */ pathToFileURL(join(outdir, `${id}.mjs`)).href)) as { handler: Buffered }
+async function bundled(id: string): Promise<Parameters<typeof invokeLambda>[0]> {
+  const mod = (await import(/* @vite-ignore */ pathToFileURL(join(outdir, `${id}.mjs`)).href)) as {
+    handler: Parameters<typeof invokeLambda>[0]
+  }
   return mod.handler
 }
 
@@ -67,9 +68,10 @@ describe('deployed function bundles', () => {
     }
   })
 
-  it('write and read an object through their handlers against DynamoDB (dynalite)', async () => {
+  it('write and read an object through their handlers (buffered, streamed) against DynamoDB (dynalite)', async () => {
     // Prepare
     const [create, read] = await Promise.all(FUNCTIONS.map(bundled))
+    if (create === undefined || read === undefined) throw new Error('missing bundle')
     const project = `${caller.entity}/bundle`
     const event = (path: string, body: unknown) =>
       restEvent({
@@ -81,19 +83,19 @@ describe('deployed function bundles', () => {
       })
 
     // Act
-    const created = await create?.(
+    const created = await invokeLambda(
+      create,
       event('/obj/create', { obj: { project_id: project, object_id: 'o', val: { bundled: true } } }),
-      lambdaContext(),
     )
-    const fetched = await read?.(
+    const fetched = await invokeLambda(
+      read,
       event('/obj/read', { project_id: project, object_id: 'o', digest: 'latest' }),
-      lambdaContext(),
     )
 
     // Assess
-    expect(created?.statusCode).toBe(200)
-    const { digest } = JSON.parse(created?.body ?? '{}') as { digest: string }
-    expect(fetched?.statusCode).toBe(200)
-    expect(JSON.parse(fetched?.body ?? '{}')).toMatchObject({ obj: { digest, val: { bundled: true } } })
+    expect(created).toMatchObject({ streamed: false, statusCode: 200 })
+    const { digest } = JSON.parse(created.body) as { digest: string }
+    expect(fetched).toMatchObject({ streamed: true, statusCode: 200 })
+    expect(JSON.parse(fetched.body)).toMatchObject({ obj: { digest, val: { bundled: true } } })
   })
 })

@@ -228,6 +228,46 @@ describe('ApiStack', () => {
     expect(worst).toBeLessThanOrEqual(2_000)
   })
 
+  it('streams the answers of the functions declared stream, with 15 minutes and 1024 MB only for long-running ones', () => {
+    // Prepare: the proxy integrations of a function's methods, and the function's own settings.
+    const integrationsOf = (fn: HttpFunction) => {
+      const logicalId = Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnResource)
+      return Object.values(templateOf(Stack.of(fn)).findResources('AWS::ApiGateway::Method'))
+        .map((m) => m.Properties.Integration)
+        .filter((i) => JSON.stringify(i.Uri).includes(logicalId))
+    }
+    const settingsOf = (fn: HttpFunction) =>
+      templateOf(Stack.of(fn)).toJSON().Resources[Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnResource)]
+        .Properties as { MemorySize: number; Timeout: number }
+
+    // Assess: the tracing reads whose answers may pass Lambda's 6 MB stream with the buffered functions' settings.
+    expect(FUNCTIONS.filter((f) => f.stream && !f.longRunning).map((f) => f.id)).toEqual([
+      'tracing/read-call',
+      'tracing/read-obj',
+      'tracing/read-refs-batch',
+      'tracing/query-objs',
+      'tracing/query-feedback',
+      'tracing/query-table',
+      'tracing/read-file-content',
+    ])
+    for (const entry of FUNCTIONS) {
+      const fn = functionOf(api, entry.id)
+      const integrations = integrationsOf(fn)
+      expect(integrations, entry.id).toHaveLength(entry.routes.length)
+      for (const integration of integrations) {
+        expect(integration, entry.id).toMatchObject({ Type: 'AWS_PROXY' })
+        expect(integration.ResponseTransferMode, entry.id).toBe(entry.stream ? 'STREAM' : undefined)
+        expect(integration.TimeoutInMillis, entry.id).toBe(entry.longRunning ? 900_000 : undefined)
+        expect(JSON.stringify(integration.Uri).includes('response-streaming-invocations'), entry.id).toBe(
+          entry.stream === true,
+        )
+      }
+      expect(settingsOf(fn), entry.id).toMatchObject(
+        entry.longRunning ? { MemorySize: 1024, Timeout: 900 } : { MemorySize: 512, Timeout: 29 },
+      )
+    }
+  })
+
   it("keeps every stack under 300 of CloudFormation's 500 resources", () => {
     for (const stack of [data, api, ...families.map(([, s]) => s)]) {
       const resources = Object.keys(templateOf(stack).toJSON().Resources ?? {}).length
@@ -375,7 +415,7 @@ describe('upstream credentials in Secrets Manager', () => {
 })
 
 describe('REST API settings', () => {
-  it('treats every media type as binary, so file/content bytes reach clients that send Accept: */*', () => {
+  it('treats every media type as binary, so file/create uploads reach the function as bytes', () => {
     Template.fromStack(api).hasResourceProperties('AWS::ApiGateway::RestApi', { BinaryMediaTypes: ['*/*'] })
   })
 
@@ -427,21 +467,23 @@ describe('REST API settings', () => {
     })
   })
 
-  it('alarms on the p99 latency of buffered routes only, from the access log, with the streaming routes left out', () => {
+  it('alarms on the p99 latency of routes that end within 29 s, from the access log, with the long-running streams left out', () => {
     // Prepare
     const template = Template.fromStack(api)
-    const streamPaths = FUNCTIONS.filter((f) => f.stream).flatMap((f) => f.routes.map((r) => r.path))
-    expect(streamPaths).toEqual(expect.arrayContaining(['/v1/chat/completions', '/calls/stream_query']))
+    const streamPaths = FUNCTIONS.filter((f) => f.longRunning).flatMap((f) => f.routes.map((r) => r.path))
+    expect(streamPaths).toEqual(['/v1/chat/completions', '/calls/stream_query'])
 
     // Act
     const filters = Object.values(template.findResources('AWS::Logs::MetricFilter'))
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties)
 
-    // Assess: the filter publishes every access-log line's latency except the streaming routes'.
+    // Assess: the filter publishes every access-log line's latency except the long-running streams' (the streamed
+    // reads, such as table/query, end within their functions' 29 s and stay in).
     expect(filters).toHaveLength(1)
     const filter = filters[0]?.Properties
     expect(filter.LogGroupName).toEqual({ Ref: expect.stringMatching(/^AccessLogs/) })
     for (const path of streamPaths) expect(filter.FilterPattern).toContain(`$.resourcePath != "${path}"`)
+    expect(filter.FilterPattern.match(/\$\.resourcePath !=/g)).toHaveLength(streamPaths.length)
     expect(filter.MetricTransformations).toEqual([
       {
         MetricNamespace: 'Loom',
@@ -474,9 +516,9 @@ describe('REST API settings', () => {
     })
   })
 
-  it('alarms per streaming function on its p99 duration nearing the 15-minute cap', () => {
+  it('alarms per long-running streaming function on its p99 duration nearing the 15-minute cap', () => {
     // Prepare
-    const streaming = FUNCTIONS.filter((f) => f.stream)
+    const streaming = FUNCTIONS.filter((f) => f.longRunning)
     const alarms = Object.values(Template.fromStack(api).findResources('AWS::CloudWatch::Alarm'))
       .map((a) => a.Properties)
       .filter((a) => a.Namespace === 'AWS/Lambda')
@@ -562,7 +604,7 @@ describe('REST API settings', () => {
     for (const statement of keyStatements.filter((s) => JSON.stringify(s.Principal).includes('cloudwatch')))
       expect(statement.Condition).toEqual(onlyThisAccountsAlarms)
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'))
-    expect(alarms).toHaveLength(2 + FUNCTIONS.filter((f) => f.stream).length)
+    expect(alarms).toHaveLength(2 + FUNCTIONS.filter((f) => f.longRunning).length)
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }])
       expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }])
@@ -603,14 +645,14 @@ describe('concurrency isolation', () => {
     return resource.Properties as { ReservedConcurrentExecutions?: number; Timeout: number }
   }
 
-  it('reserves 50 for the authorizer (5 s timeout) and caps each streaming function at 100 by default', () => {
+  it('reserves 50 for the authorizer (5 s timeout) and caps each long-running streaming function at 100 by default', () => {
     // Act
     const authorizer = reservedOf(api, 'auth/authorize')
 
     // Assess
     expect(authorizer).toMatchObject({ ReservedConcurrentExecutions: 50, Timeout: 5 })
     for (const entry of FUNCTIONS) {
-      expect(reservedOf(api, entry.id).ReservedConcurrentExecutions, entry.id).toBe(entry.stream ? 100 : undefined)
+      expect(reservedOf(api, entry.id).ReservedConcurrentExecutions, entry.id).toBe(entry.longRunning ? 100 : undefined)
     }
   })
 
@@ -623,15 +665,17 @@ describe('concurrency isolation', () => {
     expect(reservedOf(custom, 'inference/create-chat-completion').ReservedConcurrentExecutions).toBe(20)
     expect(reservedOf(custom, 'tracing/stream-query-calls').ReservedConcurrentExecutions).toBe(20)
     expect(reservedOf(custom, 'tracing/start-call').ReservedConcurrentExecutions).toBe(5)
+    // A function that streams only its answer is reserved as a buffered one of its family.
+    expect(reservedOf(custom, 'tracing/read-obj').ReservedConcurrentExecutions).toBe(5)
     expect(reservedOf(custom, 'inference/list-models').ReservedConcurrentExecutions).toBeUndefined()
   })
 
   it('warns at synthesis when the reservations would not fit an account with the default 1,000', () => {
     // Prepare: for the sample functions, the reservation per buffered tracing function that takes the total just past
     // the 900 an account with the default 1,000 can reserve (100 stay unreserved), beside the default 50 for the
-    // authorizer and 100 per streaming function.
-    const streaming = SAMPLE_FUNCTIONS.filter((f) => f.stream).length
-    const tracing = SAMPLE_FUNCTIONS.filter((f) => f.family === 'tracing' && !f.stream).length
+    // authorizer and 100 per long-running streaming function.
+    const streaming = SAMPLE_FUNCTIONS.filter((f) => f.longRunning).length
+    const tracing = SAMPLE_FUNCTIONS.filter((f) => f.family === 'tracing' && !f.longRunning).length
     const perFunction = Math.ceil((901 - 50 - 100 * streaming) / tracing)
     expect(perFunction).toBeGreaterThan(0)
 

@@ -8,7 +8,8 @@ import { handler as readObjHandler } from '#functions/tracing/read-obj/handler'
 import { handler as readRefsHandler } from '#functions/tracing/read-refs-batch/handler'
 import { newCaller, type TestCaller } from '../support/auth.js'
 import { authorizerFor } from '../support/calls.js'
-import { lambdaContext, restEvent } from '../support/events.js'
+import { restEvent } from '../support/events.js'
+import { invokeLambda } from '../support/lambda-invoke.js'
 import {
   buildFixtures,
   callRoute as call,
@@ -133,6 +134,8 @@ describe("ids of entity B's data used by entity A in A's own project", () => {
         params: model,
         body: { trajectory_groups: [{ trajectories: [trajectory(0)] }], split: 'train', step: 2 },
       }),
+      probe('training/list-checkpoints', { params: model, query: { limit: '1', order: 'desc' } }),
+      probe('training/delete-checkpoints', { params: model, body: { steps: [1] } }),
       probe('training/delete-preview-model', { params: model }),
     ].map((p) => p.probe)
     const results: string[] = []
@@ -204,7 +207,8 @@ describe('behind the REQUEST authorizer (the deployed Lambda path)', () => {
         body: JSON.stringify(c.body),
         authorizer: authorizerFor(who),
       })
-      const result = (await c.handler(event, lambdaContext())) as { statusCode: number; body: string }
+      // Streamed (the large reads) or buffered, as each function's manifest entry declares.
+      const result = await invokeLambda(c.handler, event)
       return `${c.path} ${result.statusCode}${SECRETS.some((s) => result.body.includes(s)) ? ' with secrets' : ''}`
     }
 

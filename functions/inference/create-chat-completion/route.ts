@@ -9,6 +9,7 @@ export const route = declareRoute({
   family: 'inference',
   access: 'write',
   stream: true,
+  longRunning: true,
   auth: true,
   method: 'POST',
   path: '/v1/chat/completions',

@@ -1,5 +1,5 @@
 import { createTracingApp } from '#shared/http/create-app'
-import { lambdaHandler } from '#shared/http/lambda-handler'
+import { lambdaStreamHandler } from '#shared/http/lambda-stream'
 import { validate } from '#shared/http/validate'
 import { queryFeedback } from '#shared/tracing/feedback'
 import { route } from './route.js'
@@ -10,4 +10,4 @@ export const app = createTracingApp().on(route.method, route.path, validate('jso
   return c.json(res, 200)
 })
 
-export const handler = lambdaHandler(app)
+export const handler = lambdaStreamHandler(app)

@@ -8,6 +8,7 @@ export const route = declareRoute({
   id: 'tracing/query-feedback',
   family: 'tracing',
   access: 'read',
+  stream: true,
   auth: true,
   method: 'POST',
   path: '/feedback/query',

@@ -8,6 +8,7 @@ export const route = declareRoute({
   id: 'tracing/query-table',
   family: 'tracing',
   access: 'read',
+  stream: true,
   auth: true,
   method: 'POST',
   path: '/table/query',

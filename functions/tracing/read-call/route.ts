@@ -8,6 +8,7 @@ export const route = declareRoute({
   id: 'tracing/read-call',
   family: 'tracing',
   access: 'read',
+  stream: true,
   auth: true,
   method: 'POST',
   path: '/call/read',

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { AppEnv } from '#shared/http/app-env'
 import { createTracingApp } from '#shared/http/create-app'
-import { lambdaHandler } from '#shared/http/lambda-handler'
+import { lambdaStreamHandler } from '#shared/http/lambda-stream'
 import { validate } from '#shared/http/validate'
 import { readFileContent } from '#shared/tracing/files'
 import { route } from './route.js'
@@ -23,4 +23,4 @@ export const app = createTracingApp()
   .on(file.method, file.path, validated, content)
   .on(files.method, files.path, validated, content)
 
-export const handler = lambdaHandler(app)
+export const handler = lambdaStreamHandler(app)

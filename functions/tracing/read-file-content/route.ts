@@ -7,6 +7,7 @@ export const route = declareFunction({
   id: 'tracing/read-file-content',
   family: 'tracing',
   access: 'read',
+  stream: true,
   auth: true,
   routes: [
     {

@@ -8,6 +8,7 @@ export const route = declareRoute({
   id: 'tracing/read-obj',
   family: 'tracing',
   access: 'read',
+  stream: true,
   auth: true,
   method: 'POST',
   path: '/obj/read',

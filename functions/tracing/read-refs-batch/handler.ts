@@ -1,6 +1,6 @@
 import { createTracingApp } from '#shared/http/create-app'
 import { jsonExactResponse } from '#shared/http/json-exact-response'
-import { lambdaHandler } from '#shared/http/lambda-handler'
+import { lambdaStreamHandler } from '#shared/http/lambda-stream'
 import { validate } from '#shared/http/validate'
 import { readRefsBatch } from '#shared/tracing/refs-read'
 import { route } from './route.js'
@@ -12,4 +12,4 @@ export const app = createTracingApp().on(route.method, route.path, validate('jso
   return jsonExactResponse(c, res, 200)
 })
 
-export const handler = lambdaHandler(app)
+export const handler = lambdaStreamHandler(app)

@@ -10,6 +10,7 @@ export const route = declareRoute({
   id: 'tracing/read-refs-batch',
   family: 'tracing',
   access: 'read',
+  stream: true,
   auth: true,
   method: 'POST',
   path: '/refs/read_batch',

@@ -8,6 +8,7 @@ export const route = declareRoute({
   family: 'tracing',
   access: 'read',
   stream: true,
+  longRunning: true,
   auth: true,
   method: 'POST',
   path: '/calls/stream_query',

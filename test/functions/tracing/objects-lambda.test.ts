@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { newCaller } from '../../support/auth.js'
 import { authorizerFor } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
+import { invokeLambda } from '../../support/lambda-invoke.js'
 import { publish } from '../../support/objects.js'
 import { newQueue } from '../../support/queues.js'
 import type { ProjectCaller } from '../../support/tracing.js'
@@ -304,8 +305,8 @@ describe('tracing object, feedback and queue functions as Lambdas', () => {
         authorizer: authorizerFor(caller),
       })
 
-      // Act
-      const result = await handler(event, lambdaContext())
+      // Act: streamed (obj/read, objs/query, feedback/query) or buffered, as the function's manifest entry declares.
+      const result = await invokeLambda(handler, event)
 
       // Assess
       expect(result.statusCode).toBe(status)

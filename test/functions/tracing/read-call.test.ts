@@ -5,7 +5,8 @@ import { app, handler } from '#functions/tracing/read-call/handler'
 import { app as startApp } from '#functions/tracing/start-call/handler'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { authorizerFor, endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
-import { lambdaContext, restEvent } from '../../support/events.js'
+import { restEvent } from '../../support/events.js'
+import { invokeLambda } from '../../support/lambda-invoke.js'
 
 describe('POST /call/read', () => {
   it('prices usage from the default price table (contract example: gpt-4 → 60 and 240)', async () => {
@@ -86,7 +87,7 @@ describe('POST /call/read', () => {
     )
     expect((await app.request('/call/read', jsonInit({ project_id: project }, caller.basic))).status).toBe(422)
   })
-  it('works when invoked as a Lambda behind the REST authorizer', async () => {
+  it('works when invoked as a Lambda behind the REST authorizer, streaming its answer', async () => {
     // Prepare
     const caller = await newCaller()
     const project = newProject(caller)
@@ -99,10 +100,10 @@ describe('POST /call/read', () => {
     })
 
     // Act
-    const result = await handler(event, lambdaContext())
+    const result = await invokeLambda(handler, event)
 
     // Assess
-    expect(result.statusCode).toBe(200)
+    expect(result).toMatchObject({ streamed: true, statusCode: 200 })
     expect(JSON.parse(result.body)).toEqual({ call: null })
   })
 })

@@ -1,13 +1,13 @@
 import fc from 'fast-check'
-import type { LambdaEvent } from 'hono/aws-lambda'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { app as createTableApp } from '#functions/tracing/create-table/handler'
 import { app as deleteApp } from '#functions/tracing/delete-obj/handler'
 import { app, handler } from '#functions/tracing/read-refs-batch/handler'
 import { newCaller } from '../../support/auth.js'
 import { authorizerFor } from '../../support/calls.js'
-import { lambdaContext, restEvent } from '../../support/events.js'
+import { restEvent } from '../../support/events.js'
 import { watchDynamoInFlight } from '../../support/hold-dynamo.js'
+import { invokeLambda } from '../../support/lambda-invoke.js'
 import { publish, publishText, sendText } from '../../support/objects.js'
 import { newProjectCaller, type ProjectCaller, type Res, send } from '../../support/tracing.js'
 
@@ -406,12 +406,8 @@ describe('POST /refs/read_batch across tenants', () => {
     const stranger = await newCaller()
     const digest = await publish(owner, 'o', { v: 'lambda' })
     const invoke = (who: typeof stranger) =>
-      (
-        handler as (
-          e: LambdaEvent,
-          c: ReturnType<typeof lambdaContext>,
-        ) => Promise<{ statusCode: number; body: string }>
-      )(
+      invokeLambda(
+        handler,
         restEvent({
           method: 'POST',
           path: '/refs/read_batch',
@@ -419,7 +415,6 @@ describe('POST /refs/read_batch across tenants', () => {
           body: JSON.stringify({ refs: [objRef(owner.project, 'o', digest)] }),
           authorizer: authorizerFor(who),
         }),
-        lambdaContext(),
       )
 
     // Act

@@ -2,16 +2,24 @@ import '../../support/lambda-shim.js'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import { handler } from '#functions/inference/create-chat-completion/handler'
+import { handler as readObjHandler } from '#functions/tracing/read-obj/handler'
 import { config } from '#shared/config'
 import { listUsage } from '#shared/db/usage-repository'
+import { afterResponse } from '#shared/http/after-response'
 import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
+import { createTracingApp } from '#shared/http/create-app'
+import { lambdaStreamHandler } from '#shared/http/lambda-stream'
 import { hourOf } from '#shared/inference/usage-meter'
 import type { RateLimits } from '#shared/schemas/rate-limit'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
+import { authorizerFor } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
+import { invokeLambda } from '../../support/lambda-invoke.js'
 import { lambdaResponseStream, type ShimResponseStream } from '../../support/lambda-shim.js'
 import { addUpstreamModel } from '../../support/models.js'
+import { publish } from '../../support/objects.js'
 import { sseChunks } from '../../support/sse.js'
+import { newProjectCaller } from '../../support/tracing.js'
 import { promptTokensOf, startVllmUpstream } from '../../support/vllm-upstream.js'
 
 const upstream = await startVllmUpstream()
@@ -140,5 +148,65 @@ describe('lambdaStreamHandler when the client disconnects mid-stream', () => {
     // Assess
     expect(next.text()).not.toContain('Concurrency limit reached')
     expect(next.text().endsWith('data: [DONE]\n\n')).toBe(true)
+  })
+})
+
+describe('lambdaStreamHandler with a JSON answer (the streamed tracing reads)', () => {
+  // obj/read, streamed (`stream: true`), behind the REST authorizer.
+  const objRead = (who: TestCaller, body: unknown, authorization = who.basic.authorization) =>
+    invokeLambda(
+      readObjHandler,
+      restEvent({
+        method: 'POST',
+        path: '/obj/read',
+        headers: { 'content-type': 'application/json', authorization },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        authorizer: authorizerFor(who),
+      }),
+    )
+
+  it("answers through the prelude the status, headers and body the app's family gives, principal from the authorizer", async () => {
+    // Prepare
+    const owner = await newProjectCaller()
+    const stranger = await newCaller()
+    const digest = await publish(owner, 'o', { v: 1.0 })
+    const read = { project_id: owner.project, object_id: 'o', digest }
+
+    // Act: the key in the header is not looked up behind the authorizer, whose context names the principal.
+    const found = await objRead(owner, read, `Basic ${Buffer.from('api:not-a-key').toString('base64')}`)
+    const refused = await objRead(stranger, read)
+    const missing = await objRead(owner, { ...read, object_id: 'nope' })
+    const malformed = await objRead(owner, '{"project_id":')
+
+    // Assess
+    expect(found).toMatchObject({ streamed: true, statusCode: 200 })
+    expect(found.headers).toMatchObject({ 'content-type': 'application/json', 'x-request-id': 'lambda-req-1' })
+    expect(JSON.parse(found.body)).toMatchObject({ obj: { object_id: 'o', digest, val: { v: 1 } } })
+    expect(refused).toMatchObject({ streamed: true, statusCode: 403 })
+    expect(JSON.parse(refused.body)).toEqual({ reason: expect.any(String) })
+    expect(missing).toMatchObject({ streamed: true, statusCode: 404 })
+    expect(JSON.parse(missing.body)).toEqual({ reason: expect.stringContaining('not found') })
+    expect(malformed).toMatchObject({ streamed: true, statusCode: 422 })
+    expect(JSON.parse(malformed.body)).toMatchObject({ detail: [expect.objectContaining({ type: 'json_invalid' })] })
+  })
+
+  it('ends the invocation only once the work handed to afterResponse has settled', async () => {
+    // Prepare
+    let settled = false
+    const app = createTracingApp().get('/work', (c) => {
+      afterResponse(new Promise((resolve) => setTimeout(resolve, 50)).then(() => (settled = true)))
+      return c.json({}, 200)
+    })
+    const caller = await newCaller()
+
+    // Act
+    const answer = await invokeLambda(
+      lambdaStreamHandler(app),
+      restEvent({ path: '/work', headers: caller.basic, authorizer: authorizerFor(caller) }),
+    )
+
+    // Assess
+    expect(answer).toMatchObject({ streamed: true, statusCode: 200, body: '{}' })
+    expect(settled).toBe(true)
   })
 })

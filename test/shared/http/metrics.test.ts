@@ -3,12 +3,14 @@ import { PassThrough } from 'node:stream'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { app as chatApp, handler as chatHandler } from '#functions/inference/create-chat-completion/handler'
 import { app as healthApp, handler as healthHandler } from '#functions/meta/get-health/handler'
-import { app as readObjApp } from '#functions/tracing/read-obj/handler'
+import { app as readObjApp, handler as readObjHandler } from '#functions/tracing/read-obj/handler'
 import { config } from '#shared/config'
 import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
 import { createPublicApp } from '#shared/http/create-app'
 import { jsonInit } from '../../support/auth.js'
+import { authorizerFor } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
+import { invokeLambda } from '../../support/lambda-invoke.js'
 import { upstreamModelFixture } from '../../support/models.js'
 
 type EmfRecord = {
@@ -144,6 +146,27 @@ describe('request metrics (EMF)', () => {
       'ServerErrors',
     ])
     expect(record).toMatchObject({ Requests: 1, CompletionTokens: 3, ServerErrors: 0 })
+  })
+
+  it('publishes a streamed JSON read once, when its stream has ended, its 4xx counted', async () => {
+    // Prepare: obj/read streams its answer (`stream: true`); an object that does not exist is a 404.
+    const event = restEvent({
+      method: 'POST',
+      path: '/obj/read',
+      headers: { 'content-type': 'application/json', ...caller.basic },
+      body: JSON.stringify({ project_id: `${caller.entity}/metrics`, object_id: 'nope', digest: 'latest' }),
+      authorizer: authorizerFor(caller),
+    })
+
+    // Act
+    const answer = await invokeLambda(readObjHandler, event)
+
+    // Assess
+    expect(answer).toMatchObject({ streamed: true, statusCode: 404 })
+    const [record, ...rest] = records()
+    expect(rest).toHaveLength(0)
+    expect(metricNames(record as EmfRecord)).toEqual(['ClientErrors', 'Latency', 'Requests', 'ServerErrors'])
+    expect(record).toMatchObject({ Requests: 1, ClientErrors: 1, ServerErrors: 0 })
   })
 
   it('publishes from the buffered Lambda handler before it returns', async () => {
