@@ -56,8 +56,10 @@ import { route as updateCall } from '#functions/tracing/update-call/route'
 import { route as updateTable } from '#functions/tracing/update-table/route'
 import { route as upsertCallBatch } from '#functions/tracing/upsert-call-batch/route'
 import { route as createPreviewModel } from '#functions/training/create-preview-model/route'
+import { route as deleteCheckpoints } from '#functions/training/delete-checkpoints/route'
 import { route as deletePreviewModel } from '#functions/training/delete-preview-model/route'
 import { route as getModelMetrics } from '#functions/training/get-model-metrics/route'
+import { route as listCheckpoints } from '#functions/training/list-checkpoints/route'
 import { route as listPreviewModels } from '#functions/training/list-preview-models/route'
 import { route as logTrajectories } from '#functions/training/log-trajectories/route'
 import type { FunctionDeclaration, FunctionFacts, RouteDeclaration } from '#shared/routes/declare'
@@ -82,6 +84,8 @@ export const FUNCTIONS = [
   getOpenapi,
   createPreviewModel,
   listPreviewModels,
+  listCheckpoints,
+  deleteCheckpoints,
   deletePreviewModel,
   logTrajectories,
   getModelMetrics,

@@ -158,7 +158,7 @@ async function seed(): Promise<void> {
   const [completion] = await streamCalls({ project_id: project, filter: { op_names: ['loom.chat.completions'] } })
   if (completion === undefined) throw new Error('the completions were not traced')
   completionCall = completion
-  // A training run of two steps.
+  // Two logs of one model: both at step 0, as Loom does not train (docs/training.md §5.1).
   const model = await newModel(caller, project.split('/')[1])
   for (const rewards of [
     [0.2, 0.4],
@@ -625,7 +625,25 @@ describe('Loom Console in Chromium', () => {
     await reward.waitFor()
     // The split is the section's heading, not repeated in each chart's title.
     expect(await reward.getAttribute('aria-label')).toBe('train/reward')
+    // Two logs at one step: counted as such, and charted over the time logged, one point each.
+    const row = page.locator(`[data-testid=training-model-row][data-model-id="${model.id}"]`)
+    expect(history.rows.map((r: { step: number }) => r.step)).toEqual([0, 0])
+    expect(await row.getByTestId('training-model-logs').textContent()).toBe('2')
+    expect(await row.getByTestId('training-model-steps').textContent()).toBe('1')
+    const points = () => page.getByTestId('training-chart-train-train/reward').getAttribute('data-points')
+    expect(await page.getByTestId('training-axis').inputValue()).toBe('time')
+    expect(await points()).toBe('2')
     await checkPage('training')
+    // Over the step, both logs still: at step 0, one above the other. The pick is the link's `x`.
+    await page.getByTestId('training-axis').selectOption('step')
+    expect(new URL(page.url()).hash).toMatch(/\/training\?x=step$/)
+    await expect.poll(points).toBe('2')
+    await screenshot(page, 'training-step')
+    await page.reload()
+    await page.locator('[data-testid="training-chart-train-train/reward"] .uplot canvas').waitFor()
+    expect(await page.getByTestId('training-axis').inputValue()).toBe('step')
+    await page.goBack()
+    await expect.poll(() => page.getByTestId('training-axis').inputValue()).toBe('time')
     await page.getByTestId('training-model-toggle').first().uncheck()
     await waitForTextContaining(page, 'training-pick-hint', 'Pick a model above')
     await page.getByTestId('training-model-toggle').first().check()

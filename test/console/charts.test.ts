@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import {
   aggregateUsage,
   bucketStart,
+  defaultTrainingAxis,
   type FeedbackStats,
   feedbackSeries,
   feedbackWindow,
@@ -267,27 +268,68 @@ describe('feedback series', () => {
 
 describe('training series', () => {
   const a = [
-    { split: 'train', step: 1, recorded_at: '', metrics: { reward: 0.1, exception_rate: 0, loss: 2 } },
-    { split: 'train', step: 2, recorded_at: '', metrics: { reward: 0.2 } },
-    { split: 'val', step: 2, recorded_at: '', metrics: { reward: 0.15 } },
-    { split: 'train', step: 2, recorded_at: '', metrics: { reward: 0.25 } },
+    {
+      split: 'train',
+      step: 1,
+      recorded_at: '2025-01-01T00:00:10.000Z',
+      metrics: { reward: 0.1, exception_rate: 0, loss: 2 },
+    },
+    { split: 'train', step: 2, recorded_at: '2025-01-01T00:00:20.000Z', metrics: { reward: 0.2 } },
+    { split: 'val', step: 2, recorded_at: '2025-01-01T00:00:25.000Z', metrics: { reward: 0.15 } },
+    { split: 'train', step: 2, recorded_at: '2025-01-01T00:00:30.000Z', metrics: { reward: 0.25 } },
   ]
-  const b = [{ split: 'train', step: 3, recorded_at: '', metrics: { reward: 0.3 } }]
+  const b = [{ split: 'train', step: 3, recorded_at: '2025-01-01T00:00:15.500Z', metrics: { reward: 0.3 } }]
+  // What Loom records for a loop whose step never advances (it does not train): every log at step 0.
+  const still = [
+    { split: 'val', step: 0, recorded_at: '2025-01-01T00:01:00.000Z', metrics: { reward: 0.5 } },
+    { split: 'val', step: 0, recorded_at: '2025-01-01T00:00:00.000Z', metrics: { reward: 0.25 } },
+    { split: 'val', step: 0, recorded_at: '2025-01-01T00:02:00.000Z', metrics: { reward: 0.75 } },
+  ]
+  const models = [
+    { label: 'A', rows: a },
+    { label: 'B', rows: b },
+  ]
 
   it('aligns several models on the union of their steps, null where a model did not log', () => {
+    const data = trainingSeries(models, 'train', 'reward')
+    expect(data.x).toEqual([1, 2, 2, 3])
+    expect(data.series).toEqual([
+      { label: 'A', values: [0.1, 0.2, 0.25, null] },
+      { label: 'B', values: [null, null, null, 0.3] },
+    ])
+  })
+
+  it('keeps every log at one step, in the order they were logged, rather than the last alone', () => {
     const data = trainingSeries(
       [
-        { label: 'A', rows: a },
-        { label: 'B', rows: b },
+        { label: 'still', rows: still },
+        { label: 'once', rows: [{ ...(still[0] as (typeof still)[number]), metrics: { reward: 1 } }] },
       ],
-      'train',
+      'val',
       'reward',
     )
-    expect(data.x).toEqual([1, 2, 3])
+    expect(data.x).toEqual([0, 0, 0])
     expect(data.series).toEqual([
-      { label: 'A', values: [0.1, 0.25, null] },
-      { label: 'B', values: [null, null, 0.3] },
+      { label: 'still', values: [0.25, 0.5, 0.75] },
+      { label: 'once', values: [1, null, null] },
     ])
+  })
+
+  it('puts each log at the time it was logged (Unix seconds) on the time axis', () => {
+    const data = trainingSeries(models, 'train', 'reward', 'time')
+    const t0 = Date.parse('2025-01-01T00:00:00Z') / 1000
+    expect(data.x).toEqual([t0 + 10, t0 + 15.5, t0 + 20, t0 + 30])
+    expect(data.series).toEqual([
+      { label: 'A', values: [0.1, null, 0.2, 0.25] },
+      { label: 'B', values: [null, 0.3, null, null] },
+    ])
+  })
+
+  it('charts over the time logged by default when every log is at one step, else over the step', () => {
+    expect(defaultTrainingAxis(still)).toBe('time')
+    expect(defaultTrainingAxis([...still, ...b])).toBe('step')
+    expect(defaultTrainingAxis(a)).toBe('step')
+    expect(defaultTrainingAxis([])).toBe('step')
   })
 
   it('ranks the split-prefixed names of the training log the same way', () => {

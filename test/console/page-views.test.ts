@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  chosenAxis,
   chosenModels,
   chosenVersion,
   DEFAULT_USAGE_VIEW,
@@ -155,6 +156,25 @@ describe('Training models', () => {
     expect(chosenModels(new URLSearchParams('models=gone,m2'), LISTED)).toEqual(['m2'])
     expect(chosenModels(new URLSearchParams('models=gone'), LISTED)).toEqual(['m1'])
     expect(chosenModels(new URLSearchParams('models=m1'), [])).toEqual([])
+  })
+})
+
+describe('Training x axis', () => {
+  const LISTED = ['m1', 'm2']
+
+  it('leaves the axis out of the link until one is picked, then keeps it beside the models', () => {
+    expect(chosenAxis(new URLSearchParams(''))).toBeUndefined()
+    expect(trainingParams(['m1'], LISTED, undefined)).toEqual({})
+    expect(trainingParams(['m1'], LISTED, 'time')).toEqual({ x: 'time' })
+    const link = query(routeHash('training', [], trainingParams(['m2', 'm1'], LISTED, 'step')))
+    expect(chosenAxis(link)).toBe('step')
+    expect(chosenModels(link, LISTED)).toEqual(['m2', 'm1'])
+  })
+
+  it('reads an axis no chart offers as none picked', () => {
+    expect(chosenAxis(new URLSearchParams('x=time'))).toBe('time')
+    expect(chosenAxis(new URLSearchParams('x=wall'))).toBeUndefined()
+    expect(chosenAxis(new URLSearchParams('x='))).toBeUndefined()
   })
 })
 

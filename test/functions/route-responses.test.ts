@@ -38,6 +38,8 @@ describe("every route's happy-path answer", () => {
         params: model,
         body: { trajectory_groups: [{ trajectories: [trajectory(2)] }], split: 'train', step: 2 },
       }),
+      probe('training/list-checkpoints', { params: model, query: { limit: '1', order: 'desc' } }),
+      probe('training/delete-checkpoints', { params: model, body: { steps: [1] } }),
       probe('training/delete-preview-model', { params: model }),
     ]
     const failures: string[] = []

@@ -130,6 +130,8 @@ function probes(): RouteProbe[] {
       params: modelParams,
       body: { trajectory_groups: [{ trajectories: [trajectory(2)] }], split: 'train', step: 2 },
     }),
+    probe('training/list-checkpoints', { params: modelParams, query: { limit: '1', order: 'desc' } }),
+    probe('training/delete-checkpoints', { params: modelParams, body: { steps: [1] } }),
     probe('training/delete-preview-model', { params: modelParams }),
     // A delete that reaches a call: its deletion marker, mark and uncount are judged too (destructive ones run last).
     {

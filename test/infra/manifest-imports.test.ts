@@ -16,7 +16,7 @@ describe('functions/manifest.ts (read by the CDK app)', () => {
     const inputs = Object.keys(result.metafile.inputs)
 
     // Assess
-    expect(inputs.filter((i) => /^functions\/[^/]+\/[^/]+\/route\.ts$/.test(i))).toHaveLength(62)
+    expect(inputs.filter((i) => /^functions\/[^/]+\/[^/]+\/route\.ts$/.test(i))).toHaveLength(64)
     expect(
       inputs.filter(
         (i) =>

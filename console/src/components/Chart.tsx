@@ -139,5 +139,6 @@ export function Chart({
         No data in this range.
       </p>
     )
-  return <div class="chart" ref={host} data-testid={testId} />
+  // `data-points`: how many x values the chart plots (every one a point of each series that has a value there).
+  return <div class="chart" ref={host} data-testid={testId} data-points={data.x.length} />
 }

@@ -247,8 +247,8 @@ export function feedbackSeries(stats: FeedbackStats, jsonPath: string, valueType
 export type MetricsRow = { split: string; step: number; recorded_at: string; metrics: Record<string, number> }
 
 /**
- * How many steps a model logged: its distinct `step` values. The history has a row per split and log call, so a step
- * logged for train and val, or logged twice, is still one step.
+ * How many steps a model logged at: its distinct `step` values. The history has a row per log call (each of one split),
+ * so a step logged for train and val, or logged twice, is one step; the row count is the number of logs.
  */
 export function loggedSteps(rows: readonly MetricsRow[]): number {
   return new Set(rows.map((r) => r.step)).size
@@ -276,26 +276,49 @@ export function metricNames(rows: readonly MetricsRow[]): { splits: string[]; me
   }
 }
 
+/** The x axis of Training's charts: the step each log was made at, or the time it was logged. */
+export type TrainingAxis = 'step' | 'time'
+
 /**
- * One metric of one split for several models, on a shared step axis (the union of their steps): each model a series,
- * null at steps it did not log. A step logged twice keeps the latest row.
+ * Training's x axis when the link names none: the step, unless every log of the chosen models is at one step (as with
+ * Loom, which does not train, so a model's step stays 0: docs/training.md §5.1), where only the time tells logs apart.
+ */
+export function defaultTrainingAxis(rows: readonly MetricsRow[]): TrainingAxis {
+  return loggedSteps(rows) === 1 ? 'time' : 'step'
+}
+
+/**
+ * One metric of one split for several models, every log a point: x is the step or the time logged (Unix seconds),
+ * ascending. Logs at the same x (several at one step) are all kept, in logged order: the k-th log of each model at an x
+ * shares that x's k-th entry, so x repeats as often as the model with the most logs there needs. A model has null
+ * where it logged nothing.
  */
 export function trainingSeries(
   models: readonly { label: string; rows: readonly MetricsRow[] }[],
   split: string,
   metric: string,
+  axis: TrainingAxis = 'step',
 ): ChartData {
-  const steps = new Set<number>()
+  const xOf = (row: MetricsRow) => (axis === 'step' ? row.step : Date.parse(row.recorded_at) / 1000)
   const perModel = models.map((m) => {
-    const byStep = new Map<number, number>()
-    for (const row of m.rows) {
-      const v = row.metrics[metric]
-      if (row.split !== split || typeof v !== 'number') continue
-      byStep.set(row.step, v)
-      steps.add(row.step)
+    const logged = m.rows
+      .filter((row) => row.split === split && typeof row.metrics[metric] === 'number')
+      .sort((a, b) => (a.recorded_at < b.recorded_at ? -1 : a.recorded_at > b.recorded_at ? 1 : 0))
+    const atX = new Map<number, number[]>()
+    for (const row of logged) {
+      const x = xOf(row)
+      atX.set(x, [...(atX.get(x) ?? []), row.metrics[metric] as number])
     }
-    return { label: m.label, byStep }
+    return { label: m.label, atX }
   })
-  const x = [...steps].sort((a, b) => a - b)
-  return { x, series: perModel.map((m) => ({ label: m.label, values: x.map((s) => m.byStep.get(s) ?? null) })) }
+  const slots = new Map<number, number>()
+  for (const { atX } of perModel)
+    for (const [x, values] of atX) slots.set(x, Math.max(slots.get(x) ?? 0, values.length))
+  const xs = [...slots.keys()].sort((a, b) => a - b)
+  const spread = <T>(at: (x: number, k: number) => T) =>
+    xs.flatMap((x) => Array.from({ length: slots.get(x) ?? 0 }, (_, k) => at(x, k)))
+  return {
+    x: spread((x) => x),
+    series: perModel.map((m) => ({ label: m.label, values: spread((x, k) => m.atX.get(x)?.[k] ?? null) })),
+  }
 }

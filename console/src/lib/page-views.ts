@@ -2,12 +2,12 @@
 // copied link shows the same charts and selection (the Traces page's is traces-view.ts). Each page's parameters:
 //   Feedback  `#/<entity>/<project>/feedback?type=…&metric=…&range=…&bucket=…&tz=…&p=50,90`
 //   Usage     `#/<entity>/<project>/usage?range=…&res=day&scope=entity&group=project&metric=…`
-//   Training  `#/<entity>/<project>/training?models=<id>,<id>` (`models=`: none ticked)
+//   Training  `#/<entity>/<project>/training?models=<id>,<id>&x=time` (`models=`: none ticked; no `x`: by the data)
 //   Objects   `#/<entity>/<project>/objects/<object id>?digest=<version digest>`
 // Defaults are left out; a value the page cannot show reads as its default (view-query.ts).
 
 // `.js` paths: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
-import { USAGE_METRICS, type UsageMetric } from './charts.js'
+import { type TrainingAxis, USAGE_METRICS, type UsageMetric } from './charts.js'
 import { changedParams, knownOf, listParam, oneOf } from './view-query.js'
 
 /** The time ranges of Feedback and Usage: the last 24, 168 or 720 hours. */
@@ -145,9 +145,27 @@ export function chosenModels(params: URLSearchParams, listed: readonly string[])
   return knownOf(listParam(params.get('models')), listed, listed.slice(0, 1))
 }
 
-/** The query of Training's chosen models (`{}` for the first listed model alone, the plain link's choice). */
-export function trainingParams(chosen: readonly string[], listed: readonly string[]): Record<string, string> {
-  return changedParams({ models: chosen.join(',') }, { models: listed.slice(0, 1).join(',') })
+/**
+ * The x axis Training's link names (`x=step` or `x=time`), or undefined when it names none or another value: the page
+ * then picks one from the data (`defaultTrainingAxis`).
+ */
+export function chosenAxis(params: URLSearchParams): TrainingAxis | undefined {
+  return oneOf<TrainingAxis | ''>(params.get('x'), ['step', 'time'], '') || undefined
+}
+
+/**
+ * The query of Training's chosen models (`{}` for the first listed model alone, the plain link's choice) and x axis
+ * (left out when the page picks it).
+ */
+export function trainingParams(
+  chosen: readonly string[],
+  listed: readonly string[],
+  axis?: TrainingAxis,
+): Record<string, string> {
+  return {
+    ...changedParams({ models: chosen.join(',') }, { models: listed.slice(0, 1).join(',') }),
+    ...(axis === undefined ? {} : { x: axis }),
+  }
 }
 
 /** The version Objects shows: the route's `digest` when the object has it, else its latest version (else its newest). */

@@ -2,18 +2,30 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { Chart } from '../components/Chart'
 import { Empty, ErrorBox, PageHeader } from '../components/common'
 import type { Api } from '../lib/api'
-import { loggedSteps, type MetricsRow, metricNames, trainingSeries } from '../lib/charts'
-import { formatCount } from '../lib/format'
+import {
+  defaultTrainingAxis,
+  loggedSteps,
+  type MetricsRow,
+  metricNames,
+  type TrainingAxis,
+  trainingSeries,
+} from '../lib/charts'
+import { browserTimeZone, formatCount, formatDate } from '../lib/format'
 import { showRoute } from '../lib/navigate'
-import { chosenModels, trainingParams } from '../lib/page-views'
+import { chosenAxis, chosenModels, trainingParams } from '../lib/page-views'
 import { routeHash } from '../lib/route'
 
 type Model = { id: string; entity: string; project: string; name: string; base_model: string; run_id: string | null }
 type History = { model_id: string; rows: MetricsRow[] }
 
+// A log's time on the chart's legend, to the second, in the browser's zone (several logs may share a minute).
+const TIME_ZONE = browserTimeZone()
+const timeLabel = (seconds: number) => formatDate(seconds * 1000, TIME_ZONE)
+
 /**
- * Training: the project's preview models and their metrics history per split, several models overlaid. The chosen
- * models are the route's query (`lib/page-views.ts`): ticking or unticking one is a new history entry.
+ * Training: the project's preview models and their metrics history per split, several models overlaid, every log a
+ * point over the step or the time logged. The chosen models and x axis are the route's query (`lib/page-views.ts`):
+ * ticking or unticking a model, or picking an axis, is a new history entry.
  */
 export function TrainingPage({ api, project, params }: { api: Api; project: string; params: URLSearchParams }) {
   const [entity = '', name = ''] = project.split('/')
@@ -23,9 +35,12 @@ export function TrainingPage({ api, project, params }: { api: Api; project: stri
   // the metrics effect below runs again only when the choice changes.
   const chosenKey = models === undefined ? '' : chosenModels(params, listed).join(',')
   const chosen = useMemo(() => (chosenKey === '' ? [] : chosenKey.split(',')), [chosenKey])
-  const choose = (next: string[]) => showRoute(routeHash('training', [], trainingParams(next, listed)), 'push')
+  const axisChoice = chosenAxis(params)
+  const show = (next: string[], axis: TrainingAxis | undefined) =>
+    showRoute(routeHash('training', [], trainingParams(next, listed, axis)), 'push')
   const [histories, setHistories] = useState<Record<string, History>>({})
   const [error, setError] = useState<unknown>()
+  const rowsOf = (id: string) => histories[id]?.rows
 
   useEffect(() => {
     const abort = new AbortController()
@@ -61,6 +76,7 @@ export function TrainingPage({ api, project, params }: { api: Api; project: stri
     [chosen, models, histories],
   )
   const names = useMemo(() => metricNames(selected.flatMap((s) => s.rows)), [selected])
+  const axis = axisChoice ?? defaultTrainingAxis(selected.flatMap((s) => s.rows))
 
   return (
     <div data-testid="page-training">
@@ -82,7 +98,8 @@ export function TrainingPage({ api, project, params }: { api: Api; project: stri
                     <th scope="col">Compare</th>
                     <th scope="col">Name</th>
                     <th scope="col">Base model</th>
-                    <th scope="col">Logged steps</th>
+                    <th scope="col">Logs</th>
+                    <th scope="col">Steps</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -94,7 +111,10 @@ export function TrainingPage({ api, project, params }: { api: Api; project: stri
                           id={`model-${m.id}`}
                           checked={chosen.includes(m.id)}
                           onChange={(e) =>
-                            choose(e.currentTarget.checked ? [...chosen, m.id] : chosen.filter((c) => c !== m.id))
+                            show(
+                              e.currentTarget.checked ? [...chosen, m.id] : chosen.filter((c) => c !== m.id),
+                              axisChoice,
+                            )
                           }
                           data-testid="training-model-toggle"
                         />
@@ -103,8 +123,11 @@ export function TrainingPage({ api, project, params }: { api: Api; project: stri
                         <label for={`model-${m.id}`}>{m.name}</label>
                       </td>
                       <td>{m.base_model}</td>
-                      <td class="num">
-                        {histories[m.id] === undefined ? '—' : formatCount(loggedSteps(histories[m.id]?.rows ?? []))}
+                      <td class="num" data-testid="training-model-logs">
+                        {rowsOf(m.id) === undefined ? '—' : formatCount(rowsOf(m.id)?.length ?? 0)}
+                      </td>
+                      <td class="num" data-testid="training-model-steps">
+                        {rowsOf(m.id) === undefined ? '—' : formatCount(loggedSteps(rowsOf(m.id) ?? []))}
                       </td>
                     </tr>
                   ))}
@@ -122,18 +145,39 @@ export function TrainingPage({ api, project, params }: { api: Api; project: stri
               No metrics logged yet for the chosen models.
             </p>
           )}
+          {names.splits.length > 0 && (
+            <form
+              class="filters"
+              aria-label="Chart options"
+              data-testid="training-filters"
+              onSubmit={(e) => e.preventDefault()}
+            >
+              <label>
+                X axis
+                <select
+                  value={axis}
+                  onChange={(e) => show(chosen, e.currentTarget.value as TrainingAxis)}
+                  data-testid="training-axis"
+                >
+                  <option value="step">Step</option>
+                  <option value="time">Time logged</option>
+                </select>
+              </label>
+            </form>
+          )}
           {names.splits.map((split) => (
             <section key={split} aria-label={`Split ${split}`} data-testid="training-split" data-split={split}>
               <h2>Split: {split}</h2>
               <div class="chart-grid">
                 {names.metrics.map((metric) => {
-                  const data = trainingSeries(selected, split, metric)
+                  const data = trainingSeries(selected, split, metric, axis)
                   if (data.x.length === 0) return null
                   return (
                     <Chart
                       key={`${split}-${metric}`}
                       data={data}
-                      xKind="step"
+                      xKind={axis}
+                      {...(axis === 'time' ? { timeZone: TIME_ZONE, timeLabel } : {})}
                       title={metric}
                       testId={`training-chart-${split}-${metric}`}
                       height={220}

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { handler as createHandler } from '#functions/training/create-preview-model/handler'
+import { handler as deleteCheckpointsHandler } from '#functions/training/delete-checkpoints/handler'
 import { handler as deleteHandler } from '#functions/training/delete-preview-model/handler'
 import { handler as metricsHandler } from '#functions/training/get-model-metrics/handler'
+import { handler as checkpointsHandler } from '#functions/training/list-checkpoints/handler'
 import { handler as listHandler } from '#functions/training/list-preview-models/handler'
 import { handler as logHandler } from '#functions/training/log-trajectories/handler'
 import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
@@ -29,7 +31,7 @@ async function invoke(handler: Buffered, caller: TestCaller, options: RestEventO
 }
 
 describe('training Lambda handlers', () => {
-  it('create, list, log, read metrics and delete a preview model through each function handler', async () => {
+  it('create, list, log, read metrics and checkpoints and delete a preview model through each function handler', async () => {
     // Prepare
     const caller = await newCaller()
     const body = { entity: caller.entity, project: 'rl', name: 'agent', base_model: 'Qwen/Qwen2.5-7B-Instruct' }
@@ -51,6 +53,15 @@ describe('training Lambda handlers', () => {
       path: `/v1/preview/models/${id}/metrics`,
       query: { split: 'val' },
     })
+    const checkpoints = await invoke(checkpointsHandler as Buffered, caller, {
+      path: `/v1/preview/models/${id}/checkpoints`,
+      query: { limit: '1', order: 'desc' },
+    })
+    const deletedCheckpoints = await invoke(deleteCheckpointsHandler as Buffered, caller, {
+      method: 'DELETE',
+      path: `/v1/preview/models/${id}/checkpoints`,
+      body: JSON.stringify({ steps: [1] }),
+    })
     const deleted = await invoke(deleteHandler as Buffered, caller, {
       method: 'DELETE',
       path: `/v1/preview/models/${id}`,
@@ -64,6 +75,8 @@ describe('training Lambda handlers', () => {
     expect((logged.json.metrics as Record<string, number>)['val/reward']).toBe(0.5)
     expect(metrics.status).toBe(200)
     expect(JSON.stringify(metrics.json)).toContain('val/reward')
+    expect(checkpoints).toEqual({ status: 200, json: { data: [], has_more: false } })
+    expect(deletedCheckpoints).toEqual({ status: 200, json: { deleted_count: 0, not_found_steps: [1] } })
     expect(deleted.status).toBe(200)
   })
 })
