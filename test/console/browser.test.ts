@@ -732,6 +732,9 @@ describe('Loom Console in Chromium', () => {
     // Assess
     await page.locator('[data-testid=api-reference] .opblock').first().waitFor()
     expect(await page.getByTestId('api-reference').textContent()).toContain('/calls/stream_query')
+    // "Try it out" is off, so there is nothing to authorize: no Authorize button, no per-operation lock.
+    expect(await page.locator('[data-testid=api-reference] .authorize').count()).toBe(0)
+    expect(await page.locator('[data-testid=api-reference] button.authorization__btn').count()).toBe(0)
     await checkPage('api')
   })
 

@@ -15,6 +15,9 @@ function meta(name: string): string | undefined {
 
 let loading: Promise<SwaggerUi> | undefined
 
+// A Swagger UI component wrapper that renders nothing in place of the component.
+const hidden = () => () => null
+
 // Swagger UI (swagger-ui-dist, served by Loom from its own origin) is loaded on this page only: it is about 1.4 MB,
 // far more than the rest of the console, and outside its size budget.
 function loadSwagger(): Promise<SwaggerUi> {
@@ -59,6 +62,9 @@ export function ApiPage() {
           // No "Try it out" requests and no badge from the public validator: nothing leaves this origin.
           supportedSubmitMethods: [],
           validatorUrl: null,
+          // Without "Try it out" a key entered in Authorize is never used: no Authorize button or per-operation locks,
+          // so no dialog asks for a key (in a plain-text field) for nothing; openapi.json still names each scheme.
+          plugins: [() => ({ wrapComponents: { authorizeBtn: hidden, authorizeOperationBtn: hidden } })],
         })
       })
       .catch((err) => cancelled || setError(err))
