@@ -9,6 +9,7 @@ import { flushUsage } from '#shared/inference/usage-meter'
 import {
   type Call,
   type CallFilters,
+  callName,
   callsPageRequest,
   callsStatsRequest,
   totalCost,
@@ -16,11 +17,13 @@ import {
 import {
   formatCost,
   formatCount,
+  formatDate,
   formatNumber,
   formatTokens,
   formatTotal,
   plural,
 } from '../../console/src/lib/format.js'
+import { columnsOf, compactValue } from '../../console/src/lib/table-rows.js'
 import { createLocalApp } from '../../scripts/local/app.js'
 import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
 import { findChromium } from '../support/chromium.js'
@@ -39,6 +42,7 @@ import {
   watchPage,
   xssTraces,
 } from '../support/console-browser.js'
+import { seedFeedback } from '../support/feedback.js'
 import { addCalls, newQueue } from '../support/queues.js'
 import { newModel, trajectory } from '../support/training.js'
 import { runWeaveScript, serveApp, type TracingServer } from '../support/weave-sdk.js'
@@ -79,6 +83,11 @@ const here = () => weave.requireCurrentCallStackEntry()
   await client.addScore(ids.agent, ids.judge, judgeRef.uri(), verdict)
   await client.publish({ note: XSS[1], temperature: 0.5 }, 'settings')
   await client.publish({ note: XSS[0], temperature: 0.25 }, 'settings')
+  // A Dataset of 60 rows (its value refers to a table of them): a long value and a key only one row has.
+  const rows = Array.from({ length: 60 }, (_, i) => ({ question: 'q' + i, expected: { answer: i, tags: ['t' + (i % 3)] } }))
+  rows[0].context = XSS[0] + ' ' + 'long '.repeat(100)
+  rows[1].note = XSS[1]
+  await new weave.Dataset({ name: 'questions', rows }).save()
   await client.waitForBatchProcessing()
   await client.updateCall(ids.lookup, XSS[1])
   process.stdout.write(JSON.stringify({ ids }) + '\\n')
@@ -91,6 +100,10 @@ type SdkRun = { ids: { agent: string; lookup: string; judge: string; trace: stri
 type Json = any
 // The page's `getComputedStyle`, typed by hand: the root tsconfig has no DOM library.
 type StyledWindow = { getComputedStyle: (el: unknown) => { borderBottomStyle: string; whiteSpace: string } }
+
+// Seeded `rating` feedback: more than one page of the Feedback table (25 a page).
+const RATINGS = 30
+const objectRef = () => `weave:///${project}/object/settings:latest`
 
 const ROOTS_ONLY: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: true }
 const MODEL = 'loom/reference-1'
@@ -175,6 +188,23 @@ async function seed(): Promise<void> {
   // An annotation queue over the agent's and a completion's calls.
   queueId = await newQueue({ ...caller, project }, 'review')
   await addCalls({ ...caller, project }, queueId, [run.ids.agent, completionCall.id])
+  // Ratings, one a minute over the last half hour, by three users, on three calls (not the agent, whose feedback the
+  // trace view test counts) and one on an object: two pages of the Feedback table. Stored at chosen times through the
+  // repository (the API stamps "now").
+  const targets = [run.ids.lookup, run.ids.judge, xssCallId]
+  const now = Date.now()
+  for (let i = 0; i < RATINGS; i++) {
+    await seedFeedback(
+      project,
+      new Date(now - (RATINGS - i) * 60_000).toISOString(),
+      { score: i, comment: i === RATINGS - 1 ? XSS[1] : `rating ${i}` },
+      {
+        feedback_type: 'rating',
+        weave_ref: i === 3 ? objectRef() : `weave:///${project}/call/${targets[i % targets.length]}`,
+        wb_user_id: `rater-${i % 3}`,
+      },
+    )
+  }
 }
 
 async function signIn(): Promise<void> {
@@ -574,6 +604,87 @@ describe('Loom Console in Chromium', () => {
     expect(Date.parse(ends[1] ?? '')).toBeGreaterThan(Date.parse(ends[0] ?? ''))
   })
 
+  it("lists a type's newest feedback with the metric, the user and the call's link, a page at a time", async () => {
+    // Prepare: the ratings as feedback/query answers them, newest first, and the traces of the calls they are on
+    const type = { $expr: { $eq: [{ $getField: 'feedback_type' }, { $literal: 'rating' }] } }
+    const expected: Json[] = (
+      await post('feedback/query', { query: type, sort_by: [{ field: 'created_at', direction: 'desc' }] })
+    ).result
+    const calls = await streamCalls({
+      project_id: project,
+      filter: { call_ids: [run.ids.lookup, run.ids.judge, xssCallId] },
+    })
+    const nameOf = (f: Json) => callName(calls.find((c) => f.weave_ref === `weave:///${project}/call/${c.id}`) as Call)
+    const [entity, name] = project.split('/').map(encodeURIComponent)
+    const address = () => new URL(page.url()).hash.replace(`#/${entity}/${name}/`, '')
+    const shownIds = () =>
+      page.getByTestId('feedback-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-feedback-id')))
+    const texts = (testId: string) => page.getByTestId(testId).allTextContents()
+    const ids = (rows: Json[]) => rows.map((f) => f.id)
+
+    // Act: the ratings' scores, in UTC
+    await open('feedback', 'page-feedback')
+    await page.getByTestId('feedback-type').selectOption('rating')
+    await page.getByTestId('feedback-metric').selectOption('score')
+    await page.getByTestId('feedback-timezone').selectOption('UTC')
+
+    // Assess: the newest 25, newest first, each with its score, user, time and call
+    expect(expected).toHaveLength(RATINGS)
+    const first = expected.slice(0, 25)
+    await expect.poll(shownIds).toEqual(ids(first))
+    expect(await texts('feedback-row-value')).toEqual(first.map((f) => String(f.payload.score)))
+    expect(await texts('feedback-row-user')).toEqual(first.map((f) => f.wb_user_id))
+    expect(await texts('feedback-row-time')).toEqual(first.map((f) => formatDate(f.created_at, 'UTC')))
+    expect(await page.getByTestId('feedback-rows-time-column').textContent()).toBe('Time (UTC)')
+    expect(await page.getByTestId('feedback-rows-range').textContent()).toBe('1–25 of 30')
+    await waitForCount(page, 'feedback-row-call', 25)
+    expect(await texts('feedback-row-call')).toEqual(first.map(nameOf))
+    // The newest payload, opened in the JSON viewer, shows its text as text.
+    await page.getByTestId('feedback-row-payload').first().click()
+    await waitForTextContaining(page, 'json-feedback-payload', XSS[1])
+    await checkPage('feedback-rows')
+
+    // Act + Assess: the second page is the link's, the object's ref is text
+    await page.getByTestId('feedback-rows-next').click()
+    const second = expected.slice(25)
+    await expect.poll(shownIds).toEqual(ids(second))
+    expect(address()).toContain('offset=25')
+    expect(await page.getByTestId('feedback-rows-range').textContent()).toBe('26–30 of 30')
+    expect(await page.getByTestId('feedback-rows-next').isDisabled()).toBe(true)
+    await waitForCount(page, 'feedback-row-call', second.length - 1)
+    expect(await texts('feedback-row-ref')).toEqual([objectRef()])
+
+    // Act + Assess: a rating's call opens in its trace, and Back returns to the same page of feedback
+    const rating = second.find((f) => f.weave_ref.endsWith(`/call/${run.ids.lookup}`))
+    await page.locator(`[data-feedback-id="${rating.id}"] [data-testid=feedback-row-call]`).click()
+    await page.locator(`[data-testid=call-detail][data-call-id="${run.ids.lookup}"]`).waitFor()
+    expect(address()).toBe(`trace/${run.ids.trace}?call=${run.ids.lookup}`)
+    await waitForText(page, 'call-detail-name', nameOf(rating))
+    await page.goBack()
+    await expect.poll(shownIds).toEqual(ids(second))
+    await page.getByTestId('feedback-rows-prev').click()
+    await expect.poll(shownIds).toEqual(ids(first))
+    expect(address()).not.toContain('offset=')
+
+    // Act + Assess: a failed page shows its alert and no table, and the next request clears it
+    await page.route('**/feedback/query', (route) =>
+      route.request().postDataJSON().offset === undefined
+        ? route.continue()
+        : route.fulfill({ status: 500, json: { reason: 'rows exploded' } }),
+    )
+    try {
+      await page.getByTestId('feedback-rows-next').click()
+      await waitForText(page, 'feedback-rows-error', '500 from feedback/query: rows exploded')
+      expect(await page.getByTestId('feedback-rows').count()).toBe(0)
+    } finally {
+      await page.unroute('**/feedback/query')
+    }
+    await page.getByTestId('feedback-range').selectOption('30d')
+    await expect.poll(shownIds).toEqual(ids(first))
+    expect(await page.getByTestId('feedback-rows-error').count()).toBe(0)
+    expect(address()).not.toContain('offset=')
+  })
+
   it('shows the totals of GET /v1/usage for the project', async () => {
     // Prepare
     const end = new Date()
@@ -696,6 +807,48 @@ describe('Loom Console in Chromium', () => {
       await created.evaluate((el) => (globalThis as unknown as StyledWindow).getComputedStyle(el).whiteSpace),
     ).toBe('nowrap')
     await checkPage('objects')
+  })
+
+  it("shows a Dataset's rows from table/query with the count of table/query_stats, a page at a time", async () => {
+    // Prepare: the Dataset the SDK published, and its table as the API answers it
+    const [latest] = (await post('objs/query', { filter: { object_ids: ['questions'], latest_only: true } })).objs
+    const dataset = (await post('obj/read', { object_id: 'questions', digest: latest.digest })).obj.val
+    const digest = String(dataset.rows).split('/table/')[1]
+    const { count } = await post('table/query_stats', { digest })
+    const first: Json[] = (await post('table/query', { digest, limit: 50 })).rows
+    const rest: Json[] = (await post('table/query', { digest, offset: 50, limit: 50 })).rows
+    const shownRows = () =>
+      page.getByTestId('object-table-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-row-index')))
+    const indexes = (rows: Json[]) => rows.map((r) => String(r.original_index))
+
+    // Act
+    await open('objects', 'page-objects')
+    await page.locator('[data-testid=objects-row][data-object-id=questions] a').click()
+
+    // Assess: the count, the first 50 rows, one column per key of theirs, long values cut
+    expect(count).toBe(60)
+    await waitForText(page, 'object-table-count', '60 rows')
+    await expect.poll(shownRows).toEqual(indexes(first))
+    const headers = await page.locator('[data-testid=object-table-rows] th').allTextContents()
+    expect(headers).toEqual(['Row', ...columnsOf(first.map((r) => r.val))])
+    expect(headers).toEqual(['Row', 'question', 'expected', 'context', 'note'])
+    const cells = await page.getByTestId('object-table-row').first().locator('td').allTextContents()
+    expect(cells).toEqual(['0', 'q0', compactValue(first[0].val.expected), compactValue(first[0].val.context), ''])
+    expect(cells[2]).toBe('{"answer":0,"tags":["t0"]}')
+    expect(cells[3]).toMatch(/…$/)
+    expect(await page.getByTestId('object-table-range').textContent()).toBe('1–50 of 60')
+    // A row's number opens the whole row in the JSON viewer.
+    await page.getByTestId('object-table-row-toggle').first().click()
+    await waitForTextContaining(page, 'json-object-table-row', XSS[0])
+    await checkPage('objects-dataset')
+
+    // Act + Assess: the next page and back
+    await page.getByTestId('object-table-next').click()
+    await expect.poll(shownRows).toEqual(indexes(rest))
+    expect(await page.getByTestId('object-table-range').textContent()).toBe('51–60 of 60')
+    expect(await page.getByTestId('object-table-next').isDisabled()).toBe(true)
+    await page.getByTestId('object-table-prev').click()
+    await expect.poll(shownRows).toEqual(indexes(first))
   })
 
   it("switches to another object without reading it at the previous object's version", async () => {

@@ -14,7 +14,7 @@ import {
   usageViewParams,
 } from '../../console/src/lib/page-views.js'
 import { parseRoute, routeHash } from '../../console/src/lib/route.js'
-import { changedParams, knownOf, listedOr, listParam, oneOf } from '../../console/src/lib/view-query.js'
+import { changedParams, knownOf, listedOr, listParam, offsetParam, oneOf } from '../../console/src/lib/view-query.js'
 
 // The browser's zone stands for any: the default time zone, left out of links.
 const ZONE = 'Europe/Berlin'
@@ -48,6 +48,12 @@ describe('view-query helpers', () => {
     expect(listedOr('z', [])).toBe('')
   })
 
+  it('reads a page offset as a plain count of at most nine digits, else 0', () => {
+    expect(offsetParam('50')).toBe(50)
+    expect(offsetParam('999999999')).toBe(999_999_999)
+    expect([null, '', '-5', '1e3', ' 5', '1234567890'].map(offsetParam)).toEqual([0, 0, 0, 0, 0, 0])
+  })
+
   it('leaves defaults out of a query', () => {
     expect(changedParams({ range: '7d', res: 'hour' }, { range: '24h', res: 'hour' })).toEqual({ range: '7d' })
   })
@@ -61,6 +67,7 @@ describe('Feedback view', () => {
     bucket: 3600,
     zone: 'Asia/Tokyo',
     percentiles: [50, 90, 99],
+    offset: 25,
   }
 
   it('leaves every default out, so the plain link stays plain', () => {
@@ -75,7 +82,7 @@ describe('Feedback view', () => {
     const hash = routeHash('feedback', [], feedbackViewParams(FULL, ZONE), 'acme/my bot')
 
     // Assess
-    expect(hash).toContain('range=30d&bucket=3600&tz=Asia%2FTokyo&p=50%2C90%2C99')
+    expect(hash).toContain('range=30d&bucket=3600&tz=Asia%2FTokyo&p=50%2C90%2C99&offset=25')
     expect(parseFeedbackView(query(hash), ZONE)).toEqual(FULL)
   })
 
@@ -92,6 +99,9 @@ describe('Feedback view', () => {
     ['a time zone the page does not offer', 'tz=Mars%2FOlympus'],
     ['only unknown percentiles', 'p=42,abc'],
     ['an unknown parameter', 'page=7&x=%E0%A4%A'],
+    ['a negative offset', 'offset=-25'],
+    ['an offset that is not a count', 'offset=2.5e1'],
+    ['an offset too large to page to', 'offset=1234567890'],
   ])('reads %s as the default', (_, q) => {
     expect(parseFeedbackView(new URLSearchParams(q), ZONE)).toEqual(defaultFeedbackView(ZONE))
   })

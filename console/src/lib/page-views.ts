@@ -1,6 +1,6 @@
 // What the Feedback, Usage, Training and Objects pages show, as the query of their routes, so a reload, Back or a
 // copied link shows the same charts and selection (the Traces page's is traces-view.ts). Each page's parameters:
-//   Feedback  `#/<entity>/<project>/feedback?type=…&metric=…&range=…&bucket=…&tz=…&p=50,90`
+//   Feedback  `#/<entity>/<project>/feedback?type=…&metric=…&range=…&bucket=…&tz=…&p=50,90&offset=25`
 //   Usage     `#/<entity>/<project>/usage?range=…&res=day&scope=entity&group=project&metric=…`
 //   Training  `#/<entity>/<project>/training?models=<id>,<id>&x=time` (`models=`: none ticked; no `x`: by the data)
 //   Objects   `#/<entity>/<project>/objects/<object id>?digest=<version digest>`
@@ -8,7 +8,7 @@
 
 // `.js` paths: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
 import { type TrainingAxis, USAGE_METRICS, type UsageMetric } from './charts.js'
-import { changedParams, knownOf, listParam, oneOf } from './view-query.js'
+import { changedParams, knownOf, listParam, offsetParam, oneOf } from './view-query.js'
 
 /** The time ranges of Feedback and Usage: the last 24, 168 or 720 hours. */
 export const TIME_RANGES = [
@@ -53,7 +53,10 @@ export function feedbackZones(browserZone: string): string[] {
   ]
 }
 
-/** Feedback's pickers; `type` and `metric` are checked against the lists the page loads (`''`: the first). */
+/**
+ * Feedback's pickers; `type` and `metric` are checked against the lists the page loads (`''`: the first). `offset` is
+ * the first row of the feedback table's page.
+ */
 export type FeedbackView = {
   type: string
   metric: string
@@ -61,11 +64,12 @@ export type FeedbackView = {
   bucket: number
   zone: string
   percentiles: number[]
+  offset: number
 }
 
 /** The plain Feedback link's view: the first type and metric, 7 days, automatic buckets, the browser's zone. */
 export function defaultFeedbackView(browserZone: string): FeedbackView {
-  return { type: '', metric: '', range: '7d', bucket: 0, zone: browserZone, percentiles: [50, 95] }
+  return { type: '', metric: '', range: '7d', bucket: 0, zone: browserZone, percentiles: [50, 95], offset: 0 }
 }
 
 /** The Feedback view a route's query names, in a browser of zone `browserZone`. */
@@ -78,6 +82,7 @@ export function parseFeedbackView(params: URLSearchParams, browserZone: string):
     bucket: oneOf(params.get('bucket'), BUCKET_SECONDS, plain.bucket),
     zone: oneOf(params.get('tz'), feedbackZones(browserZone), plain.zone),
     percentiles: knownOf(listParam(params.get('p')), FEEDBACK_PERCENTILES, plain.percentiles).sort((a, b) => a - b),
+    offset: offsetParam(params.get('offset')),
   }
 }
 
@@ -90,6 +95,7 @@ export function feedbackViewParams(view: FeedbackView, browserZone: string): Rec
     bucket: String(v.bucket),
     tz: v.zone,
     p: v.percentiles.join(','),
+    offset: String(v.offset),
   })
   return changedParams(text(view), text(defaultFeedbackView(browserZone)))
 }

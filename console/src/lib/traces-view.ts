@@ -5,7 +5,7 @@
 
 // A `.js` path: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
 import { CALL_COLUMNS, CALL_STATUSES, type CallColumn, type CallFilters } from './calls.js'
-import { oneOf } from './view-query.js'
+import { offsetParam, oneOf } from './view-query.js'
 
 /** The Traces table's order: a column and its direction. */
 export type TracesSort = { column: CallColumn; direction: 'asc' | 'desc' }
@@ -26,8 +26,6 @@ export const DEFAULT_VIEW: TracesView = {
 // What a `datetime-local` field shows (`2025-03-01T12:30`, seconds optional): another form would leave the field blank
 // while the list is filtered by it.
 const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/
-// At most nine digits: any page a person reaches by paging, never a number that loses precision.
-const OFFSET = /^\d{1,9}$/
 
 const COLUMN_IDS: CallColumn[] = CALL_COLUMNS.map((c) => c.id)
 
@@ -37,7 +35,6 @@ function localTime(value: string | null): string {
 
 /** The view a route's query names; a missing, unknown or invalid value is the default's. */
 export function parseTracesView(params: URLSearchParams): TracesView {
-  const offset = params.get('offset') ?? ''
   return {
     filters: {
       op: params.get('op') ?? '',
@@ -51,7 +48,7 @@ export function parseTracesView(params: URLSearchParams): TracesView {
       column: oneOf(params.get('sort'), COLUMN_IDS, DEFAULT_VIEW.sort.column),
       direction: oneOf(params.get('dir'), ['asc', 'desc'] as const, DEFAULT_VIEW.sort.direction),
     },
-    offset: OFFSET.test(offset) ? Number(offset) : 0,
+    offset: offsetParam(params.get('offset')),
   }
 }
 

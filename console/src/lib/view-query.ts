@@ -11,6 +11,14 @@ export function oneOf<T extends string | number>(value: string | null, allowed: 
   return allowed.find((a) => String(a) === value) ?? fallback
 }
 
+// At most nine digits: any page a person reaches by paging, never a number that loses precision.
+const OFFSET = /^\d{1,9}$/
+
+/** A page's first row (`offset=50`): 0 when absent or not a plain count. */
+export function offsetParam(value: string | null): number {
+  return value !== null && OFFSET.test(value) ? Number(value) : 0
+}
+
 /** A comma-separated list (`p=50,95`): undefined when the parameter is absent, empty when its value is. */
 export function listParam(value: string | null): string[] | undefined {
   if (value === null) return undefined

@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { Chart } from '../components/Chart'
 import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
+import { FeedbackRows } from '../components/FeedbackRows'
 import type { Api } from '../lib/api'
 import { type FeedbackStats, feedbackSeries, feedbackWindow, metricSlug } from '../lib/charts'
 import { formatNumber } from '../lib/format'
@@ -24,9 +25,10 @@ const BROWSER_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone
 const parseView = (params: URLSearchParams) => parseFeedbackView(params, BROWSER_ZONE)
 
 /**
- * Feedback: a type and metric picked from `feedback/payload_schema`, charted by `feedback/stats` over time. The pickers
- * are the route's query (`lib/page-views.ts`): each change is a new history entry, so Back returns to the previous
- * chart and a reload or a link shows the same one.
+ * Feedback: a type and metric picked from `feedback/payload_schema`, charted by `feedback/stats` over time, and the
+ * newest feedback of the type in the window below (`components/FeedbackRows.tsx`). The pickers and the table's page are
+ * the route's query (`lib/page-views.ts`): each picker change is a new history entry, so Back returns to the previous
+ * chart and a reload or a link shows the same one; paging replaces the entry, as on Traces.
  */
 export function FeedbackPage({ api, project, params }: { api: Api; project: string; params: URLSearchParams }) {
   const view = useRouteView(params, parseView)
@@ -42,10 +44,10 @@ export function FeedbackPage({ api, project, params }: { api: Api; project: stri
     (paths ?? []).map((p) => p.json_path),
   )
   // The type and metric shown go into the link with any change, so it shows the same chart as the lists grow.
-  const show = (change: Partial<FeedbackView>) =>
+  const show = (change: Partial<FeedbackView>, entry: 'push' | 'replace' = 'push') =>
     showRoute(
       routeHash('feedback', [], feedbackViewParams({ ...view, type, metric: path, ...change }, BROWSER_ZONE)),
-      'push',
+      entry,
     )
 
   // The window ends when each request is sent (not when the range was chosen), so asking again counts new feedback.
@@ -155,7 +157,11 @@ export function FeedbackPage({ api, project, params }: { api: Api; project: stri
           >
             <label>
               Feedback type
-              <select value={type} onChange={(e) => show({ type: e.currentTarget.value })} data-testid="feedback-type">
+              <select
+                value={type}
+                onChange={(e) => show({ type: e.currentTarget.value, offset: 0 })}
+                data-testid="feedback-type"
+              >
                 {(types ?? []).map((t) => (
                   <option key={t} value={t}>
                     {t}
@@ -181,7 +187,7 @@ export function FeedbackPage({ api, project, params }: { api: Api; project: stri
               Range
               <select
                 value={range}
-                onChange={(e) => show({ range: e.currentTarget.value as typeof range })}
+                onChange={(e) => show({ range: e.currentTarget.value as typeof range, offset: 0 })}
                 data-testid="feedback-range"
               >
                 {TIME_RANGES.map((r) => (
@@ -275,6 +281,18 @@ export function FeedbackPage({ api, project, params }: { api: Api; project: stri
               </section>
             )}
           </div>
+          {type !== '' && (
+            <FeedbackRows
+              api={api}
+              project={project}
+              type={type}
+              hours={hours}
+              metric={info?.json_path}
+              zone={timezone}
+              offset={view.offset}
+              onPage={(offset) => show({ offset }, 'replace')}
+            />
+          )}
         </>
       )}
     </div>

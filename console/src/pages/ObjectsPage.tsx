@@ -1,10 +1,12 @@
 import { useEffect, useState } from 'preact/hooks'
 import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
 import { JsonViewer } from '../components/JsonViewer'
+import { TableRows } from '../components/TableRows'
 import type { Api } from '../lib/api'
 import { browserTimeZone, formatDate } from '../lib/format'
 import { showRoute } from '../lib/navigate'
 import { chosenVersion } from '../lib/page-views'
+import { tableRefsOf } from '../lib/refs'
 import { routeHash } from '../lib/route'
 
 // Dates are shown in the browser's time zone, named in the column headings (as on Traces).
@@ -157,6 +159,11 @@ function Versions({
             label={`Value of ${objectId} v${value.version_index}`}
             testId="json-object-value"
           />
+          {/* A table the value refers to (a Dataset's rows) is shown as rows, not only as its ref. Keyed by the ref, so
+          another version's table starts at its first page. */}
+          {tableRefsOf(value.val).map((t) => (
+            <TableRows key={`${t.key} ${t.digest}`} api={api} project={t.project} digest={t.digest} field={t.key} />
+          ))}
         </>
       )}
     </section>
@@ -164,7 +171,8 @@ function Versions({
 }
 
 /**
- * Objects: the project's objects (latest versions), one object's versions with tags and aliases, a version's value. The
+ * Objects: the project's objects (latest versions), one object's versions with tags and aliases, a version's value and
+ * the rows of the tables it refers to (a Dataset's `rows`, `components/TableRows.tsx`). The
  * object is the route's path and its version the query (`#/objects/<object id>?digest=<digest>`, `lib/page-views.ts`).
  */
 export function ObjectsPage({

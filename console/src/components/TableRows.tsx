@@ -1,0 +1,162 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { Api } from '../lib/api'
+import { pagerState } from '../lib/calls'
+import { formatCountOf } from '../lib/format'
+import { columnsOf, compactValue, TABLE_PAGE_SIZE, tableRowsRequest } from '../lib/table-rows'
+import { ErrorBox } from './common'
+import { JsonViewer } from './JsonViewer'
+
+type TableRow = { digest: string; val: unknown; original_index: number }
+
+/**
+ * The rows of a table an object's value refers to (a Weave Dataset's `rows`): its row count (`table/query_stats`) and a
+ * page of rows at a time (`table/query`), one column per key of the page's rows, each cell a one-line preview; a row's
+ * number opens the whole row in the JSON viewer. `project` is the ref's project, which may be another than the page's.
+ */
+export function TableRows({
+  api,
+  project,
+  digest,
+  field,
+}: {
+  api: Api
+  project: string
+  digest: string
+  /** The value's key that holds the ref (`rows`), `''` when the value is the ref itself. */
+  field: string
+}) {
+  const [offset, setOffset] = useState(0)
+  const [rows, setRows] = useState<TableRow[] | undefined>()
+  const [count, setCount] = useState<number | undefined>()
+  const [expanded, setExpanded] = useState<number | undefined>()
+  // The count and the rows fail apart: a page that reads again clears its own error, not the count's.
+  const [countError, setCountError] = useState<unknown>()
+  const [rowsError, setRowsError] = useState<unknown>()
+  const error = rowsError ?? countError
+  useEffect(() => {
+    const abort = new AbortController()
+    setCount(undefined)
+    setCountError(undefined)
+    api
+      .post<{ count: number }>('table/query_stats', { project_id: project, digest }, abort.signal)
+      .then((r) => setCount(r.count))
+      .catch((err) => abort.signal.aborted || setCountError(err))
+    return () => abort.abort()
+  }, [api, project, digest])
+  useEffect(() => {
+    const abort = new AbortController()
+    setRows(undefined)
+    setExpanded(undefined)
+    setRowsError(undefined)
+    api
+      .post<{ rows: TableRow[] }>(
+        'table/query',
+        tableRowsRequest(project, digest, { offset, limit: TABLE_PAGE_SIZE }),
+        abort.signal,
+      )
+      .then((r) => setRows(r.rows))
+      .catch((err) => abort.signal.aborted || setRowsError(err))
+    return () => abort.abort()
+  }, [api, project, digest, offset])
+
+  const shown = rows ?? []
+  const columns = columnsOf(shown.map((r) => r.val))
+  const pager = pagerState(offset, shown.length, TABLE_PAGE_SIZE, count === undefined ? undefined : { count })
+  const name = field === '' ? 'the table' : field
+  return (
+    <section aria-label={`Rows of ${name}`} data-testid="object-table" data-digest={digest}>
+      <h3>
+        Rows of <code>{name}</code>{' '}
+        <span class="muted small" data-testid="object-table-count">
+          {count === undefined ? '' : formatCountOf(count, 'row')}
+        </span>
+      </h3>
+      <ErrorBox error={error} testId="object-table-error" />
+      {rows !== undefined && rows.length === 0 ? (
+        <p class="muted" data-testid="object-table-empty">
+          {offset > 0 ? 'No rows on this page.' : 'The table has no rows.'}
+        </p>
+      ) : (
+        <div class="table-wrap">
+          <table class="rows-table" data-testid="object-table-rows" aria-busy={rows === undefined}>
+            <caption class="sr-only">Rows of {name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Row</th>
+                {columns.map((c) => (
+                  <th key={c} scope="col" class="wraps">
+                    {c}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((row) => {
+                const open = expanded === row.original_index
+                const val = typeof row.val === 'object' && row.val !== null ? (row.val as Record<string, unknown>) : {}
+                return [
+                  <tr
+                    key={row.original_index}
+                    data-testid="object-table-row"
+                    data-row-index={row.original_index}
+                    class={open ? 'selected' : ''}
+                  >
+                    <td class="num">
+                      <button
+                        type="button"
+                        class="link"
+                        aria-expanded={open}
+                        aria-label={`Row ${row.original_index}: ${open ? 'hide' : 'show'} the whole row`}
+                        onClick={() => setExpanded(open ? undefined : row.original_index)}
+                        data-testid="object-table-row-toggle"
+                      >
+                        {row.original_index}
+                      </button>
+                    </td>
+                    {columns.map((c) => (
+                      <td key={c} class={typeof val[c] === 'number' ? 'num' : 'preview'}>
+                        {compactValue(val[c])}
+                      </td>
+                    ))}
+                  </tr>,
+                  open && (
+                    <tr key={`${row.original_index}-json`} class="json-row">
+                      <td colSpan={columns.length + 1}>
+                        <JsonViewer
+                          value={row.val}
+                          label={`Row ${row.original_index} of ${name}`}
+                          testId="json-object-table-row"
+                        />
+                      </td>
+                    </tr>
+                  ),
+                ]
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div class="pager" data-testid="object-table-pager">
+        <button
+          type="button"
+          disabled={offset === 0}
+          onClick={() => setOffset(Math.max(0, offset - TABLE_PAGE_SIZE))}
+          data-testid="object-table-prev"
+        >
+          Previous
+        </button>
+        <span class="muted" data-testid="object-table-range">
+          {pager.range}
+        </span>
+        <button
+          type="button"
+          disabled={!pager.hasNext}
+          onClick={() => setOffset(offset + TABLE_PAGE_SIZE)}
+          data-testid="object-table-next"
+        >
+          Next
+        </button>
+      </div>
+    </section>
+  )
+}
