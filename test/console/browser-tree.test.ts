@@ -9,6 +9,7 @@ import {
   resizeTo,
   screenshot,
   seriousAxeViolations,
+  showFresh,
   sidewaysOverflow,
   WIDE,
   watchPage,
@@ -61,10 +62,11 @@ let deepCalls: Seeded[]
 let bigCalls: Seeded[]
 let linkedCall: Seeded
 
-// Writes a trace's calls (ended, 10 ms apart, in the given order) through `call/upsert_batch`, 200 calls a request.
+// Writes a trace's calls (ended, 10 ms apart, in the given order) through `call/upsert_batch`, 1,000 calls a request
+// (about 0.5 MB; fewer requests cost the server about a tenth less CPU than 200 a request).
 async function writeTrace(projectId: string, traceId: string, calls: Seeded[], base: number): Promise<void> {
-  for (let i = 0; i < calls.length; i += 200) {
-    const batch = calls.slice(i, i + 200).flatMap((c, j) => {
+  for (let i = 0; i < calls.length; i += 1000) {
+    const batch = calls.slice(i, i + 1000).flatMap((c, j) => {
       const at = base + (i + j) * 10
       return [
         {
@@ -122,7 +124,7 @@ async function seed(): Promise<void> {
 }
 
 /** A fresh tab (its own sessionStorage) at `hash`, signed in through the page with the picker left as it opens. */
-async function signedIn(hash: string, viewport = WIDE, choose?: string): Promise<Page> {
+async function signIn(hash: string, viewport = WIDE, choose?: string): Promise<Page> {
   const context = await browser.newContext({ viewport })
   const page = await context.newPage()
   await page.goto(`${server.url}/console/${hash}`)
@@ -132,6 +134,29 @@ async function signedIn(hash: string, viewport = WIDE, choose?: string): Promise
   if (choose !== undefined) await page.getByTestId('project-picker').selectOption(choose)
   await page.getByTestId('project-open').click()
   return page
+}
+
+// One tab per viewport width, signed in to the first project (the picker as it opens) and shared by the tests that
+// keep to that project: a sign-in is most of a second. Its page errors are recorded from the start.
+const tabs = new Map<number, Promise<{ page: Page; errors: string[] }>>()
+
+/**
+ * The viewport's shared tab at `hash`: on first use a fresh tab signed in at `hash` (as `signIn`), after that the tab
+ * showing `hash` as a page mounted anew, so nothing of an earlier test's view is left in it.
+ */
+async function signedIn(hash: string, viewport = WIDE): Promise<{ page: Page; errors: string[] }> {
+  const shared = tabs.get(viewport.width)
+  if (shared === undefined) {
+    const opening = (async () => {
+      const page = await signIn(hash, viewport)
+      return { page, errors: (await watchPage(page)).errors }
+    })()
+    tabs.set(viewport.width, opening)
+    return opening
+  }
+  const tab = await shared
+  await showFresh(tab.page, hash)
+  return tab
 }
 
 const go = (page: Page, hash: string) => page.evaluate(`location.hash = ${JSON.stringify(hash)}`)
@@ -177,13 +202,16 @@ async function waitForFocus(page: Page, id: string): Promise<void> {
 beforeAll(async () => {
   const executable = findChromium()
   if (executable === undefined) throw new Error('No Chromium: vitest.config.ts should have left this file out')
+  // Chromium starts while this process loads the local stack and seeds it.
+  const launched = launchChromium(executable).then((b) => {
+    browser = b
+  })
   caller = await newCaller()
   project = `${caller.entity}/tree`
   // Listed after `tree` in the picker, so the picker's own default is another project.
   linkedProject = `${caller.entity}/${LINKED_NAME}`
   server = await serveApp(await createLocalApp())
-  const [launched] = await Promise.all([launchChromium(executable), seed()])
-  browser = launched
+  await Promise.all([launched, seed()])
 }, 90_000)
 
 afterAll(async () => {
@@ -199,7 +227,7 @@ describe('Loom Console trace tree in Chromium', () => {
     'shows every name of a 300-deep chain at %s px, with the level of rows past the deepest indent',
     async (width, viewport) => {
       // Prepare
-      const page = await signedIn(`#/trace/${traces.deep}`, viewport)
+      const { page } = await signedIn(`#/trace/${traces.deep}`, viewport)
       await page.locator(`[data-testid=trace-tree][data-row-count="${DEEP}"]`).waitFor()
 
       // Act: the deepest rows
@@ -227,16 +255,15 @@ describe('Loom Console trace tree in Chromium', () => {
       expect(await sidewaysOverflow(page)).toEqual({ overflow: 0, culprits: [] })
       expect(await seriousAxeViolations(page)).toEqual([])
       await screenshot(page, `tree-deep-${width}`)
-      await page.context().close()
     },
   )
 
   it('keeps the focus on the row End, ArrowUp, Home, PageDown and PageUp move to in a 2,501-call trace', async () => {
     // Prepare: the whole trace in
-    const page = await signedIn(`#/trace/${traces.big}`)
+    const { page, errors } = await signedIn(`#/trace/${traces.big}`)
     await page.locator(`[data-testid=trace-tree][data-row-count="${BIG}"]`).waitFor({ timeout: 30_000 })
     await page.getByTestId('trace-meta').filter({ hasNotText: 'loading' }).waitFor()
-    const watched = await watchPage(page)
+    const erred = errors.length
     const first = bigCalls[0]?.id as string
     const last = bigCalls.at(-1)?.id as string
     const beforeLast = bigCalls.at(-2)?.id as string
@@ -266,13 +293,12 @@ describe('Loom Console trace tree in Chromium', () => {
     expect(page.url()).toContain(`call=${paged}`)
     await page.keyboard.press('PageUp')
     await waitForFocus(page, first)
-    expect(watched.errors).toEqual([])
-    await page.context().close()
+    expect(errors.slice(erred)).toEqual([])
   })
 
   it('opens a shared link to a trace in its own project after sign-in in a fresh tab', async () => {
     // Prepare: a link as the address bar of someone who had the trace open shows it
-    const opened = await signedIn(`#/trace/${traces.linked}?call=${linkedCall.id}`, WIDE, linkedProject)
+    const opened = await signIn(`#/trace/${traces.linked}?call=${linkedCall.id}`, WIDE, linkedProject)
     await opened.locator(`[data-testid=call-detail][data-call-id="${linkedCall.id}"]`).waitFor()
     await expect.poll(() => new URL(opened.url()).hash).toContain('/trace/')
     const link = opened.url()
@@ -299,8 +325,8 @@ describe('Loom Console trace tree in Chromium', () => {
   })
 
   it("opens a link to another of the key's projects, and says so for a project the key cannot open", async () => {
-    // Prepare: signed in to the first project
-    const page = await signedIn('#/traces')
+    // Prepare: signed in to the first project, in a tab of its own (following the link moves its session there)
+    const page = await signIn('#/traces')
     await page.getByTestId('page-traces').waitFor()
     expect(new URL(page.url()).hash).toBe(`#/${encodeURIComponent(caller.entity)}/tree/traces`)
 
@@ -325,7 +351,7 @@ describe('Loom Console trace tree in Chromium', () => {
 
   it('opens an older link without the project in the open project, and names the project in the address', async () => {
     // Prepare
-    const page = await signedIn('#/traces')
+    const { page } = await signedIn('#/traces')
     await page.getByTestId('page-traces').waitFor()
 
     // Act
@@ -336,7 +362,6 @@ describe('Loom Console trace tree in Chromium', () => {
     await expect
       .poll(() => new URL(page.url()).hash)
       .toBe(`#/${encodeURIComponent(caller.entity)}/tree/trace/${traces.deep}`)
-    await page.context().close()
   })
 
   it.each([
@@ -344,7 +369,7 @@ describe('Loom Console trace tree in Chromium', () => {
     ['390', NARROW],
   ])('keeps a 1,300-character op name inside the page at %s px, other cells whole', async (width, viewport) => {
     // Prepare
-    const page = await signedIn('#/traces', viewport)
+    const { page } = await signedIn('#/traces', viewport)
     const row = page.getByTestId('traces-row').filter({ hasText: LONG_NAME }).first()
     await row.waitFor()
 
@@ -386,6 +411,5 @@ describe('Loom Console trace tree in Chromium', () => {
     expect(widths.title).toBeLessThanOrEqual(widths.view)
     expect(await page.getByTestId('call-detail-name').textContent()).toBe(LONG_NAME)
     await screenshot(page, `tree-long-name-trace-${width}`)
-    await page.context().close()
   })
 })

@@ -12,7 +12,7 @@ import { formatCount, formatDate, formatTokens, formatTotal, plural } from '../.
 import { createLocalApp } from '../../scripts/local/app.js'
 import { jsonInit, newCaller, type TestCaller } from '../support/auth.js'
 import { findChromium } from '../support/chromium.js'
-import { launchChromium, WIDE, waitForCount, waitForText, watchPage } from '../support/console-browser.js'
+import { launchChromium, showFresh, WIDE, waitForCount, waitForText, watchPage } from '../support/console-browser.js'
 import { runWeaveScript, serveApp, type TracingServer } from '../support/weave-sdk.js'
 
 // The Console's figures in a real Chromium (see browser.test.ts) against the local stack in this process, for a key of
@@ -25,7 +25,12 @@ import { runWeaveScript, serveApp, type TracingServer } from '../support/weave-s
 // biome-ignore lint/suspicious/noExplicitAny: API answers are checked field by field by the assertions.
 type Json = any
 // The page's globals the functions run inside it read, typed by hand: the root tsconfig has no DOM library.
-type PageGlobals = { document: { querySelectorAll: (selector: string) => Iterable<{ textContent: string | null }> } }
+type PageGlobals = {
+  document: {
+    querySelector: (selector: string) => { textContent: string | null } | null
+    querySelectorAll: (selector: string) => Iterable<{ textContent: string | null }>
+  }
+}
 
 const MODEL = 'loom/reference-1'
 const ROOTS: CallFilters = { op: '', status: '', from: '', to: '', text: '', rootsOnly: true }
@@ -143,8 +148,28 @@ async function upsert(calls: Seeded[], base: number): Promise<void> {
 }
 
 async function seed(): Promise<void> {
-  const ref = (name: string) => `weave:///${project}/op/${name}:v1`
   await post('cost/create', { costs: { [MODEL]: { prompt_token_cost: 0.001, completion_token_cost: 0.002 } } })
+  // The SDK's child process (a second Node loading weave) runs while this process writes the rest.
+  const [sdk] = await Promise.all([
+    // The doubly instrumented SDK trace, its completions metered in a project of their own.
+    runWeaveScript<{ trace: string; root: string }>(SCRIPT, server, {
+      PROJECT: project,
+      WANDB_API_KEY: caller.key,
+      GATEWAY_PROJECT: `${memberEntity}/sdk`,
+    }),
+    seedWrites(),
+  ])
+  ids.sdk = sdk
+  await settleAfterResponse()
+  await flushUsage()
+  const [otelRoot] = await streamCalls({ filter: { trace_roots_only: true }, query: opIs('otel root') })
+  if (otelRoot === undefined) throw new Error('the OpenTelemetry trace was not stored')
+  ids.otel = { trace: otelRoot.trace_id, root: otelRoot.id }
+}
+
+// The metered completions, the upserted roots and the OpenTelemetry trace.
+async function seedWrites(): Promise<void> {
+  const ref = (name: string) => `weave:///${project}/op/${name}:v1`
   // Metered usage: two projects of the member entity, and the key's own entity (which must never show under it).
   await complete(project, 2)
   await complete(`${memberEntity}/other`, 1)
@@ -205,17 +230,6 @@ async function seed(): Promise<void> {
     body: JSON.stringify(otlp),
   })
   if (res.status !== 200) throw new Error(`otel: ${res.status} ${await res.text()}`)
-  // The doubly instrumented SDK trace, its completions metered in a project of their own.
-  ids.sdk = await runWeaveScript<{ trace: string; root: string }>(SCRIPT, server, {
-    PROJECT: project,
-    WANDB_API_KEY: caller.key,
-    GATEWAY_PROJECT: `${memberEntity}/sdk`,
-  })
-  await settleAfterResponse()
-  await flushUsage()
-  const [otelRoot] = await streamCalls({ filter: { trace_roots_only: true }, query: opIs('otel root') })
-  if (otelRoot === undefined) throw new Error('the OpenTelemetry trace was not stored')
-  ids.otel = { trace: otelRoot.trace_id, root: otelRoot.id }
 }
 
 const opIs = (op: string) => ({ $expr: { $eq: [{ $getField: 'op_name' }, { $literal: op }] } })
@@ -229,18 +243,45 @@ async function streamCalls(body: Record<string, unknown>): Promise<Json[]> {
     .map((l) => JSON.parse(l))
 }
 
-/** A fresh tab signed in through the page on the member entity's project, its Traces page loaded. */
-async function signedIn(timezoneId?: string): Promise<Page> {
+/** The member entity's project at `page` (`traces`, `usage`), as a link names it. */
+function projectHash(page: 'traces' | 'usage'): string {
+  const [entity, name] = project.split('/').map(encodeURIComponent)
+  return `#/${entity}/${name}/${page}`
+}
+
+/**
+ * A fresh tab signed in through the page from a link to the member entity's project, the project picked: the link
+ * is to its Usage page, whose one report costs the server little (a Traces page reads every root and its usage).
+ */
+async function signIn(timezoneId?: string): Promise<Page> {
   const context = await browser.newContext({ viewport: WIDE, ...(timezoneId === undefined ? {} : { timezoneId }) })
   const page = await context.newPage()
   await watchPage(page)
-  await page.goto(`${server.url}/console/`)
+  await page.goto(`${server.url}/console/${projectHash('usage')}`)
   await page.getByTestId('signin-key').fill(caller.key)
   await page.getByTestId('signin-submit').click()
   await page.getByTestId('project-picker').selectOption(project)
   await page.getByTestId('project-open').click()
-  await page.getByTestId('page-traces').waitFor()
+  await page.getByTestId('page-usage').waitFor()
   return page
+}
+
+// One signed-in tab per time zone (the host's under ''), shared by the tests: a sign-in is most of a second.
+const tabs = new Map<string, Promise<Page>>()
+
+/** The zone's shared tab (the host's zone by default), signed in on first use. */
+function tab(timezoneId?: string): Promise<Page> {
+  const zone = timezoneId ?? ''
+  const shared = tabs.get(zone) ?? signIn(timezoneId)
+  tabs.set(zone, shared)
+  return shared
+}
+
+/** The zone's shared tab showing the member entity's project at `page` as a page mounted anew. */
+async function signedIn(page: 'traces' | 'usage', timezoneId?: string): Promise<Page> {
+  const signed = await tab(timezoneId)
+  await showFresh(signed, projectHash(page))
+  return signed
 }
 
 /** Waits until every row of the Traces table shows its tokens (no `…` left) and the table is not loading. */
@@ -260,32 +301,29 @@ async function applyFilters(page: Page, set: { op?: string; status?: string }): 
 }
 
 /**
- * The chart's legend for its last bucket (the pointer at the plot's right edge) and the chart's title, once a chart
- * whose title names `resolution` (`hourly`, `daily`) is drawn. Changing the range reads the report again and draws a
- * new chart, so this tries again, for up to 10 s, until one answers.
+ * The chart's legend for its last bucket (the pointer at the plot's right edge) and the chart's title, once the report
+ * the range asked for has `answered` and a chart whose title names `resolution` (`hourly`, `daily`) is drawn from it:
+ * the page drops the previous report's chart before it asks, so the chart found is the new one.
  */
-async function lastBucket(page: Page, resolution: string): Promise<{ legend: string; title: string | null }> {
+async function lastBucket(
+  page: Page,
+  resolution: string,
+  answered: Promise<unknown>,
+): Promise<{ legend: string; title: string | null }> {
+  await answered
   const chart = page.locator(`[data-testid=usage-chart]:has(canvas[aria-label*="${resolution}"])`)
-  for (const until = Date.now() + 10_000; Date.now() < until; await page.waitForTimeout(100)) {
-    const box = await chart
-      .locator('.u-over')
-      .boundingBox({ timeout: 500 })
-      .catch(() => null)
-    if (box === null) continue
-    await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2)
-    const read = { timeout: 500 }
-    const legend = await chart
-      .locator('.u-legend .u-series .u-value')
-      .first()
-      .textContent(read)
-      .catch(() => null)
-    const title = await chart
-      .locator('canvas')
-      .getAttribute('aria-label', read)
-      .catch(() => null)
-    if (legend !== null && legend !== '—') return { legend, title }
+  const box = await chart.locator('.u-over').boundingBox()
+  if (box === null) throw new Error(`The ${resolution} chart has no plot area`)
+  await page.mouse.move(box.x + box.width - 1, box.y + box.height / 2)
+  const legend = await page.waitForFunction(() => {
+    const { document } = globalThis as unknown as PageGlobals
+    const value = document.querySelector('[data-testid=usage-chart] .u-legend .u-series .u-value')?.textContent
+    return value !== undefined && value !== null && value !== '—' && value
+  })
+  return {
+    legend: (await legend.jsonValue()) as string,
+    title: await chart.locator('canvas').getAttribute('aria-label'),
   }
-  throw new Error(`No ${resolution} chart answered`)
 }
 
 const shownNames = (page: Page) => page.getByTestId('traces-open').allTextContents()
@@ -295,6 +333,10 @@ beforeAll(async () => {
   if (executable === undefined) throw new Error('No Chromium: vitest.config.ts should have left this file out')
   await putModel(referenceCatalogModel())
   clearCatalogCache()
+  // Chromium starts while this process loads the local stack and seeds it.
+  const launched = launchChromium(executable).then((b) => {
+    browser = b
+  })
   caller = await newCaller()
   keyEntity = caller.entity
   memberEntity = `member-${crypto.randomUUID().slice(0, 8)}`
@@ -306,8 +348,7 @@ beforeAll(async () => {
   })
   project = `${memberEntity}/qa`
   server = await serveApp(await createLocalApp())
-  const [launched] = await Promise.all([launchChromium(executable), seed()])
-  browser = launched
+  await Promise.all([launched, seed()])
 }, 120_000)
 
 afterAll(async () => {
@@ -324,10 +365,9 @@ describe('Loom Console figures in Chromium', () => {
     expect(member.entity).toBe(memberEntity)
     expect(own.entity).toBe(keyEntity)
     expect(member.total.requests).not.toBe(own.total.requests)
-    const page = await signedIn()
+    const page = await signedIn('usage')
 
     // Act
-    await page.getByTestId('nav-usage').click()
     await page.getByTestId('usage-totals').waitFor()
     await page.getByTestId('usage-scope').selectOption('entity')
     await page.getByTestId('usage-group').selectOption('project')
@@ -339,7 +379,6 @@ describe('Loom Console figures in Chromium', () => {
     expect(table).toContain(`${memberEntity}/other`)
     expect(table).toContain(project)
     expect(table).not.toContain(keyEntity)
-    await page.context().close()
   })
 
   it('shows the same tokens and cost for a trace in the Traces table and the trace view, each request once', async () => {
@@ -350,15 +389,16 @@ describe('Loom Console figures in Chromium', () => {
     const [sdkRoot] = await streamCalls({ filter: { call_ids: [ids.sdk.root] } })
     // The trace as the SDK recorded it counts each request more than once (the QA's 216 and 540)
     expect(sdkRoot.summary.usage[MODEL].total_tokens).toBeGreaterThan(served.total.total_tokens)
-    const page = await signedIn()
-    await rowsSettled(page)
+    const page = await signedIn('traces')
     const cases = [
       { trace: ids.sdk, tokens: served.total.total_tokens, requests: 2, model: MODEL },
       { trace: ids.otel, tokens: 150, requests: 0, model: 'gpt-4o' },
     ]
 
-    for (const c of cases) {
-      // Act: the row, then its trace
+    for (const [i, c] of cases.entries()) {
+      // Act: the row (back on the Traces page after the first trace), then its trace
+      if (i > 0) await page.getByTestId('nav-traces').click()
+      await rowsSettled(page)
       const row = page.locator(`[data-testid=traces-row][data-call-id="${c.trace.root}"]`)
       const rowTokens = await row.getByTestId('traces-tokens').textContent()
       const rowCost = await row.getByTestId('traces-cost').getAttribute('title')
@@ -373,22 +413,20 @@ describe('Loom Console figures in Chromium', () => {
       expect(cells[1]).toBe(formatCount(c.requests))
       expect(cells.at(-2)).toBe(formatTokens(c.tokens))
       expect(viewCost).toBe(rowCost)
-      await page.getByTestId('nav-traces').click()
-      await rowsSettled(page)
     }
-    await page.context().close()
   })
 
   it('labels day buckets as UTC days and hour buckets in the browser zone, from a zone behind UTC', async () => {
     // Prepare
-    const page = await signedIn(ZONE)
-    await page.getByTestId('nav-usage').click()
+    const page = await signedIn('usage', ZONE)
     await page.getByTestId('usage-totals').waitFor()
+    const report = () => page.waitForResponse((r) => r.url().includes('/v1/usage?'))
 
     // Act: daily buckets, the last one (today, UTC)
+    const week = report()
     await page.getByTestId('usage-resolution').selectOption('day')
     await page.getByTestId('usage-range').selectOption('7d')
-    const day = await lastBucket(page, 'daily')
+    const day = await lastBucket(page, 'daily', week)
 
     // Assess: the UTC date, as the table's Day (UTC) column shows it, never the local time of UTC midnight
     const today = new Date().toISOString().slice(0, 10)
@@ -397,10 +435,10 @@ describe('Loom Console figures in Chromium', () => {
     expect(day.title).toContain('daily (UTC)')
 
     // Act: hourly buckets, the last one
-    const asked = page.waitForRequest((r) => r.url().includes('/v1/usage?'))
+    const asked = report()
     await page.getByTestId('usage-resolution').selectOption('hour')
     await page.getByTestId('usage-range').selectOption('24h')
-    const hour = await lastBucket(page, 'hourly')
+    const hour = await lastBucket(page, 'hourly', asked)
 
     // Assess: 24 hour buckets asked for (`start` on the hour, `end` exclusive), the last one in progress
     const window = new URL((await asked).url()).searchParams
@@ -412,17 +450,17 @@ describe('Loom Console figures in Chromium', () => {
     expect(shown).toContain(hour.legend)
     expect(hour.title).toContain(`hourly (${ZONE})`)
     expect(await page.getByTestId('usage-time-column').textContent()).toBe(`Hour (${ZONE})`)
-    await page.context().close()
   })
 
   it('counts the total once per selection: paging and sorting send no query_stats', async () => {
     // Prepare
-    const page = await signedIn()
+    const page = await signedIn('traces')
     const counts: Request[] = []
-    page.on('request', (r) => {
+    const record = (r: Request) => {
       if (r.url().endsWith('/calls/query_stats')) counts.push(r)
-    })
-    await page.getByTestId('nav-traces').click()
+    }
+    page.on('request', record)
+    // The first total is shown once its query_stats has answered, so that request is in `counts` by now.
     await page.getByTestId('traces-total').filter({ hasText: /\d/ }).waitFor()
     await rowsSettled(page)
     const before = counts.length
@@ -442,9 +480,9 @@ describe('Loom Console figures in Chromium', () => {
       await page.locator(`th[aria-sort=descending] [data-testid=sort-${column}]`).waitFor()
       await rowsSettled(page)
     }
-    await page.waitForTimeout(300)
 
-    // Assess: no count for the same selection
+    // Assess: no count for the same selection (one asked late, after a page's rows, is still counted below: the new
+    // selection's own total comes three round trips after the last sort's rows)
     expect(counts.length - before).toBe(0)
 
     // Act: a new selection
@@ -454,12 +492,12 @@ describe('Loom Console figures in Chromium', () => {
 
     // Assess: counted once
     expect(counts.length - before).toBe(1)
-    await page.context().close()
+    page.off('request', record)
   })
 
   it('keeps filters, order and page in the address: Back from a trace and the link in a fresh tab show the same list', async () => {
     // Prepare: successful roots started since 2000, oldest first, the second page
-    const page = await signedIn()
+    const page = await signedIn('traces')
     await page.getByTestId('filter-from').fill('2000-01-01T00:00')
     await applyFilters(page, { status: 'success' })
     await page.getByTestId('sort-started').click()
@@ -510,12 +548,11 @@ describe('Loom Console figures in Chromium', () => {
       await fresh.getByTestId('traces-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-call-id'))),
     ).toEqual(listed)
     await fresh.context().close()
-    await page.context().close()
   })
 
   it('filters on every status a row shows, descendant_error included', async () => {
     // Prepare
-    const page = await signedIn()
+    const page = await signedIn('traces')
     await rowsSettled(page)
 
     // Act
@@ -525,12 +562,11 @@ describe('Loom Console figures in Chromium', () => {
     await waitForCount(page, 'traces-row', 1)
     expect(await page.getByTestId('traces-status').allTextContents()).toEqual(['descendant_error'])
     expect(await shownNames(page)).toEqual(['flaky_agent'])
-    await page.context().close()
   })
 
   it('filters and sorts by the name a row shows, not the hidden op ref', async () => {
     // Prepare
-    const page = await signedIn()
+    const page = await signedIn('traces')
     await rowsSettled(page)
 
     // Act: the entity's name is in every Weave op's ref, never in a shown name
@@ -560,12 +596,11 @@ describe('Loom Console figures in Chromium', () => {
       return names.length === 50 && names.join('\n') === [...names].sort().join('\n') ? names.slice(0, 2) : names
     }
     await expect.poll(sorted, { timeout: 10_000 }).toEqual(['alpha shown', 'beta_plain'])
-    await page.context().close()
   })
 
   it('names the time zone of the times it shows', async () => {
     // Prepare
-    const page = await signedIn(ZONE)
+    const page = await signedIn('traces', ZONE)
     await rowsSettled(page)
 
     // Act
@@ -579,16 +614,15 @@ describe('Loom Console figures in Chromium', () => {
     )
     await page.getByTestId('nav-traces').click()
     expect(await page.getByTestId('sort-started').textContent()).toContain(`Started (${ZONE})`)
-    await page.context().close()
   })
 
   it('says the server could not be reached, for which path, and links to sign in again when the key is refused', async () => {
     // Prepare
-    const page = await signedIn()
+    const page = await tab()
     await page.route('**/v1/usage?*', (route) => route.abort('failed'))
 
     // Act
-    await page.getByTestId('nav-usage').click()
+    await showFresh(page, projectHash('usage'))
 
     // Assess
     await page.getByTestId('usage-error').waitFor()
@@ -628,6 +662,5 @@ describe('Loom Console figures in Chromium', () => {
     await page.getByTestId('usage-totals').waitFor()
     expect(new URL(page.url()).hash).toBe(usageHash)
     expect(await page.getByTestId('usage-error').count()).toBe(0)
-    await page.context().close()
   })
 })

@@ -24,6 +24,7 @@ type PageGlobals = {
     querySelectorAll: (selector: string) => { length: number }
     addEventListener: (type: string, listener: (e: { violatedDirective: string; blockedURI: string }) => void) => void
   }
+  location: { hash: string; replace: (url: string) => void }
   localStorage: Record<string, string>
   sessionStorage: { getItem: (key: string) => string | null }
   axe?: typeof axe
@@ -109,6 +110,19 @@ export function sidewaysOverflow(page: Page): Promise<{ overflow: number; culpri
 export async function resizeTo(page: Page, size: { width: number; height: number }): Promise<void> {
   await page.setViewportSize(size)
   await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))')
+}
+
+/**
+ * Shows `hash` in a tab that is already signed in, as a page mounted anew: first the Sign in page (it sends no request
+ * and leaves the tab's session as it is), then `hash` as a new history entry. A page that only re-rendered with another
+ * query would show the previous view's rows, settled, until its own request went out; this one starts loading.
+ */
+export async function showFresh(page: Page, hash: string): Promise<void> {
+  await page.evaluate(() => (globalThis as unknown as PageGlobals).location.replace('#/signin'))
+  await page.getByTestId('page-signin').waitFor()
+  await page.evaluate((h) => {
+    ;(globalThis as unknown as PageGlobals).location.hash = h
+  }, hash)
 }
 
 /** Saves a full-page screenshot as `artifacts/console/<name>.png`. */
