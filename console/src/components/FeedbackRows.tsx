@@ -13,7 +13,7 @@ import { formatCountOf, formatDate } from '../lib/format'
 import { callRef } from '../lib/refs'
 import { routeHash } from '../lib/route'
 import { compactValue } from '../lib/table-rows'
-import { Empty, ErrorBox } from './common'
+import { Empty, ErrorBox, Pager } from './common'
 import { JsonViewer } from './JsonViewer'
 
 type Props = {
@@ -206,27 +206,18 @@ export function FeedbackRows({ api, project, type, hours, metric, zone, offset, 
           </div>
         )
       )}
-      <div class="pager" data-testid="feedback-rows-pager">
-        <button
-          type="button"
-          disabled={offset === 0}
-          onClick={() => onPage(Math.max(0, offset - FEEDBACK_PAGE_SIZE))}
-          data-testid="feedback-rows-prev"
-        >
-          Previous
-        </button>
-        <span class="muted" data-testid="feedback-rows-range">
-          {pager.range}
-        </span>
-        <button
-          type="button"
-          disabled={!pager.hasNext}
-          onClick={() => onPage(offset + FEEDBACK_PAGE_SIZE)}
-          data-testid="feedback-rows-next"
-        >
-          Next
-        </button>
-      </div>
+      <Pager
+        offset={offset}
+        size={FEEDBACK_PAGE_SIZE}
+        {...pager}
+        onPage={onPage}
+        ids={{
+          bar: 'feedback-rows-pager',
+          prev: 'feedback-rows-prev',
+          range: 'feedback-rows-range',
+          next: 'feedback-rows-next',
+        }}
+      />
     </section>
   )
 }

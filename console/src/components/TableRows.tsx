@@ -3,7 +3,7 @@ import type { Api } from '../lib/api'
 import { pagerState } from '../lib/calls'
 import { formatCountOf } from '../lib/format'
 import { columnsOf, compactValue, TABLE_PAGE_SIZE, tableRowsRequest } from '../lib/table-rows'
-import { ErrorBox } from './common'
+import { ErrorBox, Pager } from './common'
 import { JsonViewer } from './JsonViewer'
 
 type TableRow = { digest: string; val: unknown; original_index: number }
@@ -136,27 +136,18 @@ export function TableRows({
           </table>
         </div>
       )}
-      <div class="pager" data-testid="object-table-pager">
-        <button
-          type="button"
-          disabled={offset === 0}
-          onClick={() => setOffset(Math.max(0, offset - TABLE_PAGE_SIZE))}
-          data-testid="object-table-prev"
-        >
-          Previous
-        </button>
-        <span class="muted" data-testid="object-table-range">
-          {pager.range}
-        </span>
-        <button
-          type="button"
-          disabled={!pager.hasNext}
-          onClick={() => setOffset(offset + TABLE_PAGE_SIZE)}
-          data-testid="object-table-next"
-        >
-          Next
-        </button>
-      </div>
+      <Pager
+        offset={offset}
+        size={TABLE_PAGE_SIZE}
+        {...pager}
+        onPage={setOffset}
+        ids={{
+          bar: 'object-table-pager',
+          prev: 'object-table-prev',
+          range: 'object-table-range',
+          next: 'object-table-next',
+        }}
+      />
     </section>
   )
 }

@@ -64,3 +64,45 @@ export function PageHeader({ title, children }: { title: string; children?: Comp
     </header>
   )
 }
+
+/** The test ids of a pager: the bar, its Previous and Next buttons and the range between them. */
+export type PagerIds = { bar: string; prev: string; range: string; next: string }
+
+/**
+ * Previous, the rows shown ("26–50 of 120") and Next, for a list read `size` rows at a time from `offset`; `onPage` gets
+ * the new offset. `range` and `hasNext` come from `pagerState` (lib/calls.ts).
+ */
+export function Pager({
+  offset,
+  size,
+  range,
+  hasNext,
+  onPage,
+  ids,
+}: {
+  offset: number
+  size: number
+  range: string
+  hasNext: boolean
+  onPage: (offset: number) => void
+  ids: PagerIds
+}) {
+  return (
+    <div class="pager" data-testid={ids.bar}>
+      <button
+        type="button"
+        disabled={offset === 0}
+        onClick={() => onPage(Math.max(0, offset - size))}
+        data-testid={ids.prev}
+      >
+        Previous
+      </button>
+      <span class="muted" data-testid={ids.range}>
+        {range}
+      </span>
+      <button type="button" disabled={!hasNext} onClick={() => onPage(offset + size)} data-testid={ids.next}>
+        Next
+      </button>
+    </div>
+  )
+}

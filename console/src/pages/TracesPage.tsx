@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
+import { Empty, ErrorBox, PageHeader, Pager, SendDataHint } from '../components/common'
 import { TracesFilters } from '../components/TracesFilters'
 import type { Api } from '../lib/api'
 import {
@@ -247,22 +247,13 @@ export function TracesPage({ api, project, params }: { api: Api; project: string
         Tokens and cost count each LLM request of a call and the calls below it once, as the trace view does.
         {pageSorted && ' They sort the calls of this page.'}
       </p>
-      <div class="pager" data-testid="traces-pager">
-        <button type="button" disabled={offset === 0} onClick={() => page(offset - PAGE_SIZE)} data-testid="page-prev">
-          Previous
-        </button>
-        <span class="muted" data-testid="page-range">
-          {pager.range}
-        </span>
-        <button
-          type="button"
-          disabled={!pager.hasNext}
-          onClick={() => page(offset + PAGE_SIZE)}
-          data-testid="page-next"
-        >
-          Next
-        </button>
-      </div>
+      <Pager
+        offset={offset}
+        size={PAGE_SIZE}
+        {...pager}
+        onPage={page}
+        ids={{ bar: 'traces-pager', prev: 'page-prev', range: 'page-range', next: 'page-next' }}
+      />
     </div>
   )
 }
