@@ -9,38 +9,23 @@ import {
   feedbackRowsRequest,
   payloadValue,
 } from '../../console/src/lib/feedback-rows.js'
+import { feedbackRow } from '../support/feedback.js'
 
 const WINDOW = { start: '2026-11-21T12:00:00.000Z', end: '2026-11-28T12:00:00.000Z' }
 
 // A stored feedback row with the fields the query reads; the rest at their defaults.
 function stored(feedbackType: string, createdAt: string): FeedbackRow {
-  return {
-    id: `id-${createdAt}`,
-    project_id: 'acme/bot',
-    weave_ref: 'weave:///acme/bot/call/c1',
-    wb_user_id: 'user',
-    creator: null,
-    created_at: createdAt,
-    feedback_type: feedbackType,
-    payload: { score: 1 },
-    annotation_ref: null,
-    runnable_ref: null,
-    call_ref: null,
-    trigger_ref: null,
-    queue_id: null,
-    scorer_tags: [],
-    scorer_tag_reasons: {},
-    scorer_tag_confidences: {},
-    scorer_ratings: {},
-    scorer_rating_reasons: {},
-    scorer_rating_confidences: {},
-    span_agent_name: '',
-    span_agent_version: '',
-    span_status_code: 'UNSET',
-    span_conversation_id: '',
-    span_trace_id: '',
-    scorer_trace_id: '',
-  }
+  return feedbackRow(
+    'acme/bot',
+    createdAt,
+    { score: 1 },
+    {
+      id: `id-${createdAt}`,
+      weave_ref: 'weave:///acme/bot/call/c1',
+      wb_user_id: 'user',
+      feedback_type: feedbackType,
+    },
+  )
 }
 
 describe('feedbackRowsRequest', () => {
