@@ -206,18 +206,7 @@ export function FeedbackRows({ api, project, type, hours, metric, zone, offset, 
           </div>
         )
       )}
-      <Pager
-        offset={offset}
-        size={FEEDBACK_PAGE_SIZE}
-        {...pager}
-        onPage={onPage}
-        ids={{
-          bar: 'feedback-rows-pager',
-          prev: 'feedback-rows-prev',
-          range: 'feedback-rows-range',
-          next: 'feedback-rows-next',
-        }}
-      />
+      <Pager offset={offset} size={FEEDBACK_PAGE_SIZE} {...pager} onPage={onPage} ids="feedback-rows" />
     </section>
   )
 }

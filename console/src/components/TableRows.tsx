@@ -136,18 +136,7 @@ export function TableRows({
           </table>
         </div>
       )}
-      <Pager
-        offset={offset}
-        size={TABLE_PAGE_SIZE}
-        {...pager}
-        onPage={setOffset}
-        ids={{
-          bar: 'object-table-pager',
-          prev: 'object-table-prev',
-          range: 'object-table-range',
-          next: 'object-table-next',
-        }}
-      />
+      <Pager offset={offset} size={TABLE_PAGE_SIZE} {...pager} onPage={setOffset} ids="object-table" />
     </section>
   )
 }

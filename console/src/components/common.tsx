@@ -65,8 +65,11 @@ export function PageHeader({ title, children }: { title: string; children?: Comp
   )
 }
 
-/** The test ids of a pager: the bar, its Previous and Next buttons and the range between them. */
-export type PagerIds = { bar: string; prev: string; range: string; next: string }
+/**
+ * The test ids of a pager: the bar, its Previous and Next buttons and the range between them; a prefix `p` names them
+ * `p-pager`, `p-prev`, `p-range` and `p-next`.
+ */
+export type PagerIds = { bar: string; prev: string; range: string; next: string } | string
 
 /**
  * Previous, the rows shown ("26–50 of 120") and Next, for a list read `size` rows at a time from `offset`; `onPage` gets
@@ -87,20 +90,24 @@ export function Pager({
   onPage: (offset: number) => void
   ids: PagerIds
 }) {
+  const named =
+    typeof ids === 'string'
+      ? { bar: `${ids}-pager`, prev: `${ids}-prev`, range: `${ids}-range`, next: `${ids}-next` }
+      : ids
   return (
-    <div class="pager" data-testid={ids.bar}>
+    <div class="pager" data-testid={named.bar}>
       <button
         type="button"
         disabled={offset === 0}
         onClick={() => onPage(Math.max(0, offset - size))}
-        data-testid={ids.prev}
+        data-testid={named.prev}
       >
         Previous
       </button>
-      <span class="muted" data-testid={ids.range}>
+      <span class="muted" data-testid={named.range}>
         {range}
       </span>
-      <button type="button" disabled={!hasNext} onClick={() => onPage(offset + size)} data-testid={ids.next}>
+      <button type="button" disabled={!hasNext} onClick={() => onPage(offset + size)} data-testid={named.next}>
         Next
       </button>
     </div>
