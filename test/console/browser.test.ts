@@ -683,6 +683,24 @@ describe('Loom Console in Chromium', () => {
     await expect.poll(shownIds).toEqual(ids(first))
     expect(await page.getByTestId('feedback-rows-error').count()).toBe(0)
     expect(address()).not.toContain('offset=')
+
+    // Act + Assess: a link past the window's rows offers the first page (Previous would step back 25 rows at a time)
+    const show = (hash: string) => page.evaluate(`location.hash = ${JSON.stringify(`#/${entity}/${name}/${hash}`)}`)
+    await show('feedback?type=rating&metric=score&range=30d&tz=UTC&offset=9975')
+    await page.getByTestId('feedback-rows-first').click()
+    await expect.poll(shownIds).toEqual(ids(first))
+    expect(address()).not.toContain('offset=')
+
+    // Act + Assess: a type's default metric is its numeric one; another type leaves the link's metric behind
+    await show('feedback?type=rating&range=30d&tz=UTC')
+    await expect.poll(() => page.getByTestId('feedback-metric').inputValue()).toBe('score')
+    const other = (await page.getByTestId('feedback-type').locator('option').allTextContents()).find(
+      (t) => t !== 'rating',
+    )
+    await page.getByTestId('feedback-metric').selectOption('score')
+    await page.getByTestId('feedback-type').selectOption(other ?? '')
+    await expect.poll(address).toContain(`type=${encodeURIComponent(other ?? '')}`)
+    expect(address()).not.toContain('metric=score')
   })
 
   it('shows the totals of GET /v1/usage for the project', async () => {

@@ -133,11 +133,16 @@ export function FeedbackRows({ api, project, type, hours, metric, zone, offset, 
       <ErrorBox error={error} testId="feedback-rows-error" />
       {page !== undefined && rows.length === 0 ? (
         <Empty testId="feedback-rows-empty">
-          <p>
-            {offset > 0
-              ? 'No feedback on this page: the window holds fewer rows now. Go back to the first page.'
-              : `No ${type} feedback in this window.`}
-          </p>
+          {offset > 0 ? (
+            <p>
+              No feedback on this page: the window holds fewer rows now.{' '}
+              <button type="button" class="link" onClick={() => onPage(0)} data-testid="feedback-rows-first">
+                Go to the first page
+              </button>
+            </p>
+          ) : (
+            <p>{`No ${type} feedback in this window.`}</p>
+          )}
         </Empty>
       ) : (
         error === undefined && (

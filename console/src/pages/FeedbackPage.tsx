@@ -21,6 +21,13 @@ import { listedOr } from '../lib/view-query'
 
 type PathInfo = { json_path: string; value_type: 'numeric' | 'boolean' | 'categorical' }
 
+// A type's metrics with the first numeric one first: the default when the link names none of them.
+function metricOrder(paths: PathInfo[]): string[] {
+  const numeric = paths.find((p) => p.value_type === 'numeric')
+  const names = paths.map((p) => p.json_path)
+  return numeric === undefined ? names : [numeric.json_path, ...names.filter((n) => n !== numeric.json_path)]
+}
+
 const BROWSER_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone
 const parseView = (params: URLSearchParams) => parseFeedbackView(params, BROWSER_ZONE)
 
@@ -37,12 +44,10 @@ export function FeedbackPage({ api, project, params }: { api: Api; project: stri
   const [paths, setPaths] = useState<PathInfo[] | undefined>()
   const [stats, setStats] = useState<FeedbackStats | undefined>()
   const [error, setError] = useState<unknown>()
-  // The link's type and metric when the project has them, else the first of each.
+  // The link's type and metric when the project has them, else the first type and its first numeric metric (the one
+  // with an average and percentiles to chart), else its first metric.
   const type = listedOr(view.type, types ?? [])
-  const path = listedOr(
-    view.metric,
-    (paths ?? []).map((p) => p.json_path),
-  )
+  const path = listedOr(view.metric, metricOrder(paths ?? []))
   // The type and metric shown go into the link with any change, so it shows the same chart as the lists grow.
   const show = (change: Partial<FeedbackView>, entry: 'push' | 'replace' = 'push') =>
     showRoute(
@@ -159,7 +164,7 @@ export function FeedbackPage({ api, project, params }: { api: Api; project: stri
               Feedback type
               <select
                 value={type}
-                onChange={(e) => show({ type: e.currentTarget.value, offset: 0 })}
+                onChange={(e) => show({ type: e.currentTarget.value, metric: '', offset: 0 })}
                 data-testid="feedback-type"
               >
                 {(types ?? []).map((t) => (
