@@ -838,6 +838,10 @@ describe('Loom Console in Chromium', () => {
     const shownRows = () =>
       page.getByTestId('object-table-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-row-index')))
     const indexes = (rows: Json[]) => rows.map((r) => String(r.original_index))
+    const [entity, name] = project.split('/').map(encodeURIComponent)
+    const address = () => new URL(page.url()).hash.replace(`#/${entity}/${name}/`, '')
+    const go = (hash: string) => page.evaluate(`location.hash = ${JSON.stringify(`#/${entity}/${name}/${hash}`)}`)
+    const versionLink = page.locator(`[data-testid=object-version-row][data-digest="${latest.digest}"] a`)
 
     // Act
     await open('objects', 'page-objects')
@@ -860,13 +864,40 @@ describe('Loom Console in Chromium', () => {
     await waitForTextContaining(page, 'json-object-table-row', XSS[0])
     await checkPage('objects-dataset')
 
-    // Act + Assess: the next page and back
+    // Act + Assess: the next page is in the address, replacing the entry; a reload shows it, Back leaves the object
+    // and Forward returns to it
+    const entries = () => page.evaluate('history.length')
+    const before = await entries()
     await page.getByTestId('object-table-next').click()
     await expect.poll(shownRows).toEqual(indexes(rest))
+    expect(address()).toBe('objects/questions?rows=50')
+    expect(await entries()).toBe(before)
     expect(await page.getByTestId('object-table-range').textContent()).toBe('51–60 of 60')
     expect(await page.getByTestId('object-table-next').isDisabled()).toBe(true)
+    await page.reload()
+    await expect.poll(shownRows).toEqual(indexes(rest))
+    expect(await page.getByTestId('object-table-range').textContent()).toBe('51–60 of 60')
+    // A version's link starts at its first page.
+    expect(await versionLink.getAttribute('href')).toBe(`#/${entity}/${name}/objects/questions?digest=${latest.digest}`)
+    await page.goBack()
+    await expect.poll(address).toBe('objects')
+    await page.goForward()
+    await expect.poll(shownRows).toEqual(indexes(rest))
+    expect(address()).toBe('objects/questions?rows=50')
     await page.getByTestId('object-table-prev').click()
     await expect.poll(shownRows).toEqual(indexes(first))
+    expect(address()).toBe('objects/questions')
+
+    // Act + Assess: an offset past the rows offers the first page; one that is not a count reads as the first page
+    await go('objects/questions?rows=500')
+    await page.getByTestId('object-table-first').click()
+    await expect.poll(shownRows).toEqual(indexes(first))
+    expect(address()).toBe('objects/questions')
+    await go('objects/questions?rows=50')
+    await expect.poll(shownRows).toEqual(indexes(rest))
+    await go('objects/questions?rows=abc')
+    await expect.poll(shownRows).toEqual(indexes(first))
+    expect(await page.getByTestId('object-table-range').textContent()).toBe('1–50 of 60')
   })
 
   it("switches to another object without reading it at the previous object's version", async () => {
@@ -1039,17 +1070,32 @@ describe('Loom Console in Chromium', () => {
     await expect.poll(ticked(first)).toBe(true)
     expect(await ticked(next)()).toBe(true)
 
-    // Act + Assess: the version Objects shows
+    // Act + Assess: the version Objects shows, each version a link to it, the one shown marked as current
+    const versionLink = (digest: string) => page.locator(`[data-testid=object-version-row][data-digest="${digest}"] a`)
+    const olderHref = `#/${entity}/${name}/objects/settings?digest=${older.digest}`
     await open('objects', 'page-objects')
     await page.locator('[data-testid=objects-row][data-object-id=settings] a').click()
-    await page.locator(`[data-testid=object-version-row][data-digest="${older.digest}"] button`).click()
+    await page.locator(`[data-testid=object-version-row][data-digest="${latest.digest}"].selected`).waitFor()
+    expect(await versionLink(older.digest).getAttribute('href')).toBe(olderHref)
+    expect(await versionLink(latest.digest).getAttribute('href')).toBe(
+      `#/${entity}/${name}/objects/settings?digest=${latest.digest}`,
+    )
+    expect(await versionLink(latest.digest).getAttribute('aria-current')).toBe('true')
+    expect(await versionLink(older.digest).getAttribute('aria-current')).toBeNull()
+    await versionLink(older.digest).click()
     expect(address()).toBe(`objects/settings?digest=${older.digest}`)
     await reload('page-objects')
     await page.locator(`[data-testid=object-version-row][data-digest="${older.digest}"].selected`).waitFor()
+    expect(await versionLink(older.digest).getAttribute('aria-current')).toBe('true')
     await waitForTextContaining(page, 'json-object-value', XSS[1])
     await page.goBack()
     await page.locator(`[data-testid=object-version-row][data-digest="${latest.digest}"].selected`).waitFor()
     await waitForTextContaining(page, 'json-object-value', XSS[0])
+    // A version's link opened afresh (as a new tab would, with this tab's key) shows that version.
+    await page.goto('about:blank')
+    await page.goto(`${server.url}/console/${olderHref}`)
+    await page.locator(`[data-testid=object-version-row][data-digest="${older.digest}"].selected`).waitFor()
+    await waitForTextContaining(page, 'json-object-value', XSS[1])
 
     // Act + Assess: values no page offers read as the defaults
     const go = (hash: string) => page.evaluate(`location.hash = ${JSON.stringify(`#/${entity}/${name}/${hash}`)}`)

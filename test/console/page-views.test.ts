@@ -2,11 +2,13 @@ import { describe, expect, it } from 'vitest'
 import {
   chosenAxis,
   chosenModels,
+  chosenRowsOffset,
   chosenVersion,
   DEFAULT_USAGE_VIEW,
   defaultFeedbackView,
   type FeedbackView,
   feedbackViewParams,
+  objectViewParams,
   parseFeedbackView,
   parseUsageView,
   trainingParams,
@@ -200,5 +202,32 @@ describe('Objects version', () => {
     expect(chosenVersion(new URLSearchParams('digest=nope'), VERSIONS)).toBe('d2')
     expect(chosenVersion(new URLSearchParams('digest=d1'), [{ digest: 'd1', is_latest: 0 }])).toBe('d1')
     expect(chosenVersion(new URLSearchParams('digest=d1'), [])).toBeUndefined()
+  })
+})
+
+describe('Objects rows page', () => {
+  it("reads the rows table's first row from `rows`, 0 when absent or not a plain count", () => {
+    expect(chosenRowsOffset(query(routeHash('objects', ['questions'], { digest: 'd1', rows: '50' })))).toBe(50)
+    expect(chosenRowsOffset(new URLSearchParams(''))).toBe(0)
+    for (const bad of ['', '-50', '1.5', 'abc', '1e3', '1234567890']) {
+      expect(chosenRowsOffset(new URLSearchParams({ rows: bad }))).toBe(0)
+    }
+  })
+
+  it('writes the version and the rows page, the latest version and the first page left out', () => {
+    expect(objectViewParams('d1', 50)).toEqual({ digest: 'd1', rows: '50' })
+    expect(objectViewParams('d1', 0)).toEqual({ digest: 'd1' })
+    expect(objectViewParams(undefined, 50)).toEqual({ rows: '50' })
+    expect(objectViewParams(undefined, 0)).toEqual({})
+    expect(routeHash('objects', ['questions'], objectViewParams('d1', 50), 'acme/bot')).toBe(
+      '#/acme/bot/objects/questions?digest=d1&rows=50',
+    )
+  })
+
+  it('reads back what it writes', () => {
+    for (const rows of [0, 50, 100]) {
+      const params = query(routeHash('objects', ['questions'], objectViewParams('d1', rows), 'acme/bot'))
+      expect([chosenRowsOffset(params), params.get('digest')]).toEqual([rows, 'd1'])
+    }
   })
 })

@@ -3,7 +3,7 @@ import type { Api } from '../lib/api'
 import { pagerState } from '../lib/calls'
 import { formatCountOf } from '../lib/format'
 import { columnsOf, compactValue, TABLE_PAGE_SIZE, tableRowsRequest } from '../lib/table-rows'
-import { ErrorBox, Pager } from './common'
+import { Empty, ErrorBox, Pager } from './common'
 import { JsonViewer } from './JsonViewer'
 
 type TableRow = { digest: string; val: unknown; original_index: number }
@@ -18,14 +18,19 @@ export function TableRows({
   project,
   digest,
   field,
+  offset,
+  onPage,
 }: {
   api: Api
   project: string
   digest: string
   /** The value's key that holds the ref (`rows`), `''` when the value is the ref itself. */
   field: string
+  /** The first row of the page shown (the route's `rows`). */
+  offset: number
+  /** Shows the page from another first row (0: the first page). */
+  onPage: (offset: number) => void
 }) {
-  const [offset, setOffset] = useState(0)
   const [rows, setRows] = useState<TableRow[] | undefined>()
   const [count, setCount] = useState<number | undefined>()
   const [expanded, setExpanded] = useState<number | undefined>()
@@ -73,9 +78,18 @@ export function TableRows({
       </h3>
       <ErrorBox error={error} testId="object-table-error" />
       {rows !== undefined && rows.length === 0 ? (
-        <p class="muted" data-testid="object-table-empty">
-          {offset > 0 ? 'No rows on this page.' : 'The table has no rows.'}
-        </p>
+        <Empty testId="object-table-empty">
+          {offset > 0 ? (
+            <p>
+              No rows on this page: the table has fewer rows.{' '}
+              <button type="button" class="link" onClick={() => onPage(0)} data-testid="object-table-first">
+                Go to the first page
+              </button>
+            </p>
+          ) : (
+            <p>The table has no rows.</p>
+          )}
+        </Empty>
       ) : (
         <div class="table-wrap">
           <table class="rows-table" data-testid="object-table-rows" aria-busy={rows === undefined}>
@@ -136,7 +150,7 @@ export function TableRows({
           </table>
         </div>
       )}
-      <Pager offset={offset} size={TABLE_PAGE_SIZE} {...pager} onPage={setOffset} ids="object-table" />
+      <Pager offset={offset} size={TABLE_PAGE_SIZE} {...pager} onPage={onPage} ids="object-table" />
     </section>
   )
 }

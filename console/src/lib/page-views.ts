@@ -3,7 +3,7 @@
 //   Feedback  `#/<entity>/<project>/feedback?type=…&metric=…&range=…&bucket=…&tz=…&p=50,90&offset=25`
 //   Usage     `#/<entity>/<project>/usage?range=…&res=day&scope=entity&group=project&metric=…`
 //   Training  `#/<entity>/<project>/training?models=<id>,<id>&x=time` (`models=`: none ticked; no `x`: by the data)
-//   Objects   `#/<entity>/<project>/objects/<object id>?digest=<version digest>`
+//   Objects   `#/<entity>/<project>/objects/<object id>?digest=<version digest>&rows=50`
 // Defaults are left out; a value the page cannot show reads as its default (view-query.ts).
 
 // `.js` paths: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
@@ -182,4 +182,24 @@ export function chosenVersion(
   const wanted = params.get('digest')
   if (versions.some((v) => v.digest === wanted)) return wanted ?? undefined
   return versions.find((v) => v.is_latest === 1)?.digest ?? versions[0]?.digest
+}
+
+/**
+ * The page of a Dataset's rows Objects shows: the first row of the rows table's page (`rows=50`), 0 when absent or not
+ * a plain count.
+ */
+export function chosenRowsOffset(params: URLSearchParams): number {
+  return offsetParam(params.get('rows'))
+}
+
+/**
+ * The query of an object's view: the version `digest` (left out when undefined: the latest) and the rows table's first
+ * row (left out at 0).
+ * @example objectViewParams('d1', 50) // { digest: 'd1', rows: '50' }
+ */
+export function objectViewParams(digest: string | undefined, rows: number): Record<string, string> {
+  return {
+    ...(digest === undefined ? {} : { digest }),
+    ...changedParams({ rows: String(rows) }, { rows: '0' }),
+  }
 }

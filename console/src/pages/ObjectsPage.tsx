@@ -5,7 +5,7 @@ import { TableRows } from '../components/TableRows'
 import type { Api } from '../lib/api'
 import { browserTimeZone, formatDate } from '../lib/format'
 import { showRoute } from '../lib/navigate'
-import { chosenVersion } from '../lib/page-views'
+import { chosenRowsOffset, chosenVersion, objectViewParams } from '../lib/page-views'
 import { tableRefsOf } from '../lib/refs'
 import { routeHash } from '../lib/route'
 
@@ -43,6 +43,14 @@ function Labels({ obj }: { obj: Obj }) {
   )
 }
 
+/**
+ * A click that follows the link in this tab: not one that opens it elsewhere (a modifier key, another button), which a
+ * link to the version already shown must still allow.
+ */
+function plainClick(e: MouseEvent): boolean {
+  return e.button === 0 && !e.ctrlKey && !e.metaKey && !e.shiftKey && !e.altKey
+}
+
 function Versions({
   api,
   project,
@@ -57,9 +65,14 @@ function Versions({
   const [versions, setVersions] = useState<Obj[] | undefined>()
   // The link's version when the object has it, else the latest; none is read before the versions are listed.
   const digest = versions === undefined ? undefined : chosenVersion(params, versions)
-  // Choosing a version is a new history entry: Back returns to the version shown before.
-  const choose = (next: string) =>
-    next !== digest && showRoute(routeHash('objects', [objectId], { digest: next }), 'push')
+  // Each version is a link to it at its rows' first page, so following one is a new history entry (Back returns to the
+  // version shown before) and it can be copied or opened in a new tab. The rows' page is the query too (`rows`): paging
+  // replaces the entry, as on Traces and Feedback, and keeps the version the link names (none: the latest).
+  const rows = chosenRowsOffset(params)
+  const linked = params.get('digest') === digest ? digest : undefined
+  const versionHash = (v: string) => routeHash('objects', [objectId], objectViewParams(v, 0))
+  const page = (offset: number) =>
+    showRoute(routeHash('objects', [objectId], objectViewParams(linked, offset)), 'replace')
   const [value, setValue] = useState<Obj | undefined>()
   const [error, setError] = useState<unknown>()
   useEffect(() => {
@@ -131,14 +144,16 @@ function Versions({
                   class={v.digest === digest ? 'selected' : ''}
                 >
                   <td>
-                    <button
-                      type="button"
-                      class="link"
-                      onClick={() => choose(v.digest)}
-                      aria-pressed={v.digest === digest}
+                    <a
+                      href={versionHash(v.digest)}
+                      aria-current={v.digest === digest ? 'true' : undefined}
+                      onClick={(e) => {
+                        // The version shown: following its link again would add the same entry (or pin the latest).
+                        if (v.digest === digest && plainClick(e)) e.preventDefault()
+                      }}
                     >
                       v{v.version_index}
-                    </button>
+                    </a>
                   </td>
                   <td class="date">{formatDate(v.created_at)}</td>
                   <td>
@@ -159,10 +174,18 @@ function Versions({
             label={`Value of ${objectId} v${value.version_index}`}
             testId="json-object-value"
           />
-          {/* A table the value refers to (a Dataset's rows) is shown as rows, not only as its ref. Keyed by the ref, so
-          another version's table starts at its first page. */}
+          {/* A table the value refers to (a Dataset's rows) is shown as rows, not only as its ref, at the route's page
+          (`rows`; a version's link starts at the first). */}
           {tableRefsOf(value.val).map((t) => (
-            <TableRows key={`${t.key} ${t.digest}`} api={api} project={t.project} digest={t.digest} field={t.key} />
+            <TableRows
+              key={`${t.key} ${t.digest}`}
+              api={api}
+              project={t.project}
+              digest={t.digest}
+              field={t.key}
+              offset={rows}
+              onPage={page}
+            />
           ))}
         </>
       )}
@@ -172,8 +195,8 @@ function Versions({
 
 /**
  * Objects: the project's objects (latest versions), one object's versions with tags and aliases, a version's value and
- * the rows of the tables it refers to (a Dataset's `rows`, `components/TableRows.tsx`). The
- * object is the route's path and its version the query (`#/objects/<object id>?digest=<digest>`, `lib/page-views.ts`).
+ * the rows of the tables it refers to (a Dataset's `rows`, `components/TableRows.tsx`). The object is the route's path,
+ * its version and the rows' page the query (`#/objects/<object id>?digest=<digest>&rows=50`, `lib/page-views.ts`).
  */
 export function ObjectsPage({
   api,
