@@ -643,6 +643,19 @@ describe('Loom Console in Chromium', () => {
     await page.getByTestId('feedback-row-payload').first().click()
     await waitForTextContaining(page, 'json-feedback-payload', XSS[1])
     await checkPage('feedback-rows')
+    // On a phone, with the table scrolled to its right edge, the opened payload is drawn where the reader is.
+    await resizeTo(page, NARROW)
+    try {
+      await page.locator('.table-wrap:has([data-testid=feedback-rows])').evaluate((box) => {
+        box.scrollLeft = box.scrollWidth
+      })
+      const shown = await page.getByTestId('json-feedback-payload').boundingBox()
+      const width = page.viewportSize()?.width ?? 0
+      expect(shown?.x).toBeGreaterThanOrEqual(0)
+      expect((shown?.x ?? 0) + (shown?.width ?? 0)).toBeLessThanOrEqual(width)
+    } finally {
+      await resizeTo(page, WIDE)
+    }
 
     // Act + Assess: the second page is the link's, the object's ref is text
     await page.getByTestId('feedback-rows-next').click()
