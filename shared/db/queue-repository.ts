@@ -110,9 +110,13 @@ export function assertQueueItemFits(item: QueueItem): void {
   assertItemFits(queueItem(item), 'queue item')
 }
 
-/** Writes an item (idempotent: the same id rewrites the same content). */
-export async function putQueueItem(item: QueueItem): Promise<void> {
-  await db().send(new PutCommand({ TableName: table(), Item: queueItem(item) }))
+/**
+ * Writes an item unless its id's item exists: two adds completing the same call's claim write it once, and only the one
+ * whose write created it says `'written'` (an add counts only that). A put the SDK retried after a lost answer reads
+ * `'exists'` too, so that rare add counts 0 for the item it wrote: the item is right, the count is informational.
+ */
+export function putQueueItem(item: QueueItem): Promise<'written' | 'exists'> {
+  return putIfAbsent(queueItem(item))
 }
 
 /** Reads one item of a queue. */

@@ -186,8 +186,7 @@ export async function addQueueCalls(userId: string, project: string, queueId: st
     if (!claim.created && (await getQueueItem(project, queueId, claim.itemId)) !== undefined) continue
     const item = itemOf(callId, claim.itemId, new Date().toISOString())
     if (item === undefined) continue
-    await putQueueItem(item)
-    added++
+    if ((await putQueueItem(item)) === 'written') added++
   }
   return { added_count: added, duplicates }
 }

@@ -3,6 +3,7 @@ import { app as statsApp } from '#functions/tracing/get-annotation-queues-stats/
 import { app as itemsApp } from '#functions/tracing/query-annotation-queue-items/handler'
 import { app as progressApp } from '#functions/tracing/update-annotation-queue-item-progress/handler'
 import { newCaller } from '../../support/auth.js'
+import { holdDynamoCommands } from '../../support/hold-dynamo.js'
 import { addCalls, newCalls, newQueue } from '../../support/queues.js'
 import { newProjectCaller, type ProjectCaller, send } from '../../support/tracing.js'
 
@@ -48,6 +49,32 @@ describe('annotation queue items', () => {
     const [c1] = await newCalls(caller, 1)
     const results = await Promise.all([1, 2, 3, 4].map(() => addCalls(caller, q, [c1 as string])))
     expect(results.reduce((n, r) => n + r.added_count, 0)).toBe(1)
+    expect(await items(caller, q)).toHaveLength(1)
+  })
+
+  it('counts a call once when two adds both find its claim without an item and write it', async () => {
+    // Prepare: every queue item write waits until both adds have reached it, so the second add finds the first's claim
+    // before its item exists (as when the first is slow, or failed after claiming) and completes it too.
+    const caller = await newProjectCaller()
+    const q = await newQueue(caller)
+    const [c1] = await newCalls(caller, 1)
+    const puts = holdDynamoCommands(
+      ({ name, input }) => name === 'PutItemCommand' && JSON.stringify(input).includes('"ITEM#'),
+    )
+
+    // Act
+    let results: { added_count: number }[]
+    try {
+      const adding = Promise.all([1, 2].map(() => addCalls(caller, q, [c1 as string])))
+      await puts.arrived(2)
+      puts.release()
+      results = await adding
+    } finally {
+      puts.stop()
+    }
+
+    // Assess: one item, counted by the one add whose write created it
+    expect(results.map((r) => r.added_count).sort()).toEqual([0, 1])
     expect(await items(caller, q)).toHaveLength(1)
   })
 
