@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, table } from '#shared/db/client'
 import { ifConditionHolds, putIfAbsent, putIfAbsentOrRead } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
