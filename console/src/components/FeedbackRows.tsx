@@ -13,7 +13,7 @@ import { formatCountOf, formatDate } from '../lib/format'
 import { callRef } from '../lib/refs'
 import { routeHash } from '../lib/route'
 import { compactValue } from '../lib/table-rows'
-import { Empty, ErrorBox, Pager } from './common'
+import { Empty, ErrorBox, Pager, PastLastPage } from './common'
 import { JsonViewer } from './JsonViewer'
 
 type Props = {
@@ -134,12 +134,11 @@ export function FeedbackRows({ api, project, type, hours, metric, zone, offset, 
       {page !== undefined && rows.length === 0 ? (
         <Empty testId="feedback-rows-empty">
           {offset > 0 ? (
-            <p>
-              No feedback on this page: the window holds fewer rows now.{' '}
-              <button type="button" class="link" onClick={() => onPage(0)} data-testid="feedback-rows-first">
-                Go to the first page
-              </button>
-            </p>
+            <PastLastPage
+              text="No feedback on this page: the window holds fewer rows now."
+              onFirst={() => onPage(0)}
+              testId="feedback-rows-first"
+            />
           ) : (
             <p>{`No ${type} feedback in this window.`}</p>
           )}

@@ -3,7 +3,7 @@ import type { Api } from '../lib/api'
 import { pagerState } from '../lib/calls'
 import { formatCountOf } from '../lib/format'
 import { columnsOf, compactValue, TABLE_PAGE_SIZE, tableRowsRequest } from '../lib/table-rows'
-import { Empty, ErrorBox, Pager } from './common'
+import { Empty, ErrorBox, Pager, PastLastPage } from './common'
 import { JsonViewer } from './JsonViewer'
 
 type TableRow = { digest: string; val: unknown; original_index: number }
@@ -80,12 +80,11 @@ export function TableRows({
       {rows !== undefined && rows.length === 0 ? (
         <Empty testId="object-table-empty">
           {offset > 0 ? (
-            <p>
-              No rows on this page: the table has fewer rows.{' '}
-              <button type="button" class="link" onClick={() => onPage(0)} data-testid="object-table-first">
-                Go to the first page
-              </button>
-            </p>
+            <PastLastPage
+              text="No rows on this page: the table has fewer rows."
+              onFirst={() => onPage(0)}
+              testId="object-table-first"
+            />
           ) : (
             <p>The table has no rows.</p>
           )}

@@ -113,3 +113,15 @@ export function Pager({
     </div>
   )
 }
+
+/** What an empty page past a list's last row says (its rows went away since the link was made), with a way back. */
+export function PastLastPage({ text, onFirst, testId }: { text: string; onFirst: () => void; testId: string }) {
+  return (
+    <p>
+      {text}{' '}
+      <button type="button" class="link" onClick={onFirst} data-testid={testId}>
+        Go to the first page
+      </button>
+    </p>
+  )
+}
