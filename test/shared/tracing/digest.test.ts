@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   bytesDigest,
@@ -31,6 +32,41 @@ describe('weave digests', () => {
     expect(pythonDumps([1e-5, 1e16, 0.1, 1.5e300, 123.456, -0.0001, 1e-7, 2 ** 60])).toBe(
       '[1e-05, 1e+16, 0.1, 1.5e+300, 123.456, -0.0001, 1e-07, 1.152921504606847e+18]',
     )
+  })
+
+  it('escapes any string as json.dumps(ensure_ascii=True) does, one UTF-16 unit at a time', () => {
+    // Python's `py_encode_basestring_ascii`: the short escapes, else printable ASCII as is, else `\uXXXX` per unit.
+    const short: Record<string, string> = {
+      '"': '\\"',
+      '\\': '\\\\',
+      '\n': '\\n',
+      '\r': '\\r',
+      '\t': '\\t',
+      '\b': '\\b',
+      '\f': '\\f',
+    }
+    const reference = (text: string) =>
+      `"${Array.from({ length: text.length }, (_, i) => {
+        const unit = text[i] as string
+        const code = text.charCodeAt(i)
+        return short[unit] ?? (code >= 0x20 && code <= 0x7e ? unit : `\\u${code.toString(16).padStart(4, '0')}`)
+      }).join('')}"`
+    const units = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii' }),
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u007f', 'é', '\ud83d', '\ude00', 'a') }),
+    )
+    fc.assert(
+      fc.property(units, (text) => {
+        expect(pythonDumps(text)).toBe(reference(text))
+        expect(pythonDumps({ [text]: text })).toBe(`{${reference(text)}: ${reference(text)}}`)
+      }),
+      { numRuns: 2_000 },
+    )
+    // Long strings, escaped or copied whole.
+    for (const text of ['x'.repeat(100_000), 'é'.repeat(50_000), 'a"b\\c\n'.repeat(20_000)]) {
+      expect(pythonDumps(text)).toBe(reference(text))
+    }
   })
 
   it('sorts keys by code point as Python does, characters beyond U+FFFF after those from U+E000 (QA)', () => {
