@@ -101,7 +101,7 @@ async function open(call: ChatBackendCall, stream: boolean): Promise<UpstreamRes
     signal: call.signal,
   })
   const status = res.statusCode
-  if (status < 200 || status >= 300) throw upstreamError(status, await res.text(), res.retryAfter)
+  if (status < 200 || status >= 300) throw upstreamError(status, await res.text(call.signal), res.retryAfter)
   return res
 }
 
@@ -356,7 +356,7 @@ function ensureUsage(body: ChatCompletionResponse, request: ChatCompletionReques
 export const openAiCompatibleBackend: ChatBackend = {
   async complete(call) {
     const res = await open(call, false)
-    const text = await res.text()
+    const text = await res.text(call.signal)
     let body: ChatCompletionResponse
     try {
       body = JSON.parse(text) as ChatCompletionResponse

@@ -118,15 +118,22 @@ export class UpstreamResponse implements AsyncIterable<string> {
   // Set by `text()`: the whole body is wanted, so pieces just accumulate until the end.
   #whole: (() => void) | undefined
 
-  /** The whole body as text (read it this way or by iterating, not both). */
-  text(): Promise<string> {
+  /**
+   * The whole body as text (read it this way or by iterating, not both). With `signal`, a client that goes away while
+   * the body is still coming closes the upstream connection (that is how vLLM learns to stop) and the read rejects
+   * with a 499.
+   */
+  text(signal?: CancelSignal): Promise<string> {
     return new Promise((resolve, reject) => {
+      let stopWatching: (() => void) | undefined
       const finish = () => {
+        stopWatching?.()
         if (this.#error !== undefined) reject(this.#error)
         else resolve(this.#pieces.join(''))
       }
       if (this.#ended) return finish()
       this.#whole = finish
+      stopWatching = signal?.onAbort(() => this.destroy(new UpstreamError(499, 'Client disconnected')))
       this.#resume?.()
     })
   }

@@ -37,6 +37,8 @@ export type UpstreamBehaviour = {
   noUsage?: boolean
   /** End a stream's response (cleanly) without its `data: [DONE]`. */
   noDone?: boolean
+  /** Send a JSON answer's headers and the first half of its body, then nothing more (a hung engine or proxy). */
+  stallBody?: boolean
 }
 
 /** What the upstream saw of one request. */
@@ -184,7 +186,12 @@ export async function startVllmUpstream(options: { apiKey?: string; modelName?: 
         return
       }
       if (b.noUsage) delete (response as Partial<typeof response>).usage
-      res.end(JSON.stringify(response))
+      const text = JSON.stringify(response)
+      if (b.stallBody) {
+        res.write(text.slice(0, text.length / 2))
+        return
+      }
+      res.end(text)
       return
     }
     const options = (body.stream_options ?? {}) as { include_usage?: boolean; continuous_usage_stats?: boolean }

@@ -466,6 +466,31 @@ describe('POST /v1/chat/completions (streaming)', () => {
     expect(counters.reduce((n, c) => n + c.requests, 0)).toBe(1)
   })
 
+  it('closes the upstream connection when the client leaves while a JSON answer is still coming (QA)', async () => {
+    // Prepare: the upstream sends its headers and half its body, then stalls; nothing but the client's leaving ends it.
+    upstream.behave({ stallBody: true })
+    const aborter = new AbortController()
+    const before = upstream.seen.length
+    const pending = app.request('/v1/chat/completions', {
+      ...jsonInit({ messages, model }, caller.bearer),
+      signal: aborter.signal,
+    })
+    const seen = await until(
+      () => upstream.seen[before],
+      (request) => request !== undefined,
+    )
+    // The half body is on its way once the upstream has the request; the gateway has read the headers by then.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+
+    // Act
+    aborter.abort()
+    await Promise.resolve(pending).catch(() => undefined)
+
+    // Assess: the gateway closed the connection (vLLM stops generating), it was not left open on the stalled body.
+    await seen?.closed
+    expect(seen?.closedEarly).toBe(true)
+  })
+
   it('meters a client that leaves before the JSON answer as a stream left before its first chunk: the prompt', async () => {
     // Prepare: a stream aborted before its first chunk was metered with the estimated prompt, a JSON request aborted
     // before its answer with nothing (upstream QA); the upstream has the prompt either way.

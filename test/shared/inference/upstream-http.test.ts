@@ -5,7 +5,8 @@ import { Cancellation } from '#shared/inference/cancellation'
 import { postUpstream, upstreamEndpoint } from '#shared/inference/upstream-http'
 
 // A loopback server: `/many` streams 200 numbered lines in separate writes, `/hang` never answers, `/silent` sends
-// its headers at once and never a byte of body, `/late` sends its headers at once and its body after 300 ms.
+// its headers at once and never a byte of body, `/late` sends its headers at once and its body after 300 ms, `/partial`
+// sends its headers and the start of a JSON body, then nothing more.
 let server: Server
 let base: string
 let closed = 0
@@ -17,6 +18,11 @@ beforeAll(async () => {
       if (req.url === '/hang' || req.url === '/silent') {
         res.on('close', () => closed++)
         if (req.url === '/silent') res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders()
+        return
+      }
+      if (req.url === '/partial') {
+        res.on('close', () => closed++)
+        res.writeHead(200, { 'content-type': 'application/json' }).write('{"id":"chatcmpl-1","choi')
         return
       }
       if (req.url === '/late') {
@@ -130,6 +136,36 @@ describe('upstream responses', () => {
 
     // Assess
     await expect(pending).rejects.toMatchObject({ statusCode: 499 })
+    await expect.poll(() => closed).toBe(before + 1)
+  })
+
+  it('stop a JSON answer being read when the client goes away in the middle of its body (QA)', async () => {
+    // Prepare: the headers came; the body stalls half-way (an engine that hung, a proxy that stopped forwarding).
+    const cancellation = new Cancellation()
+    const before = closed
+    const res = await post('partial', cancellation)
+    const reading = res.text(cancellation)
+
+    // Act
+    setTimeout(() => cancellation.abort(), 50)
+
+    // Assess: the read ends with the client's 499 and the upstream connection is closed, not left to the upstream.
+    await expect(reading).rejects.toMatchObject({ statusCode: 499 })
+    await expect.poll(() => closed).toBe(before + 1)
+  })
+
+  it('close the upstream connection at once when the client left before the body was read', async () => {
+    // Prepare
+    const cancellation = new Cancellation()
+    const before = closed
+    const res = await post('partial', cancellation)
+    cancellation.abort()
+
+    // Act
+    const reading = res.text(cancellation)
+
+    // Assess
+    await expect(reading).rejects.toMatchObject({ statusCode: 499 })
     await expect.poll(() => closed).toBe(before + 1)
   })
 })
