@@ -37,12 +37,23 @@ export type Cli<T extends CliOptions> = {
   commands: Record<string, CliCommand<T>>
 }
 
-/** A mistake on the command line (a missing or bad option, an unknown id): `runCli` answers it with status 2. */
+/** A mistake on the command line (a missing or bad option or argument): `runCli` answers it with status 2. */
 export class UsageError extends Error {}
 
 /** Stops the command with a usage error (the message, then the usage, on stderr; exit status 2). */
 export function usageError(message: string): never {
   throw new UsageError(message)
+}
+
+/**
+ * A well-formed command the data refuses (an id that names nothing, a revoked key): `runCli` answers it with the
+ * message alone on stderr and status 1, since the usage would not help.
+ */
+export class CommandError extends Error {}
+
+/** Stops the command with one line on stderr and exit status 1. */
+export function commandError(message: string): never {
+  throw new CommandError(message)
 }
 
 /**
@@ -68,8 +79,8 @@ function isParseArgsError(error: unknown): error is Error {
  * Parses `argv` and runs its command against the table the administration CLIs target (see `connectLocalTable`);
  * returns the exit status. `--help` prints the usage (0), no command prints it too (2); a malformed command line, an
  * unknown command, an option or an argument the command does not take, or a `UsageError` prints the message and the
- * usage to stderr (2); a data directory another process holds is one line on stderr (1). The connection is always
- * released. Other errors propagate.
+ * usage to stderr (2); a data directory another process holds, or a `CommandError`, is one line on stderr (1). The
+ * connection is always released. Other errors propagate.
  */
 export async function runCli<T extends CliOptions>(cli: Cli<T>, argv: string[], output: CliOutput): Promise<number> {
   let parsed: { positionals: string[]; values: CliValues<T> }
@@ -106,6 +117,10 @@ export async function runCli<T extends CliOptions>(cli: Cli<T>, argv: string[], 
     return 0
   } catch (error) {
     if (error instanceof UsageError) return usage(cli, output, error.message)
+    if (error instanceof CommandError) {
+      output.err(`${error.message}\n`)
+      return 1
+    }
     throw error
   } finally {
     await connection.close()

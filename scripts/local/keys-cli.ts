@@ -1,9 +1,18 @@
-import { createApiKey } from '#shared/auth/key-admin'
-import { type LimitChange, listApiKeys, revokeApiKey, setApiKeyLimits } from '#shared/db/api-key-repository'
+import { classifyKeyIdArgument, createApiKey, setActiveKeyLimits } from '#shared/auth/key-admin'
+import { type LimitChange, listApiKeys, revokeApiKey } from '#shared/db/api-key-repository'
 import { addMembership } from '#shared/db/membership-repository'
 import { type ApiKeyRecord, NameSchema } from '#shared/schemas/api-key'
 import { LIMIT_MAX, LIMIT_NAMES, type RateLimits } from '#shared/schemas/rate-limit'
-import { type Cli, type CliOutput, type CliValues, intFlag, PROCESS_OUTPUT, runCli, usageError } from './cli.js'
+import {
+  type Cli,
+  type CliOutput,
+  type CliValues,
+  commandError,
+  intFlag,
+  PROCESS_OUTPUT,
+  runCli,
+  usageError,
+} from './cli.js'
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
@@ -55,6 +64,19 @@ function limitChange(values: Values, allowNone: boolean): LimitChange {
   return change
 }
 
+// A plaintext key pasted where its id belongs must not be printed again (terminals, CI logs): only an id is echoed.
+function keyIdArgument(raw: string | undefined, command: string): string {
+  const keyId = raw ?? usageError(`${command} needs a key id (see \`list\`)`)
+  const kind = classifyKeyIdArgument(keyId)
+  if (kind === 'api-key') commandError('That looks like an API key, not a key id; `keys list` shows the ids')
+  if (kind === 'other') commandError('That is not a key id; `keys list` shows the ids')
+  return keyId
+}
+
+function noSuchKey(keyId: string): never {
+  commandError(`No key with id ${keyId}; \`keys list\` shows the ids`)
+}
+
 function describeLimits(record: ApiKeyRecord): string {
   const set = LIMIT_NAMES.filter((n) => record[n] !== undefined).map((n) => `${n}=${record[n]}`)
   return set.length === 0 ? 'unlimited' : set.join(' ')
@@ -104,8 +126,8 @@ export function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Pro
         args: ['<key-id>'],
         flags: [],
         run: async (rest) => {
-          const keyId = rest[0] ?? usageError('revoke needs a key id (see `list`)')
-          if (!(await revokeApiKey(keyId, new Date().toISOString()))) usageError(`No key with id ${keyId}`)
+          const keyId = keyIdArgument(rest[0], 'revoke')
+          if (!(await revokeApiKey(keyId, new Date().toISOString()))) noSuchKey(keyId)
           output.out(`Revoked ${keyId}.\n`)
         },
       },
@@ -113,13 +135,17 @@ export function keysCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): Pro
         args: ['<key-id>'],
         flags: LIMIT_NAMES,
         run: async (rest, values) => {
-          const keyId = rest[0] ?? usageError('set-limits needs a key id (see `list`)')
+          const keyId = keyIdArgument(rest[0], 'set-limits')
           const change = limitChange(values, true)
           if (Object.keys(change).length === 0) {
             usageError('set-limits needs at least one of --rpm, --tpm, --concurrency')
           }
-          const record = (await setApiKeyLimits(keyId, change)) ?? usageError(`No key with id ${keyId}`)
-          output.out(`Limits of ${keyId}: ${describeLimits(record)}.\n`)
+          const outcome = await setActiveKeyLimits(keyId, change)
+          if (outcome.kind === 'unknown') noSuchKey(keyId)
+          if (outcome.kind === 'revoked') {
+            commandError(`Key ${keyId} is revoked (${outcome.revokedAt}); its limits cannot change`)
+          }
+          output.out(`Limits of ${keyId}: ${describeLimits(outcome.record)}.\n`)
         },
       },
       'add-member': {

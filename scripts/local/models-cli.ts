@@ -10,7 +10,16 @@ import {
   UpstreamUrlSchema,
 } from '#shared/schemas/model'
 import { LIMIT_MAX, LIMIT_NAMES } from '#shared/schemas/rate-limit'
-import { type Cli, type CliOutput, type CliValues, intFlag, PROCESS_OUTPUT, runCli, usageError } from './cli.js'
+import {
+  type Cli,
+  type CliOutput,
+  type CliValues,
+  commandError,
+  intFlag,
+  PROCESS_OUTPUT,
+  runCli,
+  usageError,
+} from './cli.js'
 
 const USAGE = `Usage: npm run models -- <command> [options]
 
@@ -240,7 +249,7 @@ export function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): P
         flags: [],
         run: async (rest) => {
           const id = rest[0] ?? usageError('remove needs a model id')
-          if (!(await deleteModel(id))) usageError(`No model with id ${id}`)
+          if (!(await deleteModel(id))) commandError(`No model with id ${id}; \`models list\` shows the ids`)
           output.out(`Removed ${id}\n`)
         },
       },

@@ -1,6 +1,6 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb'
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import { db, type SendOptions, sendAs, table } from '#shared/db/client'
-import { putIfAbsentOrRead, updateIfExists } from '#shared/db/conditional-write'
+import { ifConditionHolds, putIfAbsentOrRead, updateIfExists } from '#shared/db/conditional-write'
 import { queryIndexAll } from '#shared/db/index-query'
 import { type ApiKeyRecord, ApiKeyRecordSchema } from '#shared/schemas/api-key'
 import { LIMIT_NAMES, type RateLimits } from '#shared/schemas/rate-limit'
@@ -61,8 +61,12 @@ export async function revokeApiKey(keyId: string, at: string): Promise<boolean> 
 /** A change of a key's limits: a number sets the limit, `null` removes it, an absent name leaves it as it is. */
 export type LimitChange = { [K in keyof RateLimits]?: number | null }
 
-/** Sets or removes a key's limits; returns the updated record, or undefined when no such key exists. */
-export async function setApiKeyLimits(keyId: string, change: LimitChange): Promise<ApiKeyRecord | undefined> {
+/**
+ * Sets or removes the limits of a key that exists and is not revoked, in one conditional write (a revoke that lands
+ * first, even between a caller's read and this write, leaves the revoked key untouched). Returns the updated record,
+ * or undefined when nothing was written: no such key, or a revoked one (read it to tell which).
+ */
+export async function setActiveApiKeyLimits(keyId: string, change: LimitChange): Promise<ApiKeyRecord | undefined> {
   const set: string[] = []
   const remove: string[] = []
   const values: Record<string, unknown> = {}
@@ -74,13 +78,22 @@ export async function setApiKeyLimits(keyId: string, change: LimitChange): Promi
       values[`:${name}`] = value
     }
   }
-  if (set.length === 0 && remove.length === 0) return getApiKey(keyId)
+  if (set.length === 0 && remove.length === 0) {
+    const record = await getApiKey(keyId)
+    return record?.revokedAt === undefined ? record : undefined
+  }
   const update = [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
-  const out = await updateIfExists({
-    Key: keyOf(keyId),
-    UpdateExpression: update.join(' ').trim(),
-    ...(set.length ? { ExpressionAttributeValues: values } : {}),
-    ReturnValues: 'ALL_NEW',
-  })
+  const out = await ifConditionHolds(
+    db().send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: keyOf(keyId),
+        UpdateExpression: update.join(' ').trim(),
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
+        ...(set.length ? { ExpressionAttributeValues: values } : {}),
+        ReturnValues: 'ALL_NEW',
+      }),
+    ),
+  )
   return out?.Attributes === undefined ? undefined : toRecord(out.Attributes)
 }

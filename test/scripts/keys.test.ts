@@ -5,12 +5,16 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { authenticateKey, clearAuthCache } from '#shared/auth/authenticate'
 import { config, localConfig } from '#shared/config'
-import { getApiKey } from '#shared/db/api-key-repository'
+import { getApiKey, revokeApiKey } from '#shared/db/api-key-repository'
 import { lockDataDir } from '../../scripts/local/data-dir-lock.js'
 import { keysCli } from '../../scripts/local/keys-cli.js'
 import { runCli, spawnCli } from '../support/cli.js'
+import { holdDynamoCommands } from '../support/hold-dynamo.js'
 
 const keys = (...args: string[]) => runCli(keysCli, ...args)
+
+// Well-formed (20 hex characters, as `keys list` prints them) and unique per call, so it names no stored key.
+const unknownKeyId = () => randomUUID().replaceAll('-', '').slice(0, 20)
 
 describe('npm run keys limits', () => {
   it('creates a key with limits, changes and removes them with set-limits, and the principal carries them', async () => {
@@ -56,20 +60,21 @@ describe('npm run keys limits', () => {
   it('refuses bad limit values, an unknown key and a set-limits without limits', async () => {
     // Prepare
     const user = `user-${randomUUID().slice(0, 8)}`
+    const keyId = unknownKeyId()
 
     // Act
     const zero = await keys('create', '--user', user, '--entity', 'e-bad', '--rpm', '0')
     const none = await keys('create', '--user', user, '--entity', 'e-bad', '--tpm', 'none')
-    const unknown = await keys('set-limits', 'nokey', '--rpm', '3')
-    const empty = await keys('set-limits', 'nokey')
+    const unknown = await keys('set-limits', keyId, '--rpm', '3')
+    const empty = await keys('set-limits', keyId)
     const listed = await keys('list', '--user', user)
 
     // Assess
     expect(zero.code).toBe(2)
     expect(zero.stderr).toContain('--rpm must be a positive integer')
     expect(none.code).toBe(2)
-    expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toContain('No key with id nokey')
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toBe(`No key with id ${keyId}; \`keys list\` shows the ids\n`)
     expect(empty.code).toBe(2)
     expect(empty.stderr).toContain('needs at least one of')
     expect(listed.stdout).toContain('No keys.')
@@ -175,13 +180,113 @@ describe('npm run keys limits', () => {
 
   it('runs as a script: a usage error after reading the table exits with status 2', async () => {
     // Act
-    const unknown = await spawnCli('scripts/keys.ts', 'set-limits', 'nokey', '--rpm', '3')
+    const empty = await spawnCli('scripts/keys.ts', 'set-limits', unknownKeyId())
 
     // Assess
-    expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toContain('No key with id nokey')
-    expect(unknown.stderr).toContain('Usage: npm run keys')
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toContain('set-limits needs at least one of --rpm, --tpm, --concurrency')
+    expect(empty.stderr).toContain('Usage: npm run keys')
   }, 60_000)
+})
+
+describe('npm run keys with a key id', () => {
+  it('answers an id that names no key in one line with status 1, for revoke and set-limits', async () => {
+    // Prepare
+    const keyId = unknownKeyId()
+
+    // Act
+    const revoke = await keys('revoke', keyId)
+    const limits = await keys('set-limits', keyId, '--rpm', '5')
+
+    // Assess
+    for (const refused of [revoke, limits]) {
+      expect(refused.code).toBe(1)
+      expect(refused.stdout).toBe('')
+      expect(refused.stderr).toBe(`No key with id ${keyId}; \`keys list\` shows the ids\n`)
+    }
+  })
+
+  it('never prints a plaintext key given as an id (status 1), and leaves the key as it was', async () => {
+    // Prepare
+    const user = `user-${randomUUID().slice(0, 8)}`
+    const created = await keys('create', '--user', user, '--entity', 'e-paste', '--rpm', '30')
+    const key = /API key \(shown once, store it now\): (\S+)/.exec(created.stdout)?.[1] ?? ''
+    const keyId = /Created key (\S+)/.exec(created.stdout)?.[1] ?? ''
+    const configured = `cfg-${randomUUID()}` // a configured (bootstrap) key: no prefix, longer than an id
+    const short = 'dev-key' // a short configured key: neither an id nor surely a key
+
+    // Act
+    const pasted = [
+      await keys('revoke', key),
+      await keys('set-limits', key, '--rpm', '5'),
+      await keys('revoke', configured),
+      await keys('set-limits', configured, '--rpm', '5'),
+    ]
+    const shortOnes = [await keys('revoke', short), await keys('set-limits', short, '--rpm', '5')]
+    const stored = await getApiKey(keyId)
+
+    // Assess
+    expect(key).toMatch(/^loom_/)
+    for (const refused of pasted) {
+      expect(refused.code).toBe(1)
+      expect(refused.stdout).toBe('')
+      expect(refused.stderr).toBe('That looks like an API key, not a key id; `keys list` shows the ids\n')
+    }
+    for (const refused of shortOnes) {
+      expect(refused.code).toBe(1)
+      expect(refused.stdout).toBe('')
+      expect(refused.stderr).toBe('That is not a key id; `keys list` shows the ids\n')
+    }
+    expect(stored?.revokedAt).toBeUndefined()
+    expect(stored?.rpm).toBe(30)
+  })
+
+  it('refuses set-limits on a revoked key in one line naming it (status 1), writing nothing', async () => {
+    // Prepare
+    const user = `user-${randomUUID().slice(0, 8)}`
+    const created = await keys('create', '--user', user, '--entity', 'e-revoked', '--rpm', '30')
+    const keyId = /Created key (\S+)/.exec(created.stdout)?.[1] ?? ''
+    await keys('revoke', keyId)
+    const revokedAt = (await getApiKey(keyId))?.revokedAt
+
+    // Act
+    const refused = await keys('set-limits', keyId, '--rpm', '5', '--tpm', '100')
+    const stored = await getApiKey(keyId)
+
+    // Assess
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toBe(`Key ${keyId} is revoked (${revokedAt}); its limits cannot change\n`)
+    expect(stored).toMatchObject({ rpm: 30, revokedAt })
+    expect(stored?.tpm).toBeUndefined()
+  })
+
+  it('refuses set-limits when a revoke lands between its start and its write (the write is conditional)', async () => {
+    // Prepare
+    const user = `user-${randomUUID().slice(0, 8)}`
+    const created = await keys('create', '--user', user, '--entity', 'e-race', '--rpm', '30')
+    const keyId = /Created key (\S+)/.exec(created.stdout)?.[1] ?? ''
+    const hold = holdDynamoCommands(
+      ({ name, input }) => name === 'UpdateItemCommand' && String(input.UpdateExpression).startsWith('SET rpm'),
+    )
+
+    try {
+      // Act: the limits' write waits while the key is revoked.
+      const pending = keys('set-limits', keyId, '--rpm', '5')
+      await hold.arrived()
+      await revokeApiKey(keyId, new Date().toISOString())
+      hold.release()
+      const refused = await pending
+      const stored = await getApiKey(keyId)
+
+      // Assess
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toBe(`Key ${keyId} is revoked (${stored?.revokedAt}); its limits cannot change\n`)
+      expect(stored?.rpm).toBe(30)
+    } finally {
+      hold.stop()
+    }
+  })
 })
 
 describe('npm run keys on the local data directory', () => {

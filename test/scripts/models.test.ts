@@ -56,7 +56,7 @@ describe('npm run models', () => {
     expect(gone).toBeUndefined()
   })
 
-  it('refuses a plaintext credential and incomplete input without writing', async () => {
+  it('refuses a plaintext credential and incomplete input without writing, and an unknown id in one line', async () => {
     // Prepare
     const id = `org/cli-${randomUUID().slice(0, 8)}`
 
@@ -69,7 +69,9 @@ describe('npm run models', () => {
     expect(secret.code).toBe(2)
     expect(secret.stderr).toContain('Credentials are never stored in the catalog')
     expect(noEntities.code).toBe(2)
-    expect(missing.code).toBe(2)
+    // An id that names no model is not a command-line mistake: one line and status 1, without the usage (QA).
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toBe(`No model with id ${id}; \`models list\` shows the ids\n`)
     expect(await getModel(id)).toBeUndefined()
   })
 
