@@ -13,12 +13,18 @@ import type {
 
 type Admitted = { prepared: Prepared; release: () => void; cached: number }
 
+// The prompt's exact count (and, once scheduled, its cached tokens) go on the call as soon as they are known: a request
+// cut short before its usage is metered with them rather than an estimate (`ChatBackendCall.known`).
 async function admit(call: ChatBackendCall): Promise<Admitted> {
   const engine = engineFor(call.model)
   const prepared = engine.prepare(call.request)
+  const promptTokens = prepared.prompt.ids.length
+  call.known = { prompt_tokens: promptTokens }
   const release = await engine.scheduler.acquire(prepared.priority, call.signal)
   // Cached tokens are fixed when the request is first scheduled (docs/inference.md §9).
   const cached = engine.cache.lookupAndInsert(prepared.salt, prepared.prompt.ids)
+  const details = engine.settings.promptTokensDetails ? { cached_tokens: cached } : null
+  call.known = { prompt_tokens: promptTokens, prompt_tokens_details: details }
   return { prepared, release, cached }
 }
 

@@ -4,6 +4,7 @@ import type {
   ChatCompletionChunk,
   ChatCompletionRequest,
   ChatCompletionResponse,
+  ChatUsage,
 } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
 
@@ -24,7 +25,18 @@ export type ChatBackendCall = {
   created: number
   /** Aborted when the client disconnects or the gateway gives up; a backend stops generating and releases resources. */
   signal: CancelSignal
+  /**
+   * What the backend learned of the prompt before it answered, set by the backend as it learns it, for metering a
+   * completion cut short before its usage: the exact prompt tokens once it tokenized the prompt, and
+   * `prompt_tokens_details` (its cached tokens) once the request was scheduled, null when the model reports none. The
+   * reference engine sets it; an upstream backend cannot, and its aborted requests keep the estimated prompt
+   * (shared/inference/usage-meter.ts, `promptOf`) and no cached tokens.
+   */
+  known?: KnownPrompt
 }
+
+/** The prompt usage a backend knows before its answer (`ChatBackendCall.known`). */
+export type KnownPrompt = Pick<ChatUsage, 'prompt_tokens' | 'prompt_tokens_details'>
 
 /**
  * The chunks one upstream read delivered, handed to the gateway together: it frames them into one write. `json[i]`,

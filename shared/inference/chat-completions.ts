@@ -15,7 +15,7 @@ import { checkServingRules } from '#shared/inference/serving-rules'
 import { firstWithin, type StreamItem, sseReadable, sseSource } from '#shared/inference/sse-stream'
 import type { StreamOutcome } from '#shared/inference/stream-tally'
 import { traceCompletion, traceOptedOut } from '#shared/inference/trace-completion'
-import { afterCompletion, estimatePromptTokens, recordUsage } from '#shared/inference/usage-meter'
+import { afterCompletion, promptOf, recordUsage } from '#shared/inference/usage-meter'
 import { parseChatRequest } from '#shared/inference/validate-request'
 import type { ChatCompletionResponse } from '#shared/schemas/chat-completion'
 
@@ -36,7 +36,8 @@ function ms(value: number): string {
 
 /**
  * How a completion ended, for metering and tracing; `unserved` when it failed before the upstream generated anything
- * (then it is traced, with its exception and zero usage, but not metered).
+ * (then it is traced with its exception and no usage, and not metered). `aborted`: cut short, by the client or by a
+ * failure after the backend's first chunk (docs/inference.md §4.5, §12).
  */
 type Ending = {
   usage: StreamOutcome['usage']
@@ -55,7 +56,8 @@ function finisher(c: Context<AppEnv>, call: ChatBackendCall, charge: TokenCharge
   const startedAt = new Date()
   return (ending) => {
     const { usage, aborted } = ending
-    const flushed = ending.unserved === true ? Promise.resolve() : meter(usage, aborted)
+    const metered = ending.unserved !== true
+    const flushed = metered ? meter(usage, aborted) : Promise.resolve()
     if (!traced) return flushed
     const trace = traceCompletion({
       principal,
@@ -63,7 +65,9 @@ function finisher(c: Context<AppEnv>, call: ChatBackendCall, charge: TokenCharge
       model: call.model,
       request: call.request,
       output: ending.output,
-      usage,
+      // The trace carries the usage the meter counted, none when nothing was metered: `trace/usage` then agrees
+      // with `/v1/usage`.
+      usage: metered ? usage : undefined,
       startedAt,
       endedAt: new Date(),
       ...(ending.exception === undefined ? {} : { exception: ending.exception }),
@@ -115,15 +119,36 @@ function exceptionOf(outcome: StreamOutcome): string | undefined {
 /**
  * How a completion ended whose backend failed before its first chunk or its body (the error then becomes the JSON
  * error answer): a client that left meanwhile is metered as a stream it left before its first chunk (the upstream has
- * the prompt, stream-tally.ts); any other failure is unserved, traced with its error and zero usage but not metered.
+ * the prompt, stream-tally.ts), with the prompt as the backend counted it when it did (`promptOf`); any other failure
+ * is unserved, traced with its error and no usage, and not metered.
  */
 function failedBeforeOutput(call: ChatBackendCall, error: unknown): Ending {
   if (call.signal.aborted) {
-    const usage = { prompt_tokens: estimatePromptTokens(call.request), completion_tokens: 0 }
+    const usage = { ...promptOf(call), completion_tokens: 0 }
     return { usage, aborted: true, output: null, exception: 'Client disconnected' }
   }
   const usage = { prompt_tokens: 0, completion_tokens: 0 }
   return { usage, aborted: false, output: null, exception: errorText(error), unserved: true }
+}
+
+/**
+ * How a stream ended, for metering and tracing. A stream cut short after the backend's first chunk (the client left,
+ * the upstream disconnected or sent an error event) is aborted, metered with the prompt and the tokens delivered;
+ * unless the backend reported its final usage, the prompt and its cached tokens are what the backend learned of them
+ * (`ChatBackendCall.known`, the reference engine) where it did. A stream that failed before any chunk is unserved.
+ */
+function streamEnding(call: ChatBackendCall, outcome: StreamOutcome, output: unknown): Ending {
+  const ending: Ending = { usage: outcome.usage, aborted: outcome.aborted, output }
+  if (outcome.unserved === true) ending.unserved = true
+  // Cut short after the first chunk by an upstream disconnect or error event: aborted, as a client abort is.
+  else if (outcome.error !== undefined) ending.aborted = true
+  // The backend's own final usage carries `prompt_tokens_details` (an object or null); a tally's count does not.
+  if (ending.aborted && ending.usage.prompt_tokens_details === undefined && call.known !== undefined) {
+    ending.usage = { ...ending.usage, ...call.known }
+  }
+  const exception = exceptionOf(outcome)
+  if (exception !== undefined) ending.exception = exception
+  return ending
 }
 
 async function complete(
@@ -181,13 +206,7 @@ async function stream(
     // The text is assembled only for the completion's trace.
     collect: traced,
     abort,
-    onEnd: (outcome) => {
-      const exception = exceptionOf(outcome)
-      const output = traced ? assembled(call, outcome) : null
-      const ending: Ending = { usage: outcome.usage, aborted: outcome.aborted, output }
-      if (outcome.unserved === true) ending.unserved = true
-      return finish(exception === undefined ? ending : { ...ending, exception })
-    },
+    onEnd: (outcome) => finish(streamEnding(call, outcome, traced ? assembled(call, outcome) : null)),
   })
   const overhead = backendStarted - started + (performance.now() - firstAt)
   addRequestMetric('GatewayOverhead', overhead)

@@ -1,12 +1,12 @@
 import { GroupCommit } from '#shared/group-commit'
+import { TRACE_OP_NAME } from '#shared/inference/trace-op'
 import { logger } from '#shared/logger'
 import type { Principal } from '#shared/schemas/api-key'
 import type { ChatCompletionRequest, ChatUsage } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
 import type { RecordCallInput, RecordedUsage } from '#shared/tracing/record-call'
 
-/** The op name gateway completions are recorded under in the caller's project. */
-export const TRACE_OP_NAME = 'loom.chat.completions'
+export { TRACE_OP_NAME }
 
 /** One completion to record as a call. */
 export type CompletionTrace = {
@@ -16,7 +16,13 @@ export type CompletionTrace = {
   request: ChatCompletionRequest
   /** The response body (non-streaming) or the stream assembled into the same shape. */
   output: unknown
-  usage: Pick<ChatUsage, 'prompt_tokens' | 'completion_tokens' | 'prompt_tokens_details' | 'completion_tokens_details'>
+  /**
+   * The usage the completion was metered with; undefined when it was not metered (it failed before the backend
+   * generated anything), and then the call has no `summary.usage`, so `trace/usage` counts what `/v1/usage` counts.
+   */
+  usage:
+    | Pick<ChatUsage, 'prompt_tokens' | 'completion_tokens' | 'prompt_tokens_details' | 'completion_tokens_details'>
+    | undefined
   startedAt: Date
   endedAt: Date
   /** Why the completion did not finish normally (aborted, upstream or engine error). */
@@ -35,7 +41,7 @@ export function traceOptedOut(header: string | undefined): boolean {
  * the trace store's costs and `trace/usage` read cached input from (tracing.md §7.5), and the summary Weave's OpenAI
  * integration records. Cached tokens are then priced at the cache-read rate, as the meter prices them.
  */
-export function summaryUsage(usage: CompletionTrace['usage']): RecordedUsage {
+export function summaryUsage(usage: NonNullable<CompletionTrace['usage']>): RecordedUsage {
   const { prompt_tokens, completion_tokens } = usage
   const recorded: RecordedUsage = {
     prompt_tokens,
@@ -81,8 +87,8 @@ const traces = new GroupCommit(writeTraces, TRACE_BATCHING)
 
 /**
  * Records a completion as a call in the caller's project (op `loom.chat.completions`, inputs = request, output =
- * response, `summary.usage` keyed by model id as Weave expects: `summaryUsage`), so `trace/usage`, costs and feedback
- * work on gateway traffic; resolves once it is stored, together with the other completions that ended meanwhile.
+ * response, `summary.usage` keyed by model id as Weave expects: `summaryUsage`, left out for a call that was not
+ * metered), so `trace/usage`, costs and feedback work on gateway traffic; resolves once it is stored, together with the other completions that ended meanwhile.
  * Never throws: tracing must not fail a completion. The tracing module loads on first use, keeping it out of the chat
  * function's cold start.
  */
@@ -95,7 +101,7 @@ export async function traceCompletion(trace: CompletionTrace): Promise<void> {
       opName: TRACE_OP_NAME,
       inputs: trace.request as Record<string, unknown>,
       output: trace.output,
-      summary: { usage: { [trace.model.id]: summaryUsage(trace.usage) } },
+      summary: trace.usage === undefined ? {} : { usage: { [trace.model.id]: summaryUsage(trace.usage) } },
       startedAt: trace.startedAt,
       endedAt: trace.endedAt,
       userId: trace.principal.userId,

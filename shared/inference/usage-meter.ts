@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto'
 import { config } from '#shared/config'
 import { registerProject } from '#shared/db/project-repository'
 import { addUsage, type UsageDelta } from '#shared/db/usage-repository'
+import type { ChatBackendCall, KnownPrompt } from '#shared/inference/backend'
 import { logger } from '#shared/logger'
 import type { ChatCompletionRequest, ChatUsage } from '#shared/schemas/chat-completion'
 import type { CatalogModel } from '#shared/schemas/model'
@@ -33,6 +34,14 @@ export type CompletionUsage = {
   usage: Pick<ChatUsage, 'prompt_tokens' | 'completion_tokens' | 'prompt_tokens_details'>
   aborted: boolean
   at?: Date
+}
+
+/**
+ * The prompt usage of a completion cut short before the backend reported usage: what the backend learned of it
+ * (`ChatBackendCall.known`), else the estimate, without cached tokens.
+ */
+export function promptOf(call: ChatBackendCall): KnownPrompt {
+  return call.known ?? { prompt_tokens: estimatePromptTokens(call.request) }
 }
 
 /** The counter's hour of a date, `yyyy-mm-ddThh` (UTC). */

@@ -216,7 +216,7 @@ describe('upstream faults before the first byte', () => {
 })
 
 describe('upstream faults mid-stream are metered for what was delivered', () => {
-  it('sends an in-stream error then [DONE] when the upstream disconnects, and meters prompt and delivered tokens', async () => {
+  it('sends an in-stream error then [DONE] when the upstream disconnects, and meters an aborted request: prompt and delivered tokens', async () => {
     // Prepare
     const project = meteredProject()
     upstream.behave({ dropAfterChunks: 2, chunkDelayMs: 5 })
@@ -242,7 +242,7 @@ describe('upstream faults mid-stream are metered for what was delivered', () => 
     expect(delivered.every((c) => !('usage' in c))).toBe(true)
     expect(totals).toEqual({
       requests: 1,
-      aborted: 0,
+      aborted: 1,
       prompt: promptTokensOf(upstream.seen[before]?.body ?? {}),
       completion: 2,
     })
