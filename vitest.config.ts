@@ -49,6 +49,7 @@ export const UNIT_FILES = [
   'test/shared/engine/structured-outputs.test.ts',
   'test/shared/engine/tokenizer.test.ts',
   'test/shared/http/authorizer-context.test.ts',
+  'test/shared/http/inference-project.test.ts',
   'test/shared/http/node-bindings.test.ts',
   'test/shared/inference/cancellation.test.ts',
   'test/shared/inference/credentials.test.ts',

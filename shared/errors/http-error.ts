@@ -85,6 +85,14 @@ export class ServiceUnavailableError extends HttpError {
 }
 
 /**
+ * 499 (nginx's "client closed request"): the client went away before its answer, so whatever the request's work failed
+ * with afterwards is not the server's fault; the answer reaches no one and is logged and counted as a 4xx.
+ */
+export class ClientClosedRequestError extends HttpError {
+  readonly statusCode = 499
+}
+
+/**
  * An HTTP exception of the framework itself (no route for the path, none for the method, Hono's own refusals), with
  * the status it answers. Inference names the status phrase as `type` for these (docs/inference.md §4.2).
  */

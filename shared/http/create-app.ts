@@ -1,16 +1,17 @@
 import { Hono, type MiddlewareHandler } from 'hono'
-import { type AuthScheme, assertProjectAccess, authenticate, parseAuthorization } from '#shared/auth/authenticate'
+import { type AuthScheme, authenticate, parseAuthorization } from '#shared/auth/authenticate'
 import { config } from '#shared/config'
 import type { ErrorMapper } from '#shared/errors/error-response'
-import { BadRequestError, FrameworkHttpError } from '#shared/errors/http-error'
+import { ClientClosedRequestError, FrameworkHttpError } from '#shared/errors/http-error'
 import { inferenceErrorResponse } from '#shared/errors/inference-errors'
 import { tracingErrorResponse } from '#shared/errors/tracing-errors'
 import { trainingErrorResponse } from '#shared/errors/training-errors'
 import type { AppEnv, Family } from '#shared/http/app-env'
 import { principalFromAuthorizer } from '#shared/http/authorizer-context'
+import { inferenceProject } from '#shared/http/inference-project'
 import { registerErrorMapper } from '#shared/http/lambda-handler'
 import { requestMetrics } from '#shared/http/metrics'
-import { requestHeader, setResponseHeader } from '#shared/http/node-bindings'
+import { clientGone, requestHeader, setResponseHeader } from '#shared/http/node-bindings'
 import { rateLimits } from '#shared/http/rate-limit'
 import { bodyLimit, drainUnreadBody } from '#shared/http/request-body'
 import { methodsAt } from '#shared/http/route-methods'
@@ -64,37 +65,6 @@ function auth(scheme: AuthScheme): MiddlewareHandler<AppEnv> {
   }
 }
 
-// The entity has no whitespace; a project name may hold spaces, as W&B's names and the tracing family's may
-// (`projectNameProblem` then applies W&B's rules).
-const PROJECT_RE = /^([^/\s]+)\/([^/]+)$/
-
-// Inference attributes usage to `Compat-Project` / `OpenAI-Project`, else to the key's entity and project `inference`.
-// A malformed value is a 400 whose `param` names the header that carried it.
-const inferenceProject: MiddlewareHandler<AppEnv> = function inferenceProject(c, next) {
-  const principal = c.get('auth')
-  const compat = requestHeader(c, 'compat-project')
-  const header = compat ?? requestHeader(c, 'openai-project')
-  if (header === undefined || header.trim() === '') {
-    c.set('project', { entity: principal.entity, project: 'inference', id: `${principal.entity}/inference` })
-    return next()
-  }
-  const param = compat === undefined ? 'OpenAI-Project' : 'Compat-Project'
-  const value = header.trim()
-  const match = PROJECT_RE.exec(value)
-  if (!match?.[1] || !match[2]) {
-    throw new BadRequestError('The project header must be `<entity>/<project>`', { param })
-  }
-  try {
-    assertProjectAccess(principal, value)
-  } catch (error) {
-    // The project name W&B would refuse (`e/x#y`): a 400 of this header. A foreign entity stays a 403.
-    if (error instanceof BadRequestError) throw new BadRequestError(error.message, { param, cause: error })
-    throw error
-  }
-  c.set('project', { entity: match[1], project: match[2], id: `${match[1]}/${match[2]}` })
-  return next()
-}
-
 type FamilyOptions = {
   family: Family
   errors: ErrorMapper
@@ -114,7 +84,11 @@ function createFamilyApp({
   const app = new Hono<AppEnv>()
   registerErrorMapper(app, errors)
   app.onError(async (error, c) => {
-    const response = errors(error)
+    // A client that left first (a cancelled completion fails with the engine's 503 or the upstream's 499) is answered
+    // 499 and logged with its request line: a server error would log a stack and count towards the 5xx alarm.
+    const response = errors(
+      clientGone(c) ? new ClientClosedRequestError('Client disconnected', { cause: error }) : error,
+    )
     if (response.status >= 500) logger.error('request failed', { requestId: c.get('requestId'), error })
     for (const [name, value] of Object.entries(response.headers ?? {})) c.header(name, value)
     // Refused before its body was read (auth, size, a header): the client still uploading gets this answer.

@@ -32,3 +32,13 @@ export function setResponseHeader(c: Context, name: string, value: string): void
   if (outgoing === undefined || outgoing.headersSent) c.header(name, value)
   else outgoing.setHeader(name, value)
 }
+
+/**
+ * Whether the client has gone away before its answer was written: Node's response was closed unfinished on the Node
+ * server (its `close` is how the gateway sees a disconnect there), else the request's own signal aborted.
+ */
+export function clientGone(c: Context): boolean {
+  const outgoing = nodeBindings(c)?.outgoing
+  if (outgoing !== undefined) return outgoing.destroyed && !outgoing.writableFinished
+  return c.req.raw.signal?.aborted === true
+}
