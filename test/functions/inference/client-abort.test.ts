@@ -1,4 +1,5 @@
 import '../../support/lambda-shim.js'
+import { randomUUID } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type ServerType, serve } from '@hono/node-server'
@@ -8,30 +9,47 @@ import { app as queryApp } from '#functions/tracing/stream-query-calls/handler'
 import { config } from '#shared/config'
 import { putModel } from '#shared/db/model-repository'
 import { listUsage } from '#shared/db/usage-repository'
+import { engineFor } from '#shared/engine/engine'
 import { referenceCatalogModel } from '#shared/engine/settings'
 import { settleAfterResponse } from '#shared/http/after-response'
-import { clearCatalogCache } from '#shared/inference/catalog'
+import { clearCatalogCache, resolveModel } from '#shared/inference/catalog'
 import { flushUsage, hourOf } from '#shared/inference/usage-meter'
 import { logger } from '#shared/logger'
 import { jsonInit, newCaller } from '../../support/auth.js'
+import { captureStdout } from '../../support/stdout.js'
 import { until } from '../../support/until.js'
 
 // QA: a client cancelling a non-streamed completion of the built-in model after ~40 ms was logged as a server error
-// (`ERROR "request failed"` with the engine's `Client disconnected` 503) and counted in ServerErrors.
+// (`ERROR "request failed"` with the engine's `Client disconnected` 503) and counted in ServerErrors. The client here
+// leaves while its request waits for the only slot of a reference model (held by a stream nobody reads), so it leaves
+// before any answer however slow the host is.
 const caller = await newCaller()
-await putModel(referenceCatalogModel())
+const MODEL = `loom/abort-${randomUUID().slice(0, 8)}`
+await putModel(referenceCatalogModel({ id: MODEL, backend: { kind: 'reference', settings: { maxConcurrency: 1 } } }))
 clearCatalogCache()
-const MODEL = 'loom/reference-1'
-const LEAVE_AFTER_MS = 40
 
-// 4,096 tokens with the end-of-sequence token ignored: the engine is still generating when the client leaves.
 function body() {
-  return {
-    model: MODEL,
-    messages: [{ role: 'user', content: 'Tell me a long story' }],
-    max_tokens: 4096,
-    ignore_eos: true,
-  }
+  return { model: MODEL, messages: [{ role: 'user', content: 'Tell me a story' }], max_tokens: 8 }
+}
+
+/** Holds the model's only slot with a stream left unread until the returned function cancels it. */
+async function holdTheSlot(): Promise<() => Promise<void>> {
+  const res = await app.request(
+    '/v1/chat/completions',
+    jsonInit({ ...body(), stream: true, max_tokens: 512, ignore_eos: true }, caller.bearer),
+  )
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+  await reader.read()
+  return () => reader.cancel()
+}
+
+/** Resolves once a request waits for the model's slot. */
+async function queued(): Promise<void> {
+  const { scheduler } = engineFor(await resolveModel(MODEL, caller.entity))
+  await until(
+    () => scheduler.waiting,
+    (n) => n > 0,
+  )
 }
 
 const headers = (project: string) => ({ ...caller.bearer, 'OpenAI-Project': `${caller.entity}/${project}` })
@@ -46,11 +64,7 @@ const { port } = server.address() as AddressInfo
 let written: string[]
 
 beforeEach(() => {
-  written = []
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    written.push(String(chunk))
-    return true
-  })
+  written = captureStdout()
   vi.spyOn(logger, 'error')
   config.metrics.enabled = true
 })
@@ -97,12 +111,15 @@ describe('a client that cancels a non-streamed completion', () => {
     const aborter = new AbortController()
 
     // Act
+    const release = await holdTheSlot()
     const pending = app.request('/v1/chat/completions', {
       ...jsonInit(body(), headers(project)),
       signal: aborter.signal,
     })
-    setTimeout(() => aborter.abort(), LEAVE_AFTER_MS)
+    await queued()
+    aborter.abort()
     const res = await pending
+    await release()
     const counters = await metered(project)
     const exceptions = await tracedExceptions(project)
 
@@ -127,10 +144,15 @@ describe('a client that cancels a non-streamed completion', () => {
       path: '/v1/chat/completions',
       headers: { ...headers(project), 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
     })
+    const release = await holdTheSlot()
+    // The holding stream's own request record is not this request's.
+    written.length = 0
     req.on('error', () => undefined)
     req.end(text)
-    setTimeout(() => req.destroy(), LEAVE_AFTER_MS)
+    await queued()
+    req.destroy()
     const records = await until(emfRecords, (found) => found.length > 0)
+    await release()
     const counters = await metered(project)
 
     // Assess

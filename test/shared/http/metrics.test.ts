@@ -12,6 +12,7 @@ import { authorizerFor } from '../../support/calls.js'
 import { lambdaContext, restEvent } from '../../support/events.js'
 import { invokeLambda } from '../../support/lambda-invoke.js'
 import { upstreamModelFixture } from '../../support/models.js'
+import { captureStdout } from '../../support/stdout.js'
 
 type EmfRecord = {
   _aws: {
@@ -25,11 +26,7 @@ let written: string[]
 
 // Powertools writes EMF records through its own Console on process.stdout, so the records are read there.
 beforeEach(() => {
-  written = []
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    written.push(String(chunk))
-    return true
-  })
+  written = captureStdout()
   config.metrics.enabled = true
 })
 
