@@ -11,12 +11,13 @@ function read(name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value
 }
 
-function readInt(name: string, fallback: number, min = 0): number {
+function readInt(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = read(name)
   if (raw === undefined) return fallback
   const value = Number(raw)
-  if (!Number.isInteger(value) || value < min) {
-    throw new Error(`${name} environment variable must be an integer >= ${min}, got "${raw}"`)
+  if (!Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`
+    throw new Error(`${name} environment variable must be an integer ${range}, got "${raw}"`)
   }
   return value
 }
@@ -215,7 +216,7 @@ export const config: Config = {
 /** Where the AWS Parameters and Secrets Lambda extension listens, and the token it expects (the session token). */
 export function secretsExtension(): { port: number; token: string | undefined } {
   return {
-    port: readInt('PARAMETERS_SECRETS_EXTENSION_HTTP_PORT', 2773, 1),
+    port: readInt('PARAMETERS_SECRETS_EXTENSION_HTTP_PORT', 2773, 1, 65_535),
     token: read('LOOM_SECRETS_TOKEN') ?? read('AWS_SESSION_TOKEN'),
   }
 }
@@ -237,7 +238,7 @@ export function credentialFromEnv(name: string): string | undefined {
 
 /** The local stack's settings, read from the environment once. */
 export const localConfig: LocalConfig = {
-  port: readInt('PORT', 8700),
+  port: readInt('PORT', 8700, 0, 65_535),
   host: read('HOST') ?? '127.0.0.1',
   dataDir: read('LOOM_DATA_DIR') ?? '.loom-data',
   memory: readBool('LOOM_MEMORY'),

@@ -4,7 +4,7 @@ import { config, localConfig } from '#shared/config'
 import { ensureTable } from '#shared/db/ensure-table'
 import { lockDataDir } from './data-dir-lock.js'
 import { startLocalDynamo } from './dynamo-engine.js'
-import { type EmbeddedDynamo, endpointFile } from './embedded-dynamo.js'
+import { type EmbeddedDynamo, endpointFile, tableNameFile } from './embedded-dynamo.js'
 
 async function reachable(endpoint: string): Promise<boolean> {
   try {
@@ -30,7 +30,9 @@ export async function connectLocalTable(
     config.tableName ??= 'loom'
     return { close: async () => undefined }
   }
-  config.tableName = 'loom'
+  // The table the stack of this data directory serves (its LOOM_TABLE_NAME), `loom` unless it recorded another.
+  const recorded = await readFile(tableNameFile(localConfig.dataDir), 'utf8').catch(() => undefined)
+  config.tableName = recorded?.trim() || 'loom'
   const published = await readFile(endpointFile(localConfig.dataDir), 'utf8').catch(() => undefined)
   if (published !== undefined && (await reachable(published.trim()))) {
     config.dynamoEndpoint = published.trim()

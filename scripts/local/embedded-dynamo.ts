@@ -11,6 +11,11 @@ export function endpointFile(dataDir: string): string {
   return join(dataDir, 'dynamodb-endpoint')
 }
 
+/** The file where a local stack records the table it serves (`LOOM_TABLE_NAME`), so the CLIs administer that one. */
+export function tableNameFile(dataDir: string): string {
+  return join(dataDir, 'table-name')
+}
+
 /**
  * Starts dynalite on loopback: persisted in LevelDB under `dataDir`, or in memory when `dataDir` is undefined.
  * When persisted, the endpoint is written beside the data so `npm run keys` can reach the running stack.

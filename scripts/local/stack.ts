@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises'
 import type { Server } from 'node:http'
 import { createAdaptorServer } from '@hono/node-server'
 import { bootstrapKey } from '#shared/auth/bootstrap'
@@ -11,7 +12,7 @@ import { createLocalApp } from './app.js'
 import { bannerLines, connectableUrl } from './banner.js'
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js'
 import { ENGINE_NAMES, startLocalDynamo } from './dynamo-engine.js'
-import type { EmbeddedDynamo } from './embedded-dynamo.js'
+import { type EmbeddedDynamo, tableNameFile } from './embedded-dynamo.js'
 import { gracefulCloser } from './graceful-close.js'
 import { checkModelsFile } from './models-file.js'
 import { listenError, SetupError } from './setup-error.js'
@@ -93,6 +94,8 @@ export async function startStack(options: StackOptions, print: (text: string) =>
     config.dynamoEndpoint = dynamo?.endpoint ?? options.dynamoEndpoint
     config.tableName = options.tableName
     await ensureTable(options.tableName)
+    // The CLIs reach this stack through its data directory: they administer the table it serves, not `loom`.
+    if (lock !== undefined) await writeFile(tableNameFile(options.dataDir), options.tableName)
     // The built-in CPU model, so a fresh clone can serve completions with nothing else installed.
     await putModel(referenceCatalogModel())
     const app = await createLocalApp()

@@ -4,11 +4,14 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb'
 import { afterEach, describe, expect, it } from 'vitest'
-import { config } from '#shared/config'
+import { config, localConfig } from '#shared/config'
 import { listApiKeys } from '#shared/db/api-key-repository'
+import { rawDb } from '#shared/db/client'
 import { lockDataDir, lockFile } from '../../scripts/local/data-dir-lock.js'
 import { endpointFile } from '../../scripts/local/embedded-dynamo.js'
+import { keysCli } from '../../scripts/local/keys-cli.js'
 import { SetupError } from '../../scripts/local/setup-error.js'
 import { type StackOptions, startStack } from '../../scripts/local/stack.js'
 import { tempDirs } from '../support/temp-dirs.js'
@@ -36,6 +39,10 @@ function options(overrides: Partial<StackOptions> = {}): StackOptions {
     bootstrap: { key: undefined, userId: `u-${randomUUID().slice(0, 8)}`, entity: 'local' },
     ...overrides,
   }
+}
+
+async function listTableNames(): Promise<string[]> {
+  return (await rawDb().send(new ListTablesCommand({}))).TableNames ?? []
 }
 
 function printer() {
@@ -153,6 +160,32 @@ describe('starting the local stack', () => {
     expect(published).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(published).not.toBe('http://127.0.0.1:1')
     expect(entries).not.toContain('loom.lock')
+  })
+
+  it('lets the keys CLI administer the table a stack with its own LOOM_TABLE_NAME serves, not `loom` (QA)', async () => {
+    // Prepare: a stack on its own data directory and table; the CLI then given only that data directory.
+    const dataDir = await tempDir()
+    const tableName = `qa-${randomUUID().slice(0, 8)}`
+    const stack = await startStack(options({ dynamoEndpoint: undefined, dataDir, tableName }), () => undefined)
+    const served = { endpoint: config.dynamoEndpoint, table: config.tableName }
+    const before = localConfig.dataDir
+    Object.assign(config, { dynamoEndpoint: undefined, tableName: undefined })
+    localConfig.dataDir = dataDir
+    const out = printer()
+    const userId = `u-${randomUUID().slice(0, 8)}`
+
+    // Act
+    const code = await keysCli(['create', '--user', userId, '--entity', 'local'], { out: out.print, err: out.print })
+    localConfig.dataDir = before
+    Object.assign(config, served)
+    const stored = await listApiKeys(userId)
+    const tables = await listTableNames()
+    await stack.stop(1_000)
+
+    // Assess
+    expect(code, out.text()).toBe(0)
+    expect(stored).toHaveLength(1)
+    expect(tables).toEqual([tableName])
   })
 
   it('refuses an unusable LOOM_MODELS_FILE before taking anything, naming the file and its first problem', async () => {

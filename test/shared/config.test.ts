@@ -45,3 +45,14 @@ describe('LOOM_MAX_BODY_BYTES', () => {
     expect((await loadConfig()).config.maxBodyBytes).toBe(1000)
   })
 })
+
+describe('PORT', () => {
+  it('refuses a port past 65535 as a setting, in one line, rather than failing in listen with a stack (QA)', async () => {
+    vi.stubEnv('PORT', '99999')
+    await expect(loadConfig()).rejects.toThrow(
+      'PORT environment variable must be an integer from 0 to 65535, got "99999"',
+    )
+    vi.stubEnv('PORT', '65535')
+    expect((await loadConfig()).localConfig.port).toBe(65_535)
+  })
+})
