@@ -105,6 +105,14 @@ export type ApiStackProps = StackProps & {
    */
   waf?: Pick<RateLimitAclProps, 'limit' | 'windowSeconds'>
   /**
+   * Create an IAM role that lets API Gateway write to CloudWatch Logs and set it as the region's API Gateway account
+   * setting (`AWS::ApiGateway::Account`, retained when the stack is deleted). That setting is one per account and
+   * region, shared by every REST API there, so `false` leaves it to whoever manages it (a platform team); the stage's
+   * execution and access logs then need a role already set there, or the deploy fails.
+   * @default true
+   */
+  cloudWatchRole?: boolean
+  /**
    * The functions to deploy, one Lambda each.
    * @default FUNCTIONS (functions/manifest.ts)
    */
@@ -272,14 +280,19 @@ function alarmTopicOf(stack: Stack, email: string | undefined, stageName: string
 }
 
 /**
- * The stage's JSON access log line: API Gateway's standard fields plus what the latency alarm reads (`apiId`, `stage`,
- * `resourcePath`, `responseLatency`). `responseLatency` is written as a JSON number, so a metric filter can publish it.
+ * The stage's JSON access log line: API Gateway's standard fields, who called (`principalId`: the key's user id, or
+ * `unauthenticated` when the authorizer could not resolve the key; `$context.identity.user`/`caller` are always `-`
+ * behind a Lambda authorizer), why API Gateway itself answered (`errorType`, e.g. `AUTHORIZER_FAILURE`, `THROTTLED`,
+ * `INTEGRATION_FAILURE`; `-` when the function answered) and the Lambda service's status for the invocation
+ * (`integrationStatus`, not the function's own: a throttle, an oversized payload or a failed invocation behind a
+ * gateway 5xx; `$context.integrationErrorMessage` would say more, but it is free text that may hold a quote and break
+ * the JSON line), plus what the latency alarm reads (`apiId`, `stage`, `resourcePath`, `responseLatency`).
+ * `responseLatency` is written as a JSON number, so a metric filter can publish it.
  */
 const ACCESS_LOG_FORMAT = JSON.stringify({
   requestId: '$context.requestId',
   ip: '$context.identity.sourceIp',
-  user: '$context.identity.user',
-  caller: '$context.identity.caller',
+  principalId: '$context.authorizer.principalId',
   requestTime: '$context.requestTime',
   httpMethod: '$context.httpMethod',
   resourcePath: '$context.resourcePath',
@@ -290,6 +303,8 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
   stage: '$context.stage',
   integrationLatency: '$context.integrationLatency',
   authorizerLatency: '$context.authorizer.latency',
+  errorType: '$context.error.responseType',
+  integrationStatus: '$context.integrationStatus',
   responseLatency: 0,
 }).replace('"responseLatency":0', '"responseLatency":$context.responseLatency')
 
@@ -315,10 +330,12 @@ export class ApiStack extends Stack {
     const stageName = props.stageName ?? 'prod'
     const functions = props.functions ?? FUNCTIONS
     const concurrency = props.concurrency ?? {}
+    const cloudWatchRole = props.cloudWatchRole ?? true
     this.api = new RestApi(this, 'Api', {
       restApiName: props.apiName ?? `loom-${stageName}`,
       deploy: false,
-      cloudWatchRole: true,
+      // The account's API Gateway logging role (AWS::ApiGateway::Account, retained): region-wide, opt-out by context.
+      cloudWatchRole,
       // Regional, not edge-optimized: a streamed response may idle 5 minutes on a Regional endpoint against 30 s at
       // the edge, which cut non-streamed completions (upstream first byte allowed 120 s) and slow stream_query pages.
       // Clients far from the region pay the extra round trips; put CloudFront in front where that matters.
@@ -336,10 +353,12 @@ export class ApiStack extends Stack {
         'Requests are validated in each function against the same zod schemas, answering in the family contract ' +
         "shape (vLLM 400, pydantic 422); API Gateway's validator would answer in its own shape.",
     })
-    Validations.of(this.api).acknowledge({
-      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-      reason: "API Gateway's account-level logging role; AWS maintains this policy for exactly that service.",
-    })
+    if (cloudWatchRole) {
+      Validations.of(this.api).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason: "API Gateway's account-level logging role; AWS maintains this policy for exactly that service.",
+      })
+    }
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-COG4',
       reason:

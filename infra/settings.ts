@@ -62,6 +62,7 @@ export function deploySettings(node: Node): DeploySettings {
       ...optional('secretNamePrefix', text('loom:secretNamePrefix')),
       ...optional('secretsExtensionLayerArn', text('loom:secretsExtensionLayerArn')),
       ...optional('alarmEmail', text('loom:alarmEmail')),
+      ...optional('cloudWatchRole', flag('loom:apiGatewayCloudWatchRole')),
       ...(flag('loom:waf') === true ? { waf: wafLimit === undefined ? {} : { limit: wafLimit } } : {}),
     },
   }

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda'
 import { NodejsFunction, type NodejsFunctionProps, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs'
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs'
@@ -31,21 +31,27 @@ export type HttpFunctionProps = Omit<NodejsFunctionProps, 'entry' | 'role'> & {
 
 const FUNCTIONS_DIR = new URL('../../functions/', import.meta.url)
 
-/** The DynamoDB actions the data layer issues (shared/db), and nothing else: no Scan, no transactions. */
-export const TABLE_READ_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:DescribeTable',
-]
-/** Read actions plus the writes the data layer issues. */
+/**
+ * The reads the data layer issues (shared/db), and nothing else: no Scan, no `DescribeTable` (only
+ * shared/db/ensure-table.ts calls it, for the local scripts).
+ */
+export const TABLE_READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']
+/** The writes the data layer issues: no transactions. Granted on the table only; an index is written through it. */
 export const TABLE_WRITE_ACTIONS = [
-  ...TABLE_READ_ACTIONS,
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
   'dynamodb:BatchWriteItem',
 ]
+/**
+ * The partition keys of the items only the local CLIs write (scripts/local/keys-cli.ts, models-cli.ts), never a
+ * deployed function: key records (`APIKEY#<keyId>`, shared/db/api-key-repository.ts), memberships (`USER#<user>`,
+ * membership-repository.ts) and the model catalog (`MODELS`, model-repository.ts). No other item's partition key
+ * matches them (docs/data-model.md). A writing function's role denies `TABLE_WRITE_ACTIONS` on them, so a flaw in
+ * one function cannot mint a key, join an entity or repoint a model; `test/infra/iam-policy-proxy.test.ts` runs every
+ * function under that Deny.
+ */
+export const ADMIN_LEADING_KEYS = ['APIKEY#*', 'USER#*', 'MODELS']
 
 /**
  * The writes the rate limiter issues for a key's `rpm` and `concurrency` (shared/db/rate-limit-repository.ts): the
@@ -126,11 +132,12 @@ export class HttpFunction extends NodejsFunction {
   }
 
   /**
-   * Points the function at the table and grants exactly the data layer's actions on the table and its named
-   * indexes (no `index/*` wildcard). A read-only function writes nothing but its caller's rate-limit items: when it
-   * is an authenticated manifest function (it runs the limiter), it may `UpdateItem`, `PutItem` and `DeleteItem`
-   * items whose partition key is a key's limiter key, enforced by a `dynamodb:LeadingKeys` condition. The
-   * authorizer, which runs no limiter, gets reads only.
+   * Points the function at the table and grants exactly the data layer's reads on the table and its named indexes
+   * (no `index/*` wildcard). A writing function also gets the writes, on the table only, and an explicit Deny of
+   * them on the items only the local CLIs write (`ADMIN_LEADING_KEYS`). A read-only function writes nothing but its
+   * caller's rate-limit items: when it is an authenticated manifest function (it runs the limiter), it may
+   * `UpdateItem`, `PutItem` and `DeleteItem` items whose partition key is a key's limiter key, enforced by a
+   * `dynamodb:LeadingKeys` condition. The authorizer, which runs no limiter, gets reads only.
    */
   bindTable({
     table,
@@ -148,10 +155,24 @@ export class HttpFunction extends NodejsFunction {
     this.addEnvironment('LOOM_TABLE_NAME', table.tableName)
     this.executionRole.addToPrincipalPolicy(
       new PolicyStatement({
-        actions: accessMode === 'write' ? TABLE_WRITE_ACTIONS : TABLE_READ_ACTIONS,
+        actions: TABLE_READ_ACTIONS,
         resources: [table.tableArn, ...GLOBAL_INDEXES.map((index) => `${table.tableArn}/index/${index.indexName}`)],
       }),
     )
+    if (accessMode === 'write') {
+      this.executionRole.addToPrincipalPolicy(
+        new PolicyStatement({ actions: TABLE_WRITE_ACTIONS, resources: [table.tableArn] }),
+      )
+      this.executionRole.addToPrincipalPolicy(
+        new PolicyStatement({
+          effect: Effect.DENY,
+          actions: TABLE_WRITE_ACTIONS,
+          resources: [table.tableArn],
+          // ForAnyValue: a request with any such partition key is refused (a batch with one among many included).
+          conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ADMIN_LEADING_KEYS } },
+        }),
+      )
+    }
     if (accessMode === 'read' && rateLimited) {
       this.executionRole.addToPrincipalPolicy(
         new PolicyStatement({

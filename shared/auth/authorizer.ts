@@ -15,9 +15,9 @@ export function schemeForPath(path: string): AuthScheme {
   return path === '/v1' || path.startsWith('/v1/') ? 'bearer' : 'basic-or-bearer'
 }
 
-// The policy covers the whole API (`<api>/<stage>/*`) because API Gateway caches it per identity source
-// (Authorization + project headers) and reuses it across routes; each function still checks the scheme and the
-// body's project itself.
+// The policy covers the whole API (`<api>/<stage>/*`) because API Gateway caches it per identity source (the
+// `Authorization` header only: infra/api-stack.ts) and reuses it across routes; each function still checks the scheme
+// and the request's project (body or project headers) itself.
 function wholeApi(methodArn: string): string {
   const [arnPrefix, stage] = methodArn.split('/')
   return `${arnPrefix}/${stage}/*`

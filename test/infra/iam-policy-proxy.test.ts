@@ -1,4 +1,11 @@
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb'
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb'
 import { Stack } from 'aws-cdk-lib'
 import { Table } from 'aws-cdk-lib/aws-dynamodb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -287,6 +294,92 @@ describe("a read-only function's role through the same proxy", () => {
   })
 })
 
+describe("a writing function's role through the same proxy", () => {
+  // What the SDK answers for one request under tracing/create-obj's policy: 'ok' or the error's name.
+  const attempt = async (send: () => Promise<unknown>) => {
+    let outcome = 'ok'
+    await underPolicy('tracing/create-obj', async () => {
+      outcome = await send().then(
+        () => 'ok',
+        (error: Error) => error.name,
+      )
+    })
+    return outcome
+  }
+  const item = (pk: string) => ({ PK: pk, SK: 'DENY-PROBE' })
+  const put = (pk: string) => () => db().send(new PutCommand({ TableName: table(), Item: item(pk) }))
+
+  it('writes its own items but no key record, membership or catalog model, not even in a batch', async () => {
+    // Act
+    const outcomes = {
+      own: await attempt(put(`OBJ#${caller.entity}/p#deny-probe`)),
+      usage: await attempt(put(`USAGE#${caller.entity}`)),
+      previewModel: await attempt(put('PMODEL#deny-probe')),
+      apiKey: await attempt(put('APIKEY#x')),
+      apiKeyUpdate: await attempt(() =>
+        db().send(
+          new UpdateCommand({
+            TableName: table(),
+            Key: { PK: `APIKEY#${caller.keyId}`, SK: 'APIKEY' },
+            UpdateExpression: 'SET revokedAt = :at',
+            ExpressionAttributeValues: { ':at': 'now' },
+          }),
+        ),
+      ),
+      apiKeyDelete: await attempt(() =>
+        db().send(new DeleteCommand({ TableName: table(), Key: { PK: `APIKEY#${caller.keyId}`, SK: 'APIKEY' } })),
+      ),
+      membership: await attempt(put(`USER#${caller.userId}`)),
+      catalog: await attempt(put('MODELS')),
+      batchWithAKey: await attempt(() =>
+        db().send(
+          new BatchWriteCommand({
+            RequestItems: {
+              [table()]: [
+                { PutRequest: { Item: item('OBJ#batch-probe') } },
+                { PutRequest: { Item: item('APIKEY#x') } },
+              ],
+            },
+          }),
+        ),
+      ),
+    }
+
+    // Assess
+    expect(outcomes).toEqual({
+      own: 'ok',
+      usage: 'ok',
+      previewModel: 'ok',
+      apiKey: 'AccessDeniedException',
+      apiKeyUpdate: 'AccessDeniedException',
+      apiKeyDelete: 'AccessDeniedException',
+      membership: 'AccessDeniedException',
+      catalog: 'AccessDeniedException',
+      batchWithAKey: 'AccessDeniedException',
+    })
+    // The key record is untouched: the update and delete never reached the table.
+    const { Item } = await db().send(
+      new GetCommand({ TableName: table(), Key: { PK: `APIKEY#${caller.keyId}`, SK: 'APIKEY' } }),
+    )
+    expect(Item?.revokedAt).toBeUndefined()
+  })
+
+  it('writes nothing through an index', async () => {
+    // Prepare
+    const statements = policies.get('tracing/create-obj') ?? []
+    const onIndex = (action: string) => ({
+      action,
+      resource: `${tableArn(tableName())}/index/GSI1`,
+      leadingKeys: ['OBJ#p'],
+    })
+
+    // Assess
+    expect(evaluate(statements, onIndex('dynamodb:Query')).allowed).toBe(true)
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])
+      expect(evaluate(statements, onIndex(action)).allowed, action).toBe(false)
+  })
+})
+
 describe('the IAM evaluator behind the proxy', () => {
   const arn = tableArn('t')
   const allow = (extra: Partial<PolicyStatement>): PolicyStatement => ({
@@ -337,6 +430,13 @@ describe('the IAM evaluator behind the proxy', () => {
     expect(verdict([allow({}), { Effect: 'Deny', Action: '*', Resource: '*' }], { ...query, resource: arn })).toBe(
       false,
     )
+    // A Deny conditioned on any partition key: one matching key refuses the whole request; none leaves the Allow.
+    const denyAny: PolicyStatement = { Effect: 'Deny', Action: 'dynamodb:PutItem', Resource: arn, Condition: any }
+    const puts = [allow({ Action: 'dynamodb:PutItem' }), denyAny]
+    const putOf = (...pks: string[]) => ({ ...batch(...pks), action: 'dynamodb:PutItem' })
+    expect(verdict(puts, putOf('A#1'))).toBe(false)
+    expect(verdict(puts, putOf('B#2', 'A#1'))).toBe(false)
+    expect(verdict(puts, putOf('B#2'))).toBe(true)
     expect(() =>
       verdict([allow({ Condition: { StringLike: { 'dynamodb:LeadingKeys': 'A#*' } } })], batch('A#1')),
     ).toThrow(/not supported/)

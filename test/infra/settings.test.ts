@@ -22,6 +22,14 @@ describe('deploy settings from CDK context (infra/app.ts)', () => {
     expect(() => settingsOf({ 'loom:allProjectedIndexes': 'all' })).toThrow(/must be true or false/)
   })
 
+  it("keeps the region's API Gateway logging role by default; loom:apiGatewayCloudWatchRole=false leaves it alone", () => {
+    expect(settingsOf({}).api.cloudWatchRole).toBeUndefined()
+    expect(settingsOf({ 'loom:apiGatewayCloudWatchRole': 'false' }).api.cloudWatchRole).toBe(false)
+    expect(settingsOf({ 'loom:apiGatewayCloudWatchRole': false }).api.cloudWatchRole).toBe(false)
+    expect(settingsOf({ 'loom:apiGatewayCloudWatchRole': 'true' }).api.cloudWatchRole).toBe(true)
+    expect(() => settingsOf({ 'loom:apiGatewayCloudWatchRole': 'no' })).toThrow(/must be true or false/)
+  })
+
   it('names the API stage after the deployment stage, and leaves WAF and reservations at their defaults', () => {
     // Act
     const settings = settingsOf({})

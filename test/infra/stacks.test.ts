@@ -9,9 +9,16 @@ import { FUNCTIONS } from '#functions/manifest'
 import { secretsExtension } from '#shared/config'
 import { GLOBAL_INDEXES } from '#shared/db/table'
 import { ApiStack, type ApiStackProps } from '../../infra/api-stack.js'
-import { type HttpFunction, LIMITER_LEADING_KEYS, LIMITER_WRITE_ACTIONS } from '../../infra/constructs/http-function.js'
+import {
+  ADMIN_LEADING_KEYS,
+  type HttpFunction,
+  LIMITER_LEADING_KEYS,
+  LIMITER_WRITE_ACTIONS,
+  TABLE_WRITE_ACTIONS,
+} from '../../infra/constructs/http-function.js'
 import { DataStack } from '../../infra/data-stack.js'
 import { apiPath } from '../../infra/route-stack.js'
+import { deploySettings } from '../../infra/settings.js'
 import { SAMPLE_FUNCTIONS, testApp } from '../support/cdk.js'
 
 function synth(props: Omit<ApiStackProps, 'table'> = {}) {
@@ -337,6 +344,34 @@ describe('least privilege', () => {
     }
   })
 
+  it('grants writes on the table only and denies them on key records, memberships and the catalog', () => {
+    const writers = FUNCTIONS.filter((f) => f.access === 'write')
+    expect(writers.length).toBeGreaterThan(10)
+    for (const entry of writers) {
+      // Act
+      const statements = statementsOf(functionOf(api, entry.id)) as (Statement & { Effect: string })[]
+      const writing = statements.filter((s) => [s.Action].flat().some((a) => WRITES.includes(a)))
+
+      // Assess: one Allow and one Deny of the same writes, both on the table itself (an index is written through it).
+      expect(writing, entry.id).toEqual([
+        expect.objectContaining({ Effect: 'Allow', Action: TABLE_WRITE_ACTIONS }),
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: TABLE_WRITE_ACTIONS,
+          Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ADMIN_LEADING_KEYS } },
+        }),
+      ])
+      for (const statement of writing) expect(JSON.stringify(statement.Resource), entry.id).not.toContain('/index/')
+    }
+    expect(ADMIN_LEADING_KEYS).toEqual(['APIKEY#*', 'USER#*', 'MODELS'])
+  })
+
+  it('grants no function or authorizer DescribeTable, which only the local scripts call', () => {
+    for (const fn of [...api.functions.values(), api.authorizerFunction]) {
+      expect(actionsOf(fn), fn.functionId).not.toContain('dynamodb:DescribeTable')
+    }
+  })
+
   it("writes logs only to the function's own log group, without the AWS managed basic-execution policy", () => {
     // Act
     const fn = functionOf(api, 'tracing/read-obj')
@@ -430,6 +465,59 @@ describe('REST API settings', () => {
       MethodSettings: [
         Match.objectLike({ LoggingLevel: 'ERROR', ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 }),
       ],
+    })
+  })
+
+  it('logs who called and why API Gateway answered a 4xx or 5xx itself, not the IAM identity fields', () => {
+    // Act
+    const stage = Object.values(Template.fromStack(api).findResources('AWS::ApiGateway::Stage'))[0]?.Properties
+    const fields = JSON.parse(
+      (stage.AccessLogSetting.Format as string).replace('$context.responseLatency', '0'),
+    ) as Record<string, unknown>
+
+    // Assess: behind a Lambda authorizer `$context.identity.user` and `caller` are always `-`.
+    expect(fields).toMatchObject({
+      principalId: '$context.authorizer.principalId',
+      errorType: '$context.error.responseType',
+      integrationStatus: '$context.integrationStatus',
+    })
+    expect(Object.values(fields)).not.toContain('$context.identity.user')
+    expect(Object.values(fields)).not.toContain('$context.identity.caller')
+  })
+
+  it("sets the region's API Gateway logging role by default, and leaves it alone with loom:apiGatewayCloudWatchRole=false", () => {
+    // Prepare: the stacks as infra/app.ts builds them from context.
+    const withContext = (context: Record<string, unknown>) => {
+      const app = testApp({ context })
+      const table = new DataStack(app, 'Data', { production: true }).table as unknown as ITable
+      return Template.fromStack(
+        new ApiStack(app, 'Api', { table, ...deploySettings(app.node).api, functions: SAMPLE_FUNCTIONS }),
+      )
+    }
+    const pushPolicy = Match.arrayWith([
+      Match.objectLike({
+        'Fn::Join': Match.arrayWith([
+          Match.arrayWith([':iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs']),
+        ]),
+      }),
+    ])
+
+    // Act
+    const byDefault = withContext({})
+    const managedElsewhere = withContext({ 'loom:apiGatewayCloudWatchRole': 'false' })
+
+    // Assess
+    byDefault.resourceCountIs('AWS::ApiGateway::Account', 1)
+    byDefault.hasResource('AWS::ApiGateway::Account', { DeletionPolicy: 'Retain' })
+    byDefault.hasResourceProperties('AWS::IAM::Role', { ManagedPolicyArns: pushPolicy })
+    managedElsewhere.resourceCountIs('AWS::ApiGateway::Account', 0)
+    expect(managedElsewhere.findResources('AWS::IAM::Role', { Properties: { ManagedPolicyArns: pushPolicy } })).toEqual(
+      {},
+    )
+    // The stage logs as before: to the role the account already has.
+    managedElsewhere.hasResourceProperties('AWS::ApiGateway::Stage', {
+      AccessLogSetting: Match.objectLike({ Format: Match.anyValue() }),
+      MethodSettings: [Match.objectLike({ LoggingLevel: 'ERROR' })],
     })
   })
 
