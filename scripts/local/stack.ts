@@ -10,6 +10,7 @@ import { settleAfterResponse } from '#shared/http/after-response'
 import { flushUsage } from '#shared/inference/usage-meter'
 import { createLocalApp } from './app.js'
 import { bannerLines, connectableUrl } from './banner.js'
+import { answerClientErrors } from './client-error.js'
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js'
 import { ENGINE_NAMES, startLocalDynamo } from './dynamo-engine.js'
 import { type EmbeddedDynamo, tableNameFile } from './embedded-dynamo.js'
@@ -100,6 +101,7 @@ export async function startStack(options: StackOptions, print: (text: string) =>
     await putModel(referenceCatalogModel())
     const app = await createLocalApp()
     server = createAdaptorServer({ fetch: app.fetch, hostname: options.host }) as Server
+    answerClientErrors(server)
     const closer = gracefulCloser(server)
     const port = await listen(server, options.port, options.host)
     const boot = await bootstrapKey(options.bootstrap)

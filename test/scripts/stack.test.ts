@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
-import { createServer, type Server } from 'node:net'
+import { connect, createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb'
@@ -186,6 +186,40 @@ describe('starting the local stack', () => {
     expect(code, out.text()).toBe(0)
     expect(stored).toHaveLength(1)
     expect(tables).toEqual([tableName])
+  })
+
+  it('answers what Node cannot parse (headers past 16 KiB, malformed HTTP) with a JSON body every family reads (QA)', async () => {
+    // Prepare
+    const stack = await startStack(options(), () => undefined)
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(stack.port, '127.0.0.1', () => socket.end(request))
+        let text = ''
+        socket.on('data', (piece) => {
+          text += piece
+        })
+        socket.on('end', () => resolve(text))
+        socket.on('error', reject)
+      })
+
+    // Act
+    const big = await raw(`GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
+    const malformed = await raw('NOT HTTP AT ALL\r\n\r\n')
+    await stack.stop(1_000)
+
+    // Assess
+    for (const [answer, status] of [
+      [big, 431],
+      [malformed, 400],
+    ] as const) {
+      const [head = '', body = ''] = answer.split('\r\n\r\n')
+      expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `))
+      expect(head).toContain('Content-Type: application/json')
+      const json = JSON.parse(body) as { error: { message: string; code: number }; reason: string; detail: string }
+      expect(json.error.code).toBe(status)
+      expect(json.reason).toBe(json.error.message)
+      expect(json.detail).toBe(json.error.message)
+    }
   })
 
   it('refuses an unusable LOOM_MODELS_FILE before taking anything, naming the file and its first problem', async () => {
