@@ -46,12 +46,13 @@ export const TABLE_WRITE_ACTIONS = [
 /**
  * The partition keys of the items only the local CLIs write (scripts/local/keys-cli.ts, models-cli.ts), never a
  * deployed function: key records (`APIKEY#<keyId>`, shared/db/api-key-repository.ts), memberships (`USER#<user>`,
- * membership-repository.ts) and the model catalog (`MODELS`, model-repository.ts). No other item's partition key
- * matches them (docs/data-model.md). A writing function's role denies `TABLE_WRITE_ACTIONS` on them, so a flaw in
+ * membership-repository.ts), the model catalog (`MODELS`, model-repository.ts) and one-time markers (`MARKER#<name>`,
+ * marker-repository.ts: the local bootstrap's "first key shown once"). No other item's partition key matches them
+ * (docs/data-model.md). A writing function's role denies `TABLE_WRITE_ACTIONS` on them, so a flaw in
  * one function cannot mint a key, join an entity or repoint a model; `test/infra/iam-policy-proxy.test.ts` runs every
  * function under that Deny.
  */
-export const ADMIN_LEADING_KEYS = ['APIKEY#*', 'USER#*', 'MODELS']
+export const ADMIN_LEADING_KEYS = ['APIKEY#*', 'USER#*', 'MODELS', 'MARKER#*']
 
 /**
  * The writes the rate limiter issues for a key's `rpm` and `concurrency` (shared/db/rate-limit-repository.ts): the

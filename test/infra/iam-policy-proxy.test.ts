@@ -309,7 +309,7 @@ describe("a writing function's role through the same proxy", () => {
   const item = (pk: string) => ({ PK: pk, SK: 'DENY-PROBE' })
   const put = (pk: string) => () => db().send(new PutCommand({ TableName: table(), Item: item(pk) }))
 
-  it('writes its own items but no key record, membership or catalog model, not even in a batch', async () => {
+  it('writes its own items but no key record, membership, catalog model or one-time marker, not even in a batch', async () => {
     // Act
     const outcomes = {
       own: await attempt(put(`OBJ#${caller.entity}/p#deny-probe`)),
@@ -331,6 +331,7 @@ describe("a writing function's role through the same proxy", () => {
       ),
       membership: await attempt(put(`USER#${caller.userId}`)),
       catalog: await attempt(put('MODELS')),
+      marker: await attempt(put('MARKER#first-key')),
       batchWithAKey: await attempt(() =>
         db().send(
           new BatchWriteCommand({
@@ -355,6 +356,7 @@ describe("a writing function's role through the same proxy", () => {
       apiKeyDelete: 'AccessDeniedException',
       membership: 'AccessDeniedException',
       catalog: 'AccessDeniedException',
+      marker: 'AccessDeniedException',
       batchWithAKey: 'AccessDeniedException',
     })
     // The key record is untouched: the update and delete never reached the table.

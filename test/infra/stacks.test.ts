@@ -363,7 +363,7 @@ describe('least privilege', () => {
       ])
       for (const statement of writing) expect(JSON.stringify(statement.Resource), entry.id).not.toContain('/index/')
     }
-    expect(ADMIN_LEADING_KEYS).toEqual(['APIKEY#*', 'USER#*', 'MODELS'])
+    expect(ADMIN_LEADING_KEYS).toEqual(['APIKEY#*', 'USER#*', 'MODELS', 'MARKER#*'])
   })
 
   it('grants no function or authorizer DescribeTable, which only the local scripts call', () => {
