@@ -42,6 +42,13 @@ export function planExport(
   resourceSpans: readonly OtelResourceSpans[],
   header: string | undefined,
 ): { calls: SpanCall[]; reasons: string[] } {
+  // The header is checked whether or not a resource uses it (resource attributes win): a request that names a project
+  // the caller cannot open is a 403 even with no spans, as every other route checks its project before its body.
+  const named = header?.trim()
+  if (named !== undefined && named !== '') {
+    if (!PROJECT_RE.test(named)) throw new BadRequestError(`Invalid project '${named}': expected <entity>/<project>`)
+    assertProjectAccess(principal, named)
+  }
   const groups = resourceSpans.map((rs) => ({ rs, project: projectOf(rs, header) }))
   // Every project is checked before any span is mapped: a foreign entity fails the whole request.
   for (const { project } of groups) assertProjectAccess(principal, project)

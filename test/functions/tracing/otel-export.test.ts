@@ -362,6 +362,41 @@ describe('POST /otel/v1/traces refusals', () => {
     expect(await count(other, newProject(other))).toBe(0)
   })
 
+  it('answers 403 for a header naming another entity even when no span uses it: none sent, or resources naming their own (QA)', async () => {
+    // Prepare: the resource attributes win over the header, so the second export's spans would go to the caller's own
+    // project; the header still names a project the caller cannot open.
+    const caller = await newCaller()
+    const other = await newCaller()
+    const own = newProject(caller)
+    const [entity, project] = own.split('/')
+    const attributed = JSON.stringify({
+      resourceSpans: [
+        {
+          resource: {
+            attributes: [
+              { key: 'wandb.entity', value: { stringValue: entity } },
+              { key: 'wandb.project', value: { stringValue: project } },
+            ],
+          },
+          scopeSpans: [{ scope: { name: 's' }, spans: [] }],
+        },
+      ],
+    })
+
+    // Act
+    const empty = await app.request(PATH, otlpInit(JSON.stringify({ resourceSpans: [] }), caller, newProject(other)))
+    const noBody = await app.request(PATH, otlpInit('{}', caller, newProject(other)))
+    const ownAttributes = await app.request(PATH, otlpInit(attributed, caller, newProject(other)))
+    const malformed = await app.request(PATH, otlpInit('{}', caller, 'no-slash'))
+
+    // Assess
+    for (const res of [empty, noBody, ownAttributes]) {
+      expect(res.status).toBe(403)
+      expect(await res.json()).toEqual({ reason: `You do not have access to entity '${other.entity}'` })
+    }
+    expect(malformed.status).toBe(400)
+  })
+
   it('answers 415 for a content type OTLP/HTTP does not define, and for none', async () => {
     // Prepare
     const caller = await newCaller()
