@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import * as z from 'zod/mini'
+import { assertProjectAccess } from '#shared/auth/authenticate'
 import { getCallParts } from '#shared/db/call-repository'
 import {
   assertQueueItemFits,
@@ -24,6 +25,8 @@ import type {
   QueuesQueryReq,
   QueueUpdateBody,
 } from '#shared/schemas/annotation-queue'
+import type { Principal } from '#shared/schemas/api-key'
+import { projectOfRef } from '#shared/tracing/call-ref'
 import { uuidv7 } from '#shared/tracing/ids'
 import { renderDatetime } from '#shared/tracing/time'
 
@@ -206,5 +209,13 @@ export async function queueStats(project: string, queueIds: readonly string[]) {
   }
   return {
     stats: queueIds.map((id) => ({ ...(cache.get(id) ?? { queue_id: id, total_items: 0, completed_items: 0 }) })),
+  }
+}
+
+/** Refuses scorer refs into an entity the caller does not belong to (403), as Weave's adapter refuses them. */
+export function assertScorerRefsOpen(principal: Principal, refs: readonly string[] | null | undefined): void {
+  for (const ref of refs ?? []) {
+    const project = projectOfRef(ref)
+    if (project !== undefined) assertProjectAccess(principal, project)
   }
 }

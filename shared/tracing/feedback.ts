@@ -17,7 +17,7 @@ import type { FeedbackCreateRes } from '#shared/schemas/feedback-response'
 import type { SortBy } from '#shared/schemas/obj'
 import type { Operand, Query } from '#shared/schemas/query'
 import { compareKeys, type SortKey } from '#shared/tracing/call-fields'
-import { callIdOfRef } from '#shared/tracing/call-ref'
+import { callIdOfRef, projectOfRef } from '#shared/tracing/call-ref'
 import {
   assertFeedbackFields,
   feedbackField,
@@ -39,6 +39,11 @@ const toRes = (row: FeedbackRow): FeedbackCreateRes => ({
 
 async function buildRow(principal: Principal, req: FeedbackCreateReq, id: string): Promise<FeedbackRow> {
   assertProjectAccess(principal, req.project_id)
+  // Refs into an entity the caller does not belong to are refused, as Weave's adapter refuses them (`projectOfRef`).
+  for (const ref of [req.weave_ref, req.annotation_ref, req.runnable_ref, req.call_ref, req.trigger_ref]) {
+    const project = projectOfRef(ref)
+    if (project !== undefined) assertProjectAccess(principal, project)
+  }
   const payload = await validateFeedback(req)
   if (req.queue_id != null) await assertQueueLive(req.project_id, req.queue_id)
   const row: FeedbackRow = {

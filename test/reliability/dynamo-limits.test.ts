@@ -222,7 +222,7 @@ const TEMPLATES: Template[] = [
     fn: 'tracing/create-annotation-queue',
     shape: (p) => ({
       ...none(),
-      body: { project_id: p, name: 'queue', description: 'd', scorer_refs: ['weave:///e/p/object/s:1'] },
+      body: { project_id: p, name: 'queue', description: 'd', scorer_refs: [`weave:///${p}/object/s:1`] },
     }),
   },
   {

@@ -1,7 +1,7 @@
 import { createTracingApp } from '#shared/http/create-app'
 import { lambdaHandler } from '#shared/http/lambda-handler'
 import { validate } from '#shared/http/validate'
-import { createQueue } from '#shared/tracing/annotation-queues'
+import { assertScorerRefsOpen, createQueue } from '#shared/tracing/annotation-queues'
 import { route } from './route.js'
 
 /**
@@ -9,7 +9,9 @@ import { route } from './route.js'
  * create one queue.
  */
 export const app = createTracingApp().on(route.method, route.path, validate('json', route.body), async (c) => {
-  const res = await createQueue(c.get('auth').userId, c.req.valid('json'), c.req.header('x-weave-retry-id'))
+  const body = c.req.valid('json')
+  assertScorerRefsOpen(c.get('auth'), body.scorer_refs)
+  const res = await createQueue(c.get('auth').userId, body, c.req.header('x-weave-retry-id'))
   return c.json(res, 200)
 })
 

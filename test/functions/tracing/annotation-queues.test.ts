@@ -29,12 +29,13 @@ describe('annotation queues', () => {
   it('creates a queue owned by the caller and reads it back', async () => {
     // Prepare
     const caller = await newProjectCaller()
+    const scorer = `weave:///${caller.project}/object/s:1`
 
     // Act
     const created = await send(
       createApp,
       '/annotation_queues',
-      { project_id: caller.project, name: 'Review', scorer_refs: ['weave:///e/p/object/s:1'], wb_user_id: 'x' },
+      { project_id: caller.project, name: 'Review', scorer_refs: [scorer], wb_user_id: 'x' },
       caller,
     )
     const read = await get(
@@ -50,7 +51,7 @@ describe('annotation queues', () => {
       project_id: caller.project,
       name: 'Review',
       description: '',
-      scorer_refs: ['weave:///e/p/object/s:1'],
+      scorer_refs: [scorer],
       created_at: expect.any(String),
       created_by: caller.userId,
       updated_at: read.body.queue.created_at,
