@@ -1,16 +1,4 @@
-import {
-  Annotations,
-  ArnFormat,
-  CfnOutput,
-  CfnResource,
-  Duration,
-  Lazy,
-  NestedStack,
-  RemovalPolicy,
-  Stack,
-  type StackProps,
-  Validations,
-} from 'aws-cdk-lib'
+import { Annotations, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib'
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -23,24 +11,19 @@ import {
   MethodLoggingLevel,
   MockIntegration,
   RequestAuthorizer,
-  ResponseType,
   RestApi,
   Stage,
 } from 'aws-cdk-lib/aws-apigateway'
-import { Alarm, ComparisonOperator, type IMetric, Metric, TreatMissingData, Unit } from 'aws-cdk-lib/aws-cloudwatch'
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions'
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb'
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam'
-import { Key } from 'aws-cdk-lib/aws-kms'
-import { FilterPattern, LogGroup, LogRetention, MetricFilter, RetentionDays } from 'aws-cdk-lib/aws-logs'
-import { Topic } from 'aws-cdk-lib/aws-sns'
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions'
+import { LogGroup, LogRetention, RetentionDays } from 'aws-cdk-lib/aws-logs'
 import type { Construct } from 'constructs'
 import { FUNCTIONS, type FunctionEntry } from '../functions/manifest.js'
+import { addApiAlarms } from './constructs/api-alarms.js'
+import { bindDeploymentToDefinition } from './constructs/deployment-binding.js'
+import { addGatewayResponses, gatewayBody } from './constructs/gateway-responses.js'
 import { HttpFunction } from './constructs/http-function.js'
 import { RateLimitAcl, type RateLimitAclProps } from './constructs/rate-limit-acl.js'
 import {
-  apiPath,
   type ConcurrencySettings,
   DEFAULT_CONCURRENCY,
   RouteStack,
@@ -120,78 +103,6 @@ export type ApiStackProps = StackProps & {
 }
 
 /**
- * The CloudFormation types whose definitions a REST API deployment snapshots: what the stage serves changes only when
- * a new `AWS::ApiGateway::Deployment` is created after them.
- */
-const DEPLOYED_TYPES = new Set([
-  'AWS::ApiGateway::RestApi',
-  'AWS::ApiGateway::Resource',
-  'AWS::ApiGateway::Method',
-  'AWS::ApiGateway::Authorizer',
-  'AWS::ApiGateway::GatewayResponse',
-  'AWS::ApiGateway::Model',
-  'AWS::ApiGateway::RequestValidator',
-])
-
-/**
- * A deployment is a snapshot: CloudFormation creates a new one only when the `Deployment` resource's logical id
- * changes, and CDK rotates that id only for methods added to a `RestApi` in its own stack with `deploy: true`
- * (aws/aws-cdk#12417, #13526), not for routes on an imported API in nested stacks, gateway responses or the
- * authorizer. So the id hashes the synthesised definition (type and properties, tokens resolved to logical ids) of
- * every API Gateway resource under `scope`, nested stacks included, computed at synthesis: a route, method,
- * integration (URI, transfer mode, timeout), authorizer, gateway response, binary media type or endpoint type that
- * differs from the last deploy makes a new deployment, which the stage then points to; an unchanged synth keeps the
- * id, so CloudFormation leaves the deployment alone. The deployment waits for all of them: for each nested stack
- * (CloudFormation cannot depend on a resource inside one, so on the stack, which completes after its methods) and
- * for the authorizer and gateway responses of the API's own stack.
- */
-function bindDeploymentToDefinition(deployment: Deployment, scope: Construct): void {
-  const definitions = () =>
-    scope.node
-      .findAll()
-      .filter((c): c is CfnResource => CfnResource.isCfnResource(c) && DEPLOYED_TYPES.has(c.cfnResourceType))
-  deployment.addToLogicalId(
-    Lazy.any({
-      produce: () =>
-        definitions().map((resource) => {
-          const stack = Stack.of(resource)
-          const rendered = (resource as unknown as Renderable)._toCloudFormation().Resources
-          // Type and properties only: metadata differs with `--no-path-metadata` and means nothing to API Gateway.
-          return Object.entries(stack.resolve(rendered) as Rendered['Resources']).map(([id, r]) => ({
-            stack: stack.node.path,
-            id,
-            type: r.Type,
-            properties: r.Properties ?? {},
-          }))
-        }),
-    }),
-  )
-  const targets = new Set<Construct>()
-  for (const resource of definitions()) {
-    if (resource.cfnResourceType === 'AWS::ApiGateway::RestApi') continue
-    const stack = Stack.of(resource)
-    targets.add(NestedStack.isNestedStack(stack) ? stack : resource)
-  }
-  for (const target of targets) deployment.node.addDependency(target)
-}
-
-type Rendered = { Resources: Record<string, { Type: string; Properties?: unknown }> }
-/** `CfnElement._toCloudFormation`, internal to aws-cdk-lib but what its own deployment hash renders. */
-type Renderable = { _toCloudFormation(): Rendered }
-
-/** API Gateway's own error body: one for the whole API, so it carries each family's error key at once. */
-function gatewayBody(message: string, type: string, code: number): string {
-  return JSON.stringify({ error: { message, type, param: null, code }, reason: message, detail: message })
-}
-
-// The same body with API Gateway's own message (`$context.error.messageString`, a JSON string literal already), for
-// the catch-all responses whose cause varies.
-function gatewayContextBody(type: string, code: number): string {
-  const message = '$context.error.messageString'
-  return `{"error":{"message":${message},"type":"${type}","param":null,"code":${code}},"reason":${message},"detail":${message}}`
-}
-
-/**
  * Reserved concurrency is taken from the account's regional pool, which must keep 100 unreserved: a fresh account's
  * 1,000 fits three deployments at the defaults (250 each). Synthesis warns above 900 for one deployment.
  */
@@ -226,60 +137,6 @@ function acknowledgeLogRetentionProvider(stack: Stack, retention: LogRetention):
 }
 
 /**
- * The alarms' SNS topic: SSL-only and encrypted with its own rotating KMS key (AwsSolutions SNS2/SNS3, KMS5), which
- * CloudWatch may use; the AWS managed `alias/aws/sns` key would not let CloudWatch publish to the topic.
- */
-function alarmTopicOf(stack: Stack, email: string | undefined, stageName: string): Topic {
-  const key = new Key(stack, 'AlarmTopicKey', {
-    description: `Encrypts the Loom ${stageName} alarm topic`,
-    enableKeyRotation: true,
-    // Encrypts only notifications in flight, nothing stored: no reason to keep it after the stack.
-    removalPolicy: RemovalPolicy.DESTROY,
-    pendingWindow: Duration.days(7),
-  })
-  // CloudWatch acts only for this account's alarms in this region (confused deputy): the conditions AWS documents for
-  // services publishing to encrypted topics, on both the key and the topic.
-  const cloudwatch = new ServicePrincipal('cloudwatch.amazonaws.com')
-  const onlyOurAlarms = {
-    StringEquals: { 'aws:SourceAccount': stack.account },
-    ArnLike: {
-      'aws:SourceArn': stack.formatArn({
-        service: 'cloudwatch',
-        resource: 'alarm',
-        resourceName: '*',
-        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-      }),
-    },
-  }
-  key.addToResourcePolicy(
-    new PolicyStatement({
-      sid: 'CloudWatchAlarmsUseKey',
-      principals: [cloudwatch],
-      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-      resources: ['*'],
-      conditions: onlyOurAlarms,
-    }),
-  )
-  const topic = new Topic(stack, 'AlarmTopic', {
-    displayName: `Loom ${stageName} alarms`,
-    masterKey: key,
-    enforceSSL: true,
-  })
-  // The topic policy CDK writes (the SSL-only Deny) replaces SNS's default one, so alarms get their own Allow.
-  topic.addToResourcePolicy(
-    new PolicyStatement({
-      sid: 'CloudWatchAlarmsPublish',
-      principals: [cloudwatch],
-      actions: ['sns:Publish'],
-      resources: [topic.topicArn],
-      conditions: onlyOurAlarms,
-    }),
-  )
-  if (email !== undefined) topic.addSubscription(new EmailSubscription(email))
-  return topic
-}
-
-/**
  * The stage's JSON access log line: API Gateway's standard fields, who called (`principalId`: the key's user id, or
  * `unauthenticated` when the authorizer could not resolve the key; `$context.identity.user`/`caller` are always `-`
  * behind a Lambda authorizer), why API Gateway itself answered (`errorType`, e.g. `AUTHORIZER_FAILURE`, `THROTTLED`,
@@ -307,9 +164,6 @@ const ACCESS_LOG_FORMAT = JSON.stringify({
   integrationStatus: '$context.integrationStatus',
   responseLatency: 0,
 }).replace('"responseLatency":0', '"responseLatency":$context.responseLatency')
-
-/** Namespace of the metrics Loom publishes (functions' EMF records and the access-log latency filter). */
-const METRICS_NAMESPACE = 'Loom'
 
 /**
  * One REST API (REST, not HTTP API, because chat completions stream) with a Regional endpoint, the shared REQUEST
@@ -404,7 +258,7 @@ export class ApiStack extends Stack {
       resultsCacheTtl: Duration.seconds(5),
     })
 
-    this.addGatewayErrors()
+    addGatewayResponses(this.api)
 
     // exactOptionalPropertyTypes is stricter than aws-cdk-lib's own declarations; the construct is an IRestApi.
     const restApi = this.api as unknown as IRestApi
@@ -476,7 +330,18 @@ export class ApiStack extends Stack {
       })
     }
 
-    this.addAlarms(props, functions, accessLogs, stageName)
+    addApiAlarms(this, {
+      stage: this.stage,
+      restApiId: this.api.restApiId,
+      stageName,
+      accessLogs,
+      functions,
+      functionsById: this.functions,
+      alarmEmail: props.alarmEmail,
+      serverErrorRateThreshold: props.serverErrorRateThreshold,
+      p99LatencyThresholdMs: props.p99LatencyThresholdMs,
+      streamDurationThresholdMs: props.streamDurationThresholdMs,
+    })
 
     // Last, once every API definition of this stack and its route stacks exists (the hash itself is computed at synthesis).
     bindDeploymentToDefinition(deployment, this)
@@ -491,157 +356,5 @@ export class ApiStack extends Stack {
       description: 'inference_base_url (OpenAI-compatible)',
       value: this.stage.urlForPath('/v1'),
     })
-  }
-
-  /**
-   * Alarms on the stage's 5xx rate, the p99 latency of the routes that end within 29 s (long-running streams excluded:
-   * their latency is their length) and, per long-running streaming function, the p99 duration approaching the
-   * 15-minute cap. All notify one topic.
-   */
-  private addAlarms(
-    props: ApiStackProps,
-    functions: readonly FunctionEntry[],
-    accessLogs: LogGroup,
-    stageName: string,
-  ): void {
-    const alarmTopic = alarmTopicOf(this, props.alarmEmail, stageName)
-    const alarmAction = new SnsAction(alarmTopic)
-    // Every alarm: 2 of 3 five-minute periods over the threshold; no traffic is not an alarm.
-    const alarm = (id: string, description: string, metric: IMetric, threshold: number) => {
-      const created = new Alarm(this, id, {
-        alarmDescription: `${description} (Loom ${stageName})`,
-        metric,
-        threshold,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      })
-      // OK actions too, so whoever was paged also learns when it is over.
-      created.addAlarmAction(alarmAction)
-      created.addOkAction(alarmAction)
-      return created
-    }
-    // Rate, not count: 5XXError's Average is the share of requests answered 5xx.
-    alarm(
-      'ServerErrorRateAlarm',
-      'Share of API requests answered 5xx',
-      this.stage.metricServerError({ statistic: 'Average', period: Duration.minutes(5) }),
-      props.serverErrorRateThreshold ?? 0.05,
-    )
-    // API Gateway's own Latency has one value per stage (per-method metrics cost ~$2 per method a month), so the
-    // buffered routes' latency comes from the access log: every line except the long-running streams'. The streamed
-    // tracing reads stay in: their functions end within 29 s like the buffered ones.
-    const streamPaths = functions.filter((f) => f.longRunning).flatMap((f) => f.routes.map((r) => apiPath(r.path)))
-    const bufferedLatency = new MetricFilter(this, 'BufferedLatencyFilter', {
-      logGroup: accessLogs,
-      metricNamespace: METRICS_NAMESPACE,
-      metricName: 'BufferedLatency',
-      filterPattern: FilterPattern.all(
-        FilterPattern.exists('$.responseLatency'),
-        ...streamPaths.map((path) => FilterPattern.stringValue('$.resourcePath', '!=', path)),
-      ),
-      metricValue: '$.responseLatency',
-      dimensions: { ApiId: '$.apiId', Stage: '$.stage' },
-      unit: Unit.MILLISECONDS,
-    })
-    alarm(
-      'BufferedLatencyP99Alarm',
-      'p99 latency of the buffered (non-streaming) routes',
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: 'BufferedLatency',
-        dimensionsMap: { ApiId: this.api.restApiId, Stage: stageName },
-        statistic: 'p99',
-        period: Duration.minutes(5),
-      }),
-      props.p99LatencyThresholdMs ?? 5_000,
-    ).node.addDependency(bufferedLatency)
-    for (const entry of functions.filter((f) => f.longRunning)) {
-      const fn = this.functions.get(entry.id)
-      if (fn === undefined) continue
-      alarm(
-        `StreamDurationAlarm${fn.node.id}`,
-        `p99 duration of ${entry.id} streams, near the 15-minute cap`,
-        fn.metricDuration({ statistic: 'p99', period: Duration.minutes(5) }),
-        props.streamDurationThresholdMs ?? 600_000,
-      )
-    }
-    new CfnOutput(this, 'AlarmTopicArn', {
-      description: 'SNS topic the 5xx-rate, latency and stream-duration alarms notify',
-      value: alarmTopic.topicArn,
-    })
-  }
-
-  /**
-   * The few answers API Gateway gives itself: a request without `Authorization` never reaches the authorizer (401), an
-   * authorizer that crashed or timed out (500 by default), stage throttling (429). A gateway response has one body for
-   * the whole API, so it carries each family's error key at once: `error` (OpenAI / vLLM), `reason` (Weave) and
-   * `detail` (training), each client reading its own. Every other error comes from the functions, in their family's
-   * shape (the authorizer never denies; see shared/auth/authorizer.ts).
-   */
-  private addGatewayErrors(): void {
-    const body = gatewayBody
-    const answers = [
-      {
-        id: 'Unauthorized',
-        type: ResponseType.UNAUTHORIZED,
-        status: 401,
-        body: body('Authentication failed', 'AuthenticationError', 401),
-      },
-      {
-        id: 'AuthorizerFailure',
-        type: ResponseType.AUTHORIZER_FAILURE,
-        status: 503,
-        body: body('The service is temporarily unavailable, please try again later', 'ServiceUnavailableError', 503),
-        retryAfter: true,
-      },
-      {
-        // API Gateway's answer for a path or method no resource serves is a 403 "Missing Authentication Token" in its
-        // own shape; the functions answer an unknown route 404 in their family's shape, and so does the gateway.
-        id: 'NoRoute',
-        type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
-        status: 404,
-        body: body('No route for this method and path', 'Not Found', 404),
-      },
-      {
-        id: 'Throttled',
-        type: ResponseType.THROTTLED,
-        status: 429,
-        body: body('Rate limit reached for requests', 'RateLimitError', 429),
-        retryAfter: true,
-      },
-      {
-        // A body past API Gateway's 10 MB (smaller ones past Lambda's 6 MB invoke limit end in DEFAULT_5XX).
-        id: 'RequestTooLarge',
-        type: ResponseType.REQUEST_TOO_LARGE,
-        status: 413,
-        body: body('Request too large', 'PayloadTooLargeError', 413),
-      },
-      {
-        // A buffered function still running at API Gateway's 29 s integration limit.
-        id: 'IntegrationTimeout',
-        type: ResponseType.INTEGRATION_TIMEOUT,
-        status: 504,
-        body: body('The request timed out, please try again later', 'ServiceUnavailableError', 504),
-        retryAfter: true,
-      },
-    ]
-    for (const answer of answers) {
-      this.api.addGatewayResponse(answer.id, {
-        type: answer.type,
-        statusCode: String(answer.status),
-        responseHeaders: answer.retryAfter ? { 'Retry-After': "'1'" } : {},
-        templates: { 'application/json': answer.body },
-      })
-    }
-    // Every other answer API Gateway generates itself (a Lambda throttled at its reservation, an invoke failure, a
-    // payload over Lambda's limit, a WAF block without its own body): its status kept, in the same combined shape.
-    for (const [id, type, errorType, code] of [
-      ['Default4xx', ResponseType.DEFAULT_4XX, 'BadRequestError', 400],
-      ['Default5xx', ResponseType.DEFAULT_5XX, 'InternalServerError', 500],
-    ] as const) {
-      this.api.addGatewayResponse(id, { type, templates: { 'application/json': gatewayContextBody(errorType, code) } })
-    }
   }
 }
