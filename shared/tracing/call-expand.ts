@@ -6,14 +6,15 @@ import { resolveObjVersion } from '#shared/tracing/objects-resolve'
  * `expand_columns` (docs/tracing.md §7.4): refs found at the listed paths of a call are replaced by the referenced
  * value; an object value gets an added `_ref` key holding the ref URI. Paths are expanded shallowest first, so
  * `inputs.model.prompt` reads a ref inside the object `inputs.model` pointed to. Only refs into the queried project
- * are read; a ref that does not resolve (unknown, deleted, another project, a bare table ref, a call or op ref) stays
- * as it is.
+ * are read. Op refs are object refs (Weave's `InternalOpRef` is an `InternalObjectRef`, which its `_get_refs_to_resolve`
+ * keeps) and expand to the op's value; a ref that does not resolve (unknown, deleted, another project, a bare table
+ * ref, a call ref) stays as it is.
  */
 
 /** Reads a ref URI's value, or undefined when it does not resolve; one per request, caching each URI. */
 export type RefReader = (uri: string) => Promise<unknown>
 
-const REF_RE = /^weave:\/\/\/([^/]+\/[^/]+)\/(object|table)\/([^:/]+)(?::([^/]+))?((?:\/[^/]+\/[^/]+)*)$/
+const REF_RE = /^weave:\/\/\/([^/]+\/[^/]+)\/(object|op|table)\/([^:/]+)(?::([^/]+))?((?:\/[^/]+\/[^/]+)*)$/
 
 // The exact-number wrappers are numbers, not objects to walk into or to add `_ref` to.
 const isObj = isJsonObject

@@ -131,6 +131,34 @@ describe('POST /calls/stream_query expand_columns', () => {
     expect(calls.map((c) => c.inputs)).toEqual([{ t: 0.9, p: `${hotRef}/key/x` }])
   })
 
+  it('expands an op ref as Weave does (an op ref is an object ref), and leaves a call ref as it is', async () => {
+    // Prepare: an op as the weave SDKs publish it, passed as a call's input (an evaluation's `model` op).
+    const op = {
+      _type: 'CustomWeaveType',
+      weave_type: { type: 'Op' },
+      files: { 'obj.py': 'AAAA' },
+      load_op: 'NO_LOAD_OP',
+    }
+    const opRef = `weave:///${project}/op/my_model:${await publish(caller, 'my_model', op)}`
+    const callRef = `weave:///${project}/call/${ids.hot}`
+    const id = randomUUID()
+    await writeCalls(caller, [
+      {
+        start: startPart(project, {
+          id,
+          started_at: '2025-01-02T00:00:00Z',
+          inputs: { model: opRef, parent: callRef },
+        }),
+      },
+    ])
+
+    // Act
+    const calls = await query({ filter: { call_ids: [id] }, expand_columns: ['inputs.model', 'inputs.parent'] })
+
+    // Assess
+    expect(calls.map((c) => c.inputs)).toEqual([{ model: { ...op, _ref: opRef }, parent: callRef }])
+  })
+
   it('expands dataset-row refs through the dataset object and bare table-row refs into the rows', async () => {
     // Prepare
     const table = await send(
