@@ -1,11 +1,6 @@
+import { traceStorageSize, walkCalls } from '#shared/db/call-listing'
 import { recordCallDeletions } from '#shared/db/call-liveness'
-import {
-  getCallParts,
-  putPendingDisplayName,
-  setCallDisplayName,
-  traceStorageSize,
-  walkCalls,
-} from '#shared/db/call-repository'
+import { getCallParts, putPendingDisplayName, setCallDisplayName } from '#shared/db/call-repository'
 import { listFeedback } from '#shared/db/feedback-repository'
 import { MAX_ITEM_BYTES } from '#shared/db/item-size'
 import { BadRequestError, PayloadTooLargeError } from '#shared/errors/http-error'

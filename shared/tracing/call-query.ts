@@ -1,4 +1,4 @@
-import { type CallWalkOptions, traceOrderHolds } from '#shared/db/call-repository'
+import { type CallWalkOptions, traceOrderHolds } from '#shared/db/call-listing'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { CallsFilter, SortBy } from '#shared/schemas/call'
 import type { Query } from '#shared/schemas/query'

@@ -1,11 +1,11 @@
 import {
   type CallListing,
   type CallWalkOptions,
-  getCallParts,
   listingPartitions,
   traceOrderHolds,
   walkCalls,
-} from '#shared/db/call-repository'
+} from '#shared/db/call-listing'
+import { getCallParts } from '#shared/db/call-repository'
 import type { CallsFilter, SortBy } from '#shared/schemas/call'
 import type { CallParts } from '#shared/schemas/call-item'
 import type { Query } from '#shared/schemas/query'

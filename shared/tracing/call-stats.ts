@@ -1,6 +1,6 @@
 import { ITEM_REQUESTS_IN_FLIGHT, mapInParallel } from '#shared/db/batch-write'
 import { readCallCount } from '#shared/db/call-counter'
-import { countStartedCalls, traceStorageSize, walkCalls } from '#shared/db/call-repository'
+import { countStartedCalls, traceStorageSize, walkCalls } from '#shared/db/call-listing'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { CallsFilter, CallsQueryStatsReq } from '#shared/schemas/call'
 import type { CallsQueryStatsRes as CallsQueryStats } from '#shared/schemas/call-response'
