@@ -1,4 +1,4 @@
-import { readProjectFeedback } from '#shared/db/feedback-repository'
+import { readProjectFeedback } from '#shared/db/feedback-reads'
 import { listQueueCallIds } from '#shared/db/queue-repository'
 import type { SortBy } from '#shared/schemas/call'
 import type { Operand, Operation, Query } from '#shared/schemas/query'

@@ -1,4 +1,4 @@
-import { readFeedbackWindow } from '#shared/db/feedback-repository'
+import { readFeedbackWindow } from '#shared/db/feedback-reads'
 import type { FeedbackPayloadSchemaReq } from '#shared/schemas/feedback-stats'
 import { isSafeJsonPath } from '#shared/tracing/feedback-json-path'
 import { resolveWindow } from '#shared/tracing/feedback-window'

@@ -1,4 +1,4 @@
-import { readFeedbackWindow } from '#shared/db/feedback-repository'
+import { readFeedbackWindow } from '#shared/db/feedback-reads'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { Aggregation, FeedbackMetricSpec, FeedbackStatsReq } from '#shared/schemas/feedback-stats'
 import { isoInZone, pydanticUtc } from '#shared/tracing/datetime'

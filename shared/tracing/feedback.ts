@@ -1,10 +1,10 @@
 import { assertProjectAccess } from '#shared/auth/authenticate'
 import { isCallLive } from '#shared/db/call-liveness'
+import type { FeedbackSource } from '#shared/db/feedback-keys'
 import {
   assertFeedbackFits,
   claimRetryKey,
   deleteFeedback,
-  type FeedbackSource,
   getFeedback,
   listFeedback,
   putFeedback,
