@@ -2,7 +2,7 @@ import { BadRequestError } from '#shared/errors/http-error'
 import { InvalidFieldError } from '#shared/errors/tracing-errors'
 import { type CallRelations, parseRelatedField, relatedField } from '#shared/tracing/call-related-fields'
 import { callLatencyMs, callStatus, callTraceName, type LoadedCall } from '#shared/tracing/call-view'
-import { type Val, walkJson } from '#shared/tracing/query-eval'
+import { type Val, walkJson } from '#shared/tracing/query-values'
 import { storedToMicros } from '#shared/tracing/time'
 
 const STRING_COLUMNS = new Set([

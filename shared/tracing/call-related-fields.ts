@@ -1,5 +1,5 @@
 import { InvalidFieldError } from '#shared/errors/tracing-errors'
-import { chString, type Val, walkJson } from '#shared/tracing/query-eval'
+import { chString, type Val, walkJson } from '#shared/tracing/query-values'
 
 /**
  * Query and sort paths on calls that read another entity (docs/tracing.md §6.2): a call's feedback

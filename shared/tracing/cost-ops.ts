@@ -7,7 +7,8 @@ import type { CostCreateReq, CostQueryReq, PriceRow } from '#shared/schemas/cost
 import type { Operand, Query } from '#shared/schemas/query'
 import { compareKeys, sortKey } from '#shared/tracing/call-fields'
 import { uuidv7 } from '#shared/tracing/ids'
-import { matches, queryFields, type Val } from '#shared/tracing/query-eval'
+import { matches, queryFields } from '#shared/tracing/query-eval'
+import type { Val } from '#shared/tracing/query-values'
 import { microsToStored, renderDatetime, storedToMicros, toStoredDatetime } from '#shared/tracing/time'
 
 const RESULT_FIELDS = [

@@ -3,7 +3,8 @@ import { type FeedbackQueryReq, type FeedbackRow, FeedbackRowSchema } from '#sha
 import { type SortKey, sortKey } from '#shared/tracing/call-fields'
 import { jsonValueText } from '#shared/tracing/clickhouse-json'
 import { pythonDumpsInOrder } from '#shared/tracing/digest'
-import { queryFields, type Val, walkJson } from '#shared/tracing/query-eval'
+import { queryFields } from '#shared/tracing/query-eval'
+import { type Val, walkJson } from '#shared/tracing/query-values'
 import { parseDatetimeMicros } from '#shared/tracing/time'
 
 // The reference's feedback table (`TABLE_FEEDBACK` in weave/trace_server/feedback.py) has exactly the stored row's

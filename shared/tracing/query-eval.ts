@@ -1,6 +1,17 @@
 import { BadRequestError } from '#shared/errors/http-error'
 import type { Operand, Operation, Query } from '#shared/schemas/query'
-import { parseDatetimeMicros } from '#shared/tracing/time'
+import {
+  type Cast,
+  castFor,
+  castOf,
+  castText,
+  chString,
+  coerce,
+  compare,
+  dateSide,
+  type FieldResolver,
+  type Val,
+} from '#shared/tracing/query-values'
 
 /**
  * Evaluates a parsed `Query` against one row with ClickHouse's semantics (docs/tracing.md §6.3): JSON values read as
@@ -9,101 +20,6 @@ import { parseDatetimeMicros } from '#shared/tracing/time'
  * strings. The one evaluator of Weave's query language: each entity (calls, costs, feedback) supplies a
  * `FieldResolver`.
  */
-
-/** A value an operand yields. */
-export type Val =
-  | { t: 'json'; raw: unknown; present: boolean }
-  | { t: 'date'; v: number | null }
-  | { t: 'plain'; v: unknown }
-
-/** Resolves a `$getField` path on the row being evaluated. */
-export type FieldResolver = (path: string) => Val
-
-/** Follows dot-path parts into a JSON value (integer parts index lists); `present` is false when a step is missing. */
-export function walkJson(root: unknown, parts: readonly string[]): { raw: unknown; present: boolean } {
-  let cur: unknown = root
-  for (const part of parts) {
-    if (Array.isArray(cur) && /^\d+$/.test(part)) {
-      const i = Number(part)
-      if (i >= cur.length) return { raw: undefined, present: false }
-      cur = cur[i]
-    } else if (typeof cur === 'object' && cur !== null && !Array.isArray(cur) && Object.hasOwn(cur, part)) {
-      cur = (cur as Record<string, unknown>)[part]
-    } else {
-      return { raw: undefined, present: false }
-    }
-  }
-  return { raw: cur, present: true }
-}
-
-type Cast = 'int' | 'double' | 'bool' | 'none'
-
-const INT_RE = /^[+-]?\d+$/
-const FLOAT_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
-
-/** ClickHouse's string form of a JSON value: scalars as text, everything else ''. */
-export function chString(raw: unknown): string {
-  if (typeof raw === 'string') return raw
-  if (typeof raw === 'number' || typeof raw === 'boolean') return JSON.stringify(raw)
-  return ''
-}
-
-// Weave's `infer_literal_filter_cast`: a literal written as a float (`1.0`, `1e3`) is a float, as pydantic reads it.
-function castOfLiteral(node: Operand & { k: 'lit' }): Cast {
-  const v = node.v
-  if (typeof v === 'boolean') return 'bool'
-  if (typeof v === 'number') return node.float === true || !Number.isInteger(v) ? 'double' : 'int'
-  return 'none'
-}
-
-function castOf(node: Operand): Cast | undefined {
-  return node.k === 'lit' ? castOfLiteral(node) : undefined
-}
-
-// The cast a comparison applies to one side: only a `$getField` takes the cast inferred from the literal it is
-// compared with (`process_binary_operands`); a `$convert` is its own conversion and a literal keeps its type.
-const castFor = (node: Operand, cast: Cast): Cast => (node.k === 'get' ? cast : 'none')
-
-function castText(s: string, cast: Cast): unknown {
-  switch (cast) {
-    case 'int':
-      return INT_RE.test(s.trim()) ? Number(s) : null
-    case 'double':
-      return FLOAT_RE.test(s.trim()) ? Number(s) : null
-    case 'bool':
-      if (s === 'true' || s === '1') return 1
-      if (s === 'false' || s === '0') return 0
-      return null
-    default:
-      return s
-  }
-}
-
-function coerce(val: Val, cast: Cast): unknown {
-  if (val.t === 'json') return castText(chString(val.raw), cast)
-  if (val.t === 'date') return val.v
-  const v = val.v
-  if (v === null || v === undefined) return null
-  if (typeof v === 'boolean') return v ? 1 : 0
-  if (cast === 'none') return v
-  if (typeof v === 'number') return cast === 'int' && !Number.isInteger(v) ? Math.trunc(v) : v
-  return castText(String(v), cast)
-}
-
-// A literal compared with a datetime column becomes a datetime (epoch seconds or ISO string).
-function dateSide(other: Val, lit: unknown): unknown {
-  if (other.t !== 'date') return undefined
-  if (typeof lit === 'number' || typeof lit === 'string') return parseDatetimeMicros(lit) ?? null
-  return undefined
-}
-
-function compare(a: unknown, b: unknown): number | null {
-  if (a === null || b === null || a === undefined || b === undefined) return null
-  if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : a > b ? 1 : 0
-  const x = String(a)
-  const y = String(b)
-  return x < y ? -1 : x > y ? 1 : 0
-}
 
 /** Evaluates an operand to a value. */
 function value(node: Operand, row: FieldResolver): Val {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { parseQuery, withExactQuery } from '#shared/schemas/query'
 import { parseJsonExact } from '#shared/tracing/json-exact'
-import { evaluate, type Val } from '#shared/tracing/query-eval'
+import { evaluate } from '#shared/tracing/query-eval'
+import type { Val } from '#shared/tracing/query-values'
 
 // A row with JSON values (as ClickHouse reads JSON columns) and plain columns.
 const row: Record<string, Val> = {
