@@ -69,9 +69,12 @@ function templateFor(source: string): Template {
 function finalText(message: Record<string, unknown> | undefined): string {
   const content = message?.content
   if (typeof content === 'string') return content
+  // Hugging Face takes the last part that has a text.
   if (Array.isArray(content)) {
-    const last = content[content.length - 1] as { text?: unknown } | undefined
-    return typeof last?.text === 'string' ? last.text : ''
+    for (let i = content.length - 1; i >= 0; i--) {
+      const text = (content[i] as { text?: unknown } | null)?.text
+      if (typeof text === 'string') return text
+    }
   }
   return ''
 }

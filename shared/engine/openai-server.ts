@@ -41,10 +41,7 @@ function shape(
   continuous: boolean,
 ): ChatCompletionChunk | undefined {
   if (chunk.choices.length === 0) return includeUsage ? chunk : undefined
-  if (continuous && chunk.usage) {
-    const { prompt_tokens, completion_tokens, total_tokens } = chunk.usage
-    return { ...chunk, usage: { prompt_tokens, completion_tokens, total_tokens } }
-  }
+  if (continuous && chunk.usage) return chunk
   const { usage: _, ...rest } = chunk
   return rest
 }

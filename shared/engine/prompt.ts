@@ -2,7 +2,8 @@ import { CHATML_TEMPLATE, ChatTemplateError, renderChat } from '#shared/engine/c
 import type { ResolvedEngineSettings } from '#shared/engine/settings'
 import { encode, TOKEN } from '#shared/engine/tokenizer'
 import { BadRequestError } from '#shared/errors/http-error'
-import { CHAT_DEFAULTS, type ChatCompletionRequest } from '#shared/schemas/chat-completion'
+import { MEDIA_PARTS, partType, TEXT_PARTS } from '#shared/inference/message-rules'
+import { CHAT_DEFAULTS, type ChatCompletionRequest, type ContentPart } from '#shared/schemas/chat-completion'
 
 /** The tokenized prompt of a request and what the response needs to know about it. */
 export type Prompt = {
@@ -21,10 +22,61 @@ export type Prompt = {
 const NO_TEMPLATE =
   'As of transformers v4.44, default chat template is no longer allowed, so you must provide a chat template if the tokenizer does not define one.'
 
+// The text of a text-like part (a string part, `text`, `input_text`, `output_text`, `refusal`, `thinking`), else null.
+function partText(part: ContentPart): string | null {
+  if (typeof part === 'string') return part
+  const key = typeof part.type === 'string' ? TEXT_PARTS.get(part.type) : undefined
+  const text = key === undefined ? undefined : part[key]
+  return typeof text === 'string' ? text : null
+}
+
 function messageText(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
-  return content.map((p) => (typeof p?.text === 'string' ? p.text : '')).join('')
+  return content.map((p: ContentPart) => partText(p) ?? '').join('')
+}
+
+// Keys of vLLM's content part types; any other key of a part reaches the template (`_collect_extra_fields`).
+const KNOWN_PART_KEYS = new Set([
+  ...['type', 'text', 'refusal', 'thinking', 'closed', 'name', 'uuid', 'data', 'file', 'input_audio', 'image_pil'],
+  ...['image_url', 'audio_url', 'video_url', 'image_embeds', 'audio_embeds', 'video_embeds'],
+])
+
+function withExtraKeys(out: Record<string, unknown>, part: Record<string, unknown>): Record<string, unknown> {
+  for (const key of Object.keys(part)) if (!KNOWN_PART_KEYS.has(key)) out[key] = part[key]
+  return out
+}
+
+// A content list as vLLM's parser gives it to a template that iterates parts (the "openai" content format): text-like
+// parts as `{type: "text", text}`, a text or refusal part without its text left out, media as `{type: <modality>}`
+// (a text-only model never gets here: message-rules.ts refused them). The engine has no prompt embeddings.
+function templateContent(content: readonly ContentPart[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = []
+  for (const part of content) {
+    if (typeof part === 'string') {
+      out.push({ type: 'text', text: part })
+      continue
+    }
+    const type = partType(part)
+    const key = TEXT_PARTS.get(type)
+    if (key !== undefined) {
+      const text = part[key] ?? null
+      if (text === null && (type === 'text' || type === 'refusal')) continue
+      out.push(withExtraKeys({ type: 'text', text }, part))
+    } else if (type === 'tool_reference') {
+      out.push({ type, name: part.name ?? null })
+    } else if (type === 'prompt_embeds') {
+      throw new BadRequestError(
+        part.data
+          ? 'You must set `--enable-prompt-embeds` to input `prompt_embeds`'
+          : 'prompt_embeds content part requires a non-empty `data` field with base64-encoded tensor bytes.',
+        { param: 'prompt_embeds' },
+      )
+    } else {
+      out.push(withExtraKeys({ type: MEDIA_PARTS.get(type) ?? type }, part))
+    }
+  }
+  return out
 }
 
 /** Renders and tokenizes the conversation (template, kwargs, special tokens, truncation). */
@@ -43,7 +95,10 @@ export function buildPrompt(request: ChatCompletionRequest, settings: ResolvedEn
   // vLLM renames the deprecated `reasoning_content` before templating (docs/inference.md §3.12).
   const messages = request.messages.map((m) => {
     const { reasoning_content, ...rest } = m
-    return reasoning_content !== undefined && rest.reasoning == null ? { ...rest, reasoning: reasoning_content } : rest
+    const message: Record<string, unknown> =
+      reasoning_content !== undefined && rest.reasoning == null ? { ...rest, reasoning: reasoning_content } : rest
+    if (Array.isArray(m.content)) message.content = templateContent(m.content)
+    return message
   })
   const addGenerationPrompt = request.add_generation_prompt ?? CHAT_DEFAULTS.add_generation_prompt
   let text: string

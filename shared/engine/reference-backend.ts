@@ -121,7 +121,8 @@ async function* stream(call: ChatBackendCall): AsyncGenerator<ChatCompletionChun
     const tokens = new Array<number>(params.n).fill(0)
     const reasoning = new Array<number>(params.n).fill(0)
     const prompt = prepared.prompt.ids.length
-    // Continuous usage: cumulative tokens of this choice, without details (those go on the final usage chunk only).
+    // Continuous usage: cumulative tokens of this choice and its reasoning tokens so far, as vLLM's stream generator
+    // builds it with a reasoning parser set; prompt token details go on the final usage chunk only.
     const chunk = (
       index: number,
       choice: ChatChunkChoice,
@@ -134,6 +135,7 @@ async function* stream(call: ChatBackendCall): AsyncGenerator<ChatCompletionChun
         prompt_tokens: prompt,
         completion_tokens: tokens[index] ?? 0,
         total_tokens: prompt + (tokens[index] ?? 0),
+        completion_tokens_details: { reasoning_tokens: reasoning[index] ?? 0 },
       },
     })
     const ids = showIds(prepared) ? [...prepared.prompt.ids] : null

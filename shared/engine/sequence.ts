@@ -50,6 +50,19 @@ export function clampLogprob(v: number): number {
   return v === NEG_INF || Number.isNaN(v) ? -9999 : v
 }
 
+// vLLM's sampler lists the sampled token, then the top k (vllm/v1/sample/sampler.py); the position's logprob dict
+// keeps each token once, where it first came (vllm/logprobs.py `append_logprobs_for_next_position`), and serving
+// shows its first k entries (`_get_top_logprobs`). So: the sampled token, then the top k without it, cut to k.
+function sampledFirst(raw: Float64Array, token: number, k: number): [number, number][] {
+  if (k <= 0) return []
+  const top = topTokens(raw, k)
+  const at = top.findIndex(([t]) => t === token)
+  if (at < 0) top.pop()
+  else top.splice(at, 1)
+  top.unshift([token, raw[token] as number])
+  return top
+}
+
 /** The token as logprobs show it (`token_id:<id>` with `return_tokens_as_token_ids`). */
 export function tokenLabel(id: number, asIds: boolean): string {
   return asIds ? `token_id:${id}` : tokenText(id)
@@ -223,7 +236,7 @@ export class Sequence {
         token: tokenLabel(token, params.tokensAsIds),
         logprob: clampLogprob(raw[token] as number),
         bytes: tokenBytes(token),
-        top_logprobs: topTokens(raw, params.topLogprobs).map(([t, lp]) => ({
+        top_logprobs: sampledFirst(raw, token, params.topLogprobs).map(([t, lp]) => ({
           token: tokenLabel(t, params.tokensAsIds),
           logprob: clampLogprob(lp),
           bytes: tokenBytes(t),

@@ -12,7 +12,11 @@ const nullish = <T extends z.core.$ZodType>(schema: T) => z.optional(z.nullable(
 // accepted as vLLM accepts them, and the request carries the converted values. Bounds are the request validator's.
 const IntSchema = LaxIntSchema
 
-const ContentPartSchema = z.looseObject({ type: z.string() })
+// A plain string is a text part (vLLM's part union ends with `str`). An object's `type` is read by the chat layer's
+// rules (shared/inference/message-rules.ts), which answer a missing, invalid or unknown type as vLLM's parser does.
+const ContentPartSchema = z.union([z.string(), z.looseObject({ type: z.optional(z.unknown()) })])
+/** One part of a message's content list. */
+export type ContentPart = z.infer<typeof ContentPartSchema>
 
 /**
  * One chat message: system, user, assistant, tool, developer, function or any other role string (vLLM's

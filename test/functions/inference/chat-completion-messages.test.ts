@@ -145,6 +145,118 @@ describe('POST /v1/chat/completions with media content parts', () => {
   })
 })
 
+const SUPPORTED_PARTS =
+  'audio_embeds, audio_url, image_embeds, image_pil, image_url, input_audio, input_image, input_text, output_text, ' +
+  'prompt_embeds, refusal, text, thinking, tool_reference, video_embeds, video_url'
+
+describe('POST /v1/chat/completions with text content parts', () => {
+  it('gives string, input_text, output_text, thinking and refusal parts to the reference template as text', async () => {
+    // Act
+    const res = await chat({
+      model: reference,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            'Say',
+            { type: 'input_text', text: ' hello' },
+            { type: 'output_text', text: ' to' },
+            { type: 'thinking', thinking: ' the' },
+            { type: 'refusal', refusal: ' weaver' },
+            { type: 'text', text: null },
+            { type: 'text', text: '.' },
+          ],
+        },
+      ],
+      max_tokens: 1,
+      return_token_ids: true,
+    })
+
+    // Assess
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as { prompt_token_ids: number[] }
+    expect(decode(body.prompt_token_ids, { skipSpecialTokens: false, spacesBetweenSpecialTokens: false })).toContain(
+      '<|im_start|>user\nSay hello to the weaver.<|im_end|>\n',
+    )
+  })
+
+  it('forwards string and input_text parts to an upstream model as the client sent them', async () => {
+    // Prepare
+    const before = upstream.seen.length
+    const messages = [{ role: 'user', content: ['Hi', { type: 'input_text', text: ' there', cache: 1 }] }]
+
+    // Act
+    const res = await chat({ model, messages })
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(upstream.seen[before]?.body.messages).toEqual(messages)
+  })
+
+  it.each([
+    ['the reference engine', () => reference, { type: 'foo', text: 'x' }],
+    ['an upstream model', () => model, { type: 'foo', text: 'x' }],
+    ['the reference engine', () => reference, { type: 'file', file: { file_id: 'f' } }],
+  ])(
+    "refuses an unknown part type with vLLM's message for %s (%j), without calling the upstream",
+    async (_name, target, part) => {
+      // Prepare
+      const before = upstream.seen.length
+
+      // Act
+      const res = await chat({ model: target(), messages: withPart(part) })
+
+      // Assess
+      expect(res.status).toBe(400)
+      expect(((await res.json()) as ErrorBody).error).toEqual({
+        message: `Unsupported chat content part type: '${part.type}'. Supported types: ${SUPPORTED_PARTS}.`,
+        type: 'BadRequestError',
+        param: 'type',
+        code: 400,
+      })
+      expect(upstream.seen.length).toBe(before)
+    },
+  )
+
+  it("forwards OpenAI's file parts to an upstream model (hosted APIs take them)", async () => {
+    // Prepare
+    const before = upstream.seen.length
+    const messages = withPart({ type: 'file', file: { file_id: 'file-abc' } })
+
+    // Act
+    const res = await chat({ model, messages })
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(upstream.seen[before]?.body.messages).toEqual(messages)
+  })
+
+  it.each([
+    [{ text: 'no type' }, "Missing 'type' field in multimodal part."],
+    [{ type: 7, text: 'x' }, "Invalid 'type' field in multimodal part."],
+    [{ type: 'text', text: 'x', uuid: 'u-1' }, "Missing 'type' field in multimodal part."],
+  ])('refuses the part %j as vLLM reads its type', async (part, message) => {
+    // Act
+    const res = await chat({ model, messages: withPart(part) })
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as ErrorBody).error).toMatchObject({ message, param: 'type' })
+  })
+
+  it('answers the first offending part in message order', async () => {
+    // Act
+    const imageFirst = await chat({ model: reference, messages: [...withPart(IMAGE), ...withPart({ type: 'foo' })] })
+    const unknownFirst = await chat({ model: reference, messages: [...withPart({ type: 'foo' }), ...withPart(IMAGE)] })
+
+    // Assess
+    expect(((await imageFirst.json()) as ErrorBody).error.message).toBe(`${reference} is not a multimodal model`)
+    expect(((await unknownFirst.json()) as ErrorBody).error.message).toMatch(
+      /^Unsupported chat content part type: 'foo'/,
+    )
+  })
+})
+
 describe('POST /v1/chat/completions with continue_final_message', () => {
   const prefill = [
     { role: 'user', content: 'Tell me a story.' },

@@ -66,6 +66,26 @@ describe('reference engine through the openai SDK', () => {
     expect(usage?.completion_tokens).toBe(30)
   })
 
+  it('keeps reasoning token details on every continuous usage chunk', async () => {
+    // Act
+    const stream = await client.chat.completions.create({
+      model: 'loom/reference-1',
+      messages: [{ role: 'user', content: 'Why is the sky blue?' }],
+      stream: true,
+      stream_options: { include_usage: true, continuous_usage_stats: true },
+      reasoning_effort: 'low',
+      max_completion_tokens: 40,
+      seed: 1,
+    } as OpenAI.ChatCompletionCreateParamsStreaming)
+    const usages: (OpenAI.CompletionUsage | null | undefined)[] = []
+    for await (const chunk of stream) usages.push(chunk.usage)
+
+    // Assess
+    expect(usages.length).toBeGreaterThan(2)
+    for (const usage of usages) expect(usage?.completion_tokens_details?.reasoning_tokens).toEqual(expect.any(Number))
+    expect(usages.at(-2)?.completion_tokens_details).toEqual(usages.at(-1)?.completion_tokens_details)
+  })
+
   it('lists the model and maps engine errors to the contract error body', async () => {
     // Act
     const models = await client.models.list()

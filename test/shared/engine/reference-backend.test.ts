@@ -272,16 +272,34 @@ describe('reference backend', () => {
     })
   })
 
-  it('puts cumulative per-choice usage on every chunk and details only on the usage chunk', async () => {
+  it('puts cumulative per-choice usage with reasoning tokens on every chunk, prompt details only on the usage chunk', async () => {
     // Act
-    const chunks = await streamAll(ask('Say hello.', { seed: 1, max_completion_tokens: 20 }))
+    const chunks = await streamAll(
+      ask('Why is the sky blue?', { seed: 1, max_completion_tokens: 60, reasoning_effort: 'low' }),
+    )
 
     // Assess
-    const counts = chunks.slice(0, -1).map((c) => c.usage?.completion_tokens ?? -1)
+    const perChunk = chunks.slice(0, -1).map((c) => c.usage)
+    const counts = perChunk.map((u) => u?.completion_tokens ?? -1)
+    const reasoning = perChunk.map((u) => u?.completion_tokens_details?.reasoning_tokens ?? -1)
     expect(counts[0]).toBe(0)
     expect(counts).toEqual([...counts].sort((a, b) => a - b))
-    expect(chunks.slice(0, -1).every((c) => Object.keys(c.usage ?? {}).length === 3)).toBe(true)
-    expect(chunks.at(-1)?.usage?.prompt_tokens_details).toEqual({ cached_tokens: expect.any(Number) })
+    expect(reasoning[0]).toBe(0)
+    expect(reasoning).toEqual([...reasoning].sort((a, b) => a - b))
+    for (const usage of perChunk) {
+      expect(Object.keys(usage ?? {}).sort()).toEqual([
+        'completion_tokens',
+        'completion_tokens_details',
+        'prompt_tokens',
+        'total_tokens',
+      ])
+    }
+    const final = chunks.at(-1)?.usage
+    expect(final?.prompt_tokens_details).toEqual({ cached_tokens: expect.any(Number) })
+    // The last content chunk's figures are the final usage's (one choice).
+    expect(perChunk.at(-1)?.completion_tokens_details).toEqual(final?.completion_tokens_details)
+    expect(final?.completion_tokens_details?.reasoning_tokens).toBeGreaterThan(0)
+    expect(final?.completion_tokens_details?.reasoning_tokens).toBeLessThan(final?.completion_tokens ?? 0)
   })
 
   // A final assistant message continued and echoed.

@@ -4,13 +4,20 @@ import { applyBiasAndPenalties, finalDistribution, type SamplingOptions } from '
 import { Sequence } from '#shared/engine/sequence'
 import { decode, EOS_TOKEN_ID, encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
 import type { ChatCompletionResponse } from '#shared/schemas/chat-completion'
-import { ask, complete, logprobsOf, model, streamAll, text } from './support.js'
+import { ask, complete, type Entry, logprobsOf, model, streamAll, text } from './support.js'
 
 // This file loads fresh copies of modules; the worker's next file starts from a clean registry (test files share
 // their worker: vitest.config.ts, `isolate: false`).
 afterAll(() => {
   vi.resetModules()
 })
+
+// A model that reports the whole vocabulary (`top_logprobs: -1`, tokens as ids since byte tokens share a text), and a
+// step's distribution whatever its order.
+const everyLogprob = model({ id: 'loom/every-logprob', backend: { kind: 'reference', settings: { maxLogprobs: -1 } } })
+const everyLogprobRequest = { logprobs: true, top_logprobs: -1, return_tokens_as_token_ids: true }
+const distributionOf = (entry: Entry | undefined) =>
+  Object.fromEntries((entry?.top_logprobs ?? []).map((t) => [t.token, t.logprob]))
 
 const RAISE_N = 'To increase this limit, set the VLLM_MAX_N_SEQUENCES environment variable.'
 
@@ -127,26 +134,72 @@ describe('reference engine sampling', () => {
 
   it('reports the same raw distribution whatever temperature, top-k/top-p/min-p, penalties and bias do', async () => {
     // Prepare
-    const base = ask('Hello', { seed: 4, logprobs: true, top_logprobs: 20, max_completion_tokens: 1 })
-    const plain = logprobsOf(await complete(base))[0]
-    const forced = decode([plain?.top_logprobs[19] ? (encode(plain.top_logprobs[19].token)[0] ?? 0) : 0])
+    const base = ask('Hello', { seed: 4, max_completion_tokens: 1, ...everyLogprobRequest })
+    const plain = logprobsOf(await complete(base, everyLogprob))[0]
+    const ranked = [...(plain?.top_logprobs ?? [])].sort((a, b) => b.logprob - a.logprob)
+    const twentieth = ranked[19]
+    const forced = twentieth?.token ?? ''
 
     // Act
     const processed = await Promise.all(
       [
         { temperature: 0.2, top_k: 3, top_p: 0.5, min_p: 0.1 },
         { repetition_penalty: 1.8, presence_penalty: 2, frequency_penalty: 2 },
-        { temperature: 1.7, logit_bias: { [String(encode(forced)[0])]: 100 } },
-      ].map(async (p) => logprobsOf(await complete({ ...base, ...p }))[0]),
+        { temperature: 1.7, logit_bias: { [forced.slice('token_id:'.length)]: 100 } },
+      ].map(async (p) => logprobsOf(await complete({ ...base, ...p }, everyLogprob))[0]),
     )
 
     // Assess
-    for (const entry of processed) expect(entry?.top_logprobs).toEqual(plain?.top_logprobs)
+    for (const entry of processed) expect(distributionOf(entry)).toEqual(distributionOf(plain))
     const biased = processed[2]
     expect(biased?.token).toBe(forced)
     // The bias made the token certain, but its raw logprob is the model's own: the 20th most likely.
-    expect(biased?.logprob).toBe(plain?.top_logprobs[19]?.logprob)
+    expect(biased?.logprob).toBe(twentieth?.logprob)
     expect(Math.exp(biased?.logprob ?? 0)).toBeLessThan(0.5)
+  })
+
+  it('lists the sampled token first in top_logprobs, then the most likely others, as vLLM does', async () => {
+    // Prepare
+    const request = (k: number, stream = false) =>
+      ask('Tell me a story about a weaver.', {
+        temperature: 1.5,
+        seed: 7,
+        max_completion_tokens: 40,
+        logprobs: true,
+        top_logprobs: k,
+        return_tokens_as_token_ids: true,
+        stream,
+      })
+    const streamed = async (k: number) => {
+      const chunks = await streamAll(request(k, true), everyLogprob)
+      return chunks.flatMap((c) =>
+        c.choices.flatMap((ch) => (ch.logprobs as { content: Entry[] } | null)?.content ?? []),
+      )
+    }
+
+    // Act
+    const full = logprobsOf(await complete(request(-1), everyLogprob))
+    const byK = await Promise.all([1, 2, 5].map(async (k) => logprobsOf(await complete(request(k), everyLogprob))))
+    const streamedByK = await Promise.all([1, 2, 5].map(streamed))
+    const none = logprobsOf(await complete(request(0), everyLogprob))
+
+    // Assess
+    expect(full.length).toBeGreaterThan(0)
+    for (const entry of full) {
+      expect(entry.top_logprobs).toHaveLength(VOCAB_SIZE)
+      expect(new Set(entry.top_logprobs.map((t) => t.token)).size).toBe(VOCAB_SIZE)
+      expect(entry.top_logprobs[0]).toMatchObject({ token: entry.token, logprob: entry.logprob })
+      const rest = entry.top_logprobs.slice(1).map((t) => t.logprob)
+      expect(rest).toEqual([...rest].sort((a, b) => b - a))
+    }
+    // At some step the sampler picked a token other than the most likely, which still comes first.
+    expect(full.some((e) => e.top_logprobs.some((t) => t.logprob > e.logprob))).toBe(true)
+    for (const [i, k] of [1, 2, 5].entries()) {
+      const cut = full.map((e) => ({ ...e, top_logprobs: e.top_logprobs.slice(0, k) }))
+      expect(byK[i]).toEqual(cut)
+      expect(streamedByK[i]).toEqual(cut)
+    }
+    expect(none.map((e) => e.top_logprobs)).toEqual(full.map(() => []))
   })
 
   it('samples only within top_k of the raw distribution', async () => {
@@ -617,13 +670,13 @@ describe('reference engine sampling', () => {
 
   it('changes what is sampled under each penalty, while the reported logprobs stay raw', async () => {
     // Prepare
-    const base = ask('Count from one to five.', { seed: 7, max_completion_tokens: 40, logprobs: true, top_logprobs: 5 })
+    const base = ask('Count from one to five.', { seed: 7, max_completion_tokens: 40, ...everyLogprobRequest })
 
     // Act
-    const plain = await complete(base)
+    const plain = await complete(base, everyLogprob)
     const penalised = await Promise.all(
       [{ repetition_penalty: 1.8 }, { frequency_penalty: 1.5 }, { presence_penalty: 2 }].map((p) =>
-        complete({ ...base, ...p }),
+        complete({ ...base, ...p }, everyLogprob),
       ),
     )
 
@@ -631,7 +684,7 @@ describe('reference engine sampling', () => {
     for (const run of penalised) {
       expect(text(run)).not.toBe(text(plain))
       // The first step has the same history in every run, so the same raw distribution.
-      expect(logprobsOf(run)[0]?.top_logprobs).toEqual(logprobsOf(plain)[0]?.top_logprobs)
+      expect(distributionOf(logprobsOf(run)[0])).toEqual(distributionOf(logprobsOf(plain)[0]))
     }
   })
 })
