@@ -5,9 +5,11 @@ import {
   apiBase,
   authorization,
   errorMessage,
+  errorSummary,
   fetchSpec,
   NetworkError,
   parseJsonLines,
+  requestPurpose,
 } from '../../console/src/lib/api.js'
 import { annotatorProgress, type QueueItem } from '../../console/src/lib/queues.js'
 import { PAGES, parseRoute, routeHash } from '../../console/src/lib/route.js'
@@ -39,6 +41,58 @@ describe('errorMessage', () => {
       'Rate limit',
     )
     expect(errorMessage('<html>', 502)).toBe('HTTP 502')
+  })
+})
+
+describe('errorSummary', () => {
+  it('names what the page could not do in words, with the status and the API message, never the path', () => {
+    // Prepare
+    const refused = new ApiError(401, 'Authentication failed. The key was refused.', 'projects')
+    const metrics = new ApiError(500, 'boom', `v1/preview/models/${encodeURIComponent('m/1')}/metrics`)
+
+    // Act + Assess
+    expect(errorSummary(refused)).toBe(
+      "Could not list this key's projects (HTTP 401): Authentication failed. The key was refused.",
+    )
+    expect(errorSummary(new ApiError(503, 'spec down', 'openapi.json'))).toBe(
+      'Could not load the API reference (HTTP 503): spec down',
+    )
+    expect(errorSummary(metrics)).toBe("Could not read the model's training metrics (HTTP 500): boom")
+    expect(errorSummary(new ApiError(502, 'HTTP 502', 'v1/usage'))).toBe('Could not read the usage report (HTTP 502).')
+    expect(errorSummary(new Error('A project is `<entity>/<project>`.'))).toBe('A project is `<entity>/<project>`.')
+    expect(errorSummary('odd')).toBe('odd')
+  })
+
+  it('has words for every path the console requests, and names an unknown one', () => {
+    // Prepare: every request path in the pages (the ids are URL-encoded as the pages send them)
+    const paths = [
+      'projects',
+      'calls/stream_query',
+      'calls/query_stats',
+      'call/read',
+      'feedback/query',
+      'feedback/payload_schema',
+      'feedback/stats',
+      'v1/usage',
+      'v1/preview/models',
+      'v1/preview/models/abc/metrics',
+      'annotation_queues/query',
+      'annotation_queues/stats',
+      'annotation_queues/q%201/items/query',
+      'objs/query',
+      'obj/read',
+      'table/query_stats',
+      'table/query',
+      'openapi.json',
+    ]
+
+    // Act
+    const purposes = paths.map(requestPurpose)
+
+    // Assess
+    for (const [i, purpose] of purposes.entries()) expect(purpose, paths[i]).not.toContain('/')
+    expect(new Set(purposes).size).toBe(paths.length)
+    expect(requestPurpose('calls/delete')).toBe('complete the request to calls/delete')
   })
 })
 

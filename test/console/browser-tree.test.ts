@@ -18,10 +18,10 @@ import { serveApp, type TracingServer } from '../support/weave-sdk.js'
 
 // The trace view's tree and the console's links in a real Chromium (see browser.test.ts) against the local stack in
 // this process, on traces written with `call/upsert_batch`: a 300-deep chain, a 2,501-call trace, a root call with a
-// 1,300-character op name, and a trace in a second project whose name has a non-ASCII letter, `&` and `+`.
+// 1,300-character op name, a trace of one call, and a trace in a second project whose name has a non-ASCII letter, `&` and `+`.
 
 // The page's globals the functions run inside it read, typed by hand: the root tsconfig has no DOM library.
-type Box = { left: number; right: number; width: number; height: number }
+type Box = { left: number; right: number; top: number; width: number; height: number }
 type El = {
   getAttribute: (name: string) => string | null
   getBoundingClientRect: () => Box
@@ -36,6 +36,7 @@ type PageGlobals = {
     documentElement: { scrollWidth: number; clientWidth: number }
     querySelectorAll: (selector: string) => Iterable<El>
     querySelector: (selector: string) => El | null
+    createRange: () => { selectNodeContents: (node: El) => void; getClientRects: () => Iterable<Box> }
   }
 }
 
@@ -56,6 +57,7 @@ const traces = {
   deep: crypto.randomUUID(),
   big: crypto.randomUUID(),
   long: crypto.randomUUID(),
+  lone: crypto.randomUUID(),
   linked: crypto.randomUUID(),
 }
 let deepCalls: Seeded[]
@@ -119,6 +121,8 @@ async function seed(): Promise<void> {
     ].map((c, i, all) => (i === 0 ? c : { ...c, parent: all[0]?.id })),
     base + 200_000,
   )
+  // A trace of one call, older than the others.
+  await writeTrace(project, traces.lone, [{ id: crypto.randomUUID(), op: 'lone_op' }], base - 100_000)
   linkedCall = { id: crypto.randomUUID(), op: 'linked_op' }
   await writeTrace(linkedProject, traces.linked, [linkedCall], base)
 }
@@ -296,6 +300,52 @@ describe('Loom Console trace tree in Chromium', () => {
     expect(errors.slice(erred)).toEqual([])
   })
 
+  it('counts the calls under the root, not the root itself', async () => {
+    // Prepare + Act: a root with one call below it, once every call is in
+    const { page } = await signedIn(`#/trace/${traces.long}`)
+    await page.locator('[data-testid=trace-tree][data-row-count="2"]').waitFor()
+    await page.getByTestId('trace-meta').filter({ hasNotText: 'loading' }).waitFor()
+
+    // Assess
+    expect(await page.getByTestId('trace-under-root').textContent()).toBe('1 call under the root')
+
+    // Act + Assess: the 300-deep chain
+    await showFresh(page, `#/trace/${traces.deep}`)
+    await page.locator(`[data-testid=trace-tree][data-row-count="${DEEP}"]`).waitFor()
+    await page.getByTestId('trace-meta').filter({ hasNotText: 'loading' }).waitFor()
+    expect(await page.getByTestId('trace-under-root').textContent()).toBe(`${DEEP - 1} calls under the root`)
+
+    // Act + Assess: a trace of one call has nothing under its root, and says nothing about it
+    await showFresh(page, `#/trace/${traces.lone}`)
+    await page.locator('[data-testid=trace-tree][data-row-count="1"]').waitFor()
+    await page.getByTestId('trace-meta').filter({ hasNotText: 'loading' }).waitFor()
+    expect(await page.getByTestId('trace-meta').textContent()).toMatch(/^1 call · /)
+    expect(await page.getByTestId('trace-under-root').count()).toBe(0)
+  })
+
+  it('fits the tree box to a short trace at 390 px, and keeps a long one to its scrolling height', async () => {
+    // Prepare + Act: a trace of two calls, stacked above the call's details
+    const { page } = await signedIn(`#/trace/${traces.long}`, NARROW)
+    await page.locator('[data-testid=trace-tree][data-row-count="2"]').waitFor()
+    const inner = (el: unknown) => (el as { clientHeight: number }).clientHeight
+
+    // Assess: as tall as its two 28 px rows, not a fixed box of about 450 px
+    expect(await page.getByTestId('trace-tree').evaluate(inner)).toBe(2 * 28)
+    expect(await sidewaysOverflow(page)).toEqual({ overflow: 0, culprits: [] })
+    await screenshot(page, 'tree-short-390')
+
+    // Act + Assess: the 300-deep chain stops at 60% of the viewport and scrolls inside the box
+    await showFresh(page, `#/trace/${traces.deep}`)
+    await page.locator(`[data-testid=trace-tree][data-row-count="${DEEP}"]`).waitFor()
+    const box = await page.getByTestId('trace-tree').evaluate((el) => {
+      const tree = el as unknown as { clientHeight: number; scrollHeight: number }
+      return { client: tree.clientHeight, scroll: tree.scrollHeight }
+    })
+    expect(box.client).toBeLessThanOrEqual(Math.ceil(0.6 * NARROW.height))
+    expect(box.client).toBeGreaterThan(280)
+    expect(box.scroll).toBe(DEEP * 28)
+  })
+
   it('opens a shared link to a trace in its own project after sign-in in a fresh tab', async () => {
     // Prepare: a link as the address bar of someone who had the trace open shows it
     const opened = await signIn(`#/trace/${traces.linked}?call=${linkedCall.id}`, WIDE, linkedProject)
@@ -381,6 +431,22 @@ describe('Loom Console trace tree in Chromium', () => {
     expect(await row.getByTestId('traces-status').evaluate((el) => (el as unknown as El).getClientRects().length)).toBe(
       1,
     )
+    // Started and User stay on one line where there is room (the name takes the table's spare width), so every row is
+    // one line high but the long name's; on a phone a date wraps at its space, leaving the name column room.
+    const lines = (testId: string) =>
+      page.getByTestId(testId).evaluateAll((cells) =>
+        cells.map((cell) => {
+          const range = (globalThis as unknown as PageGlobals).document.createRange()
+          range.selectNodeContents(cell as unknown as El)
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size
+        }),
+      )
+    const most = viewport === WIDE ? 1 : 2
+    for (const column of ['traces-started', 'traces-user']) {
+      const counts = await lines(column)
+      expect(counts.length, column).toBeGreaterThan(1)
+      expect(Math.max(...counts), column).toBeLessThanOrEqual(most)
+    }
     // The name shows three lines, as tall as three one-line names, and the cell's title holds all of it.
     const height = (el: unknown) => (el as El).getBoundingClientRect().height
     const line = await page

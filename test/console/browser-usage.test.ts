@@ -550,6 +550,46 @@ describe('Loom Console figures in Chromium', () => {
     await fresh.context().close()
   })
 
+  it('offers the first page for a link past the last row, and says no call matches only for a filter', async () => {
+    // Prepare: the roots' total, and the last page with rows
+    const roots = await post('calls/query_stats', callsStatsRequest(project, ROOTS))
+    const last = Math.floor((roots.count - 1) / 50) * 50
+    expect(last).toBeGreaterThan(0)
+    const page = await tab()
+
+    // Act: a link to a page far past the last root (made before calls were deleted, or typed)
+    await showFresh(page, `${projectHash('traces')}?offset=5000`)
+
+    // Assess: an empty page, not an empty filter, with the total and a way to the first page
+    await page.getByTestId('traces-first-page').waitFor()
+    await waitForText(page, 'traces-total', `${formatTotal(roots)} ${plural(roots.count, 'trace')}`)
+    const empty = await page.getByTestId('traces-empty').textContent()
+    expect(empty).toContain('No traces on this page')
+    expect(empty).not.toContain('No calls match these filters')
+
+    // Act: Previous goes to the last page with rows, not one page back (still past the end)
+    await page.getByTestId('page-prev').click()
+
+    // Assess
+    await waitForCount(page, 'traces-row', roots.count - last)
+    expect(new URL(page.url()).hash).toBe(`${projectHash('traces')}?offset=${last}`)
+
+    // Act: the link again, then the first page
+    await showFresh(page, `${projectHash('traces')}?offset=5000`)
+    await page.getByTestId('traces-first-page').click()
+
+    // Assess
+    await waitForCount(page, 'traces-row', 50)
+    expect(new URL(page.url()).hash).toBe(projectHash('traces'))
+
+    // Act: a filter nothing matches, on the first page
+    await applyFilters(page, { op: memberEntity })
+
+    // Assess
+    await waitForText(page, 'traces-empty', 'No calls match these filters.')
+    expect(await page.getByTestId('traces-first-page').count()).toBe(0)
+  })
+
   it('filters on every status a row shows, descendant_error included', async () => {
     // Prepare
     const page = await signedIn('traces')
@@ -644,7 +684,7 @@ describe('Loom Console figures in Chromium', () => {
     // Assess: what happened, and a link to sign in again that comes back here
     await page.getByTestId('usage-error').filter({ hasText: 'sign in again' }).waitFor()
     expect(await page.getByTestId('usage-error').textContent()).toBe(
-      '401 from v1/usage: Authentication failed. The key was refused (revoked, expired or mistyped): sign in again with a valid key. Sign in again',
+      'Could not read the usage report (HTTP 401): Authentication failed. The key was refused (revoked, expired or mistyped): sign in again with a valid key. Sign in again',
     )
     const usageHash = new URL(page.url()).hash
     const again = page.getByTestId('usage-error').getByTestId('sign-in-again')
@@ -662,5 +702,32 @@ describe('Loom Console figures in Chromium', () => {
     await page.getByTestId('usage-totals').waitFor()
     expect(new URL(page.url()).hash).toBe(usageHash)
     expect(await page.getByTestId('usage-error').count()).toBe(0)
+  })
+
+  it('says a mistyped key on the Sign in page was refused, in words, with no link to the page already shown', async () => {
+    // Prepare: a fresh tab at the console's address (the sign-in form shows, signed out, at the Traces route)
+    const context = await browser.newContext({ viewport: WIDE })
+    const page = await context.newPage()
+    await page.goto(`${server.url}/console/`)
+
+    // Act
+    await page.getByTestId('signin-key').fill(`${caller.key}-mistyped`)
+    await page.getByTestId('signin-submit').click()
+
+    // Assess: what failed and what to do, no path, no "Sign in again" link to the form above
+    await page.getByTestId('signin-error').waitFor()
+    expect(await page.getByTestId('signin-error').textContent()).toBe(
+      "Could not list this key's projects (HTTP 401): Authentication failed. The key was refused (revoked, expired or mistyped): sign in again with a valid key.",
+    )
+    expect(await page.getByTestId('sign-in-again').count()).toBe(0)
+
+    // Act + Assess: the same at the Sign in route, as a refused key's link opens it, in another tab
+    const linked = await context.newPage()
+    await linked.goto(`${server.url}/console/#/signin?${new URLSearchParams({ next: projectHash('usage') })}`)
+    await linked.getByTestId('signin-key').fill(`${caller.key}-mistyped`)
+    await linked.getByTestId('signin-submit').click()
+    await linked.getByTestId('signin-error').waitFor()
+    expect(await linked.getByTestId('sign-in-again').count()).toBe(0)
+    await context.close()
   })
 })

@@ -588,7 +588,7 @@ describe('Loom Console in Chromium', () => {
     try {
       // Act: one request fails, the next succeeds
       await page.getByTestId('feedback-bucket').selectOption('900')
-      await waitForText(page, 'feedback-error', '500 from feedback/stats: stats exploded')
+      await waitForText(page, 'feedback-error', 'Could not read the feedback statistics (HTTP 500): stats exploded')
       await page.unroute('**/feedback/stats')
       const answered = page.waitForResponse((r) => r.url().endsWith('/feedback/stats') && r.status() === 200)
       await page.getByTestId('feedback-bucket').selectOption('3600')
@@ -687,7 +687,7 @@ describe('Loom Console in Chromium', () => {
     )
     try {
       await page.getByTestId('feedback-rows-next').click()
-      await waitForText(page, 'feedback-rows-error', '500 from feedback/query: rows exploded')
+      await waitForText(page, 'feedback-rows-error', 'Could not read the feedback (HTTP 500): rows exploded')
       expect(await page.getByTestId('feedback-rows').count()).toBe(0)
     } finally {
       await page.unroute('**/feedback/query')
@@ -996,7 +996,7 @@ describe('Loom Console in Chromium', () => {
     await page.route('**/openapi.json', (route) => route.fulfill({ status: 503, json: { reason: 'spec down' } }))
     try {
       await open('api', 'page-api')
-      await waitForText(page, 'api-error', '503 from openapi.json: spec down')
+      await waitForText(page, 'api-error', 'Could not load the API reference (HTTP 503): spec down')
       expect(await page.getByTestId('api-error').getAttribute('role')).toBe('alert')
     } finally {
       await page.unroute('**/openapi.json')

@@ -126,22 +126,35 @@ describe('callsPageRequest', () => {
 
 describe('pagerState', () => {
   it('shows the range with the total, and no Next past it', () => {
-    expect(pagerState(0, 50, 50, { count: 120 })).toEqual({ range: '1–50 of 120', hasNext: true })
-    expect(pagerState(100, 20, 50, { count: 120 })).toEqual({ range: '101–120 of 120', hasNext: false })
-    expect(pagerState(0, 50, 50, { count: 50 })).toEqual({ range: '1–50 of 50', hasNext: false })
+    expect(pagerState(0, 50, 50, { count: 120 })).toEqual({ range: '1–50 of 120', hasNext: true, previous: 0 })
+    expect(pagerState(100, 20, 50, { count: 120 })).toEqual({ range: '101–120 of 120', hasNext: false, previous: 50 })
+    expect(pagerState(0, 50, 50, { count: 50 })).toEqual({ range: '1–50 of 50', hasNext: false, previous: 0 })
   })
 
   it('keeps Next past a capped total that has more', () => {
     expect(pagerState(9_950, 50, 50, { count: 10_000, has_more: true })).toEqual({
       range: '9,951–10,000 of 10,000+',
       hasNext: true,
+      previous: 9_900,
     })
   })
 
   it('marks the total as counting and pages by the page length while it is unknown', () => {
-    expect(pagerState(0, 50, 50, undefined)).toEqual({ range: '1–50 of …', hasNext: true })
-    expect(pagerState(50, 7, 50, undefined)).toEqual({ range: '51–57 of …', hasNext: false })
-    expect(pagerState(0, 0, 50, undefined)).toEqual({ range: '', hasNext: false })
+    expect(pagerState(0, 50, 50, undefined)).toEqual({ range: '1–50 of …', hasNext: true, previous: 0 })
+    expect(pagerState(50, 7, 50, undefined)).toEqual({ range: '51–57 of …', hasNext: false, previous: 0 })
+    expect(pagerState(0, 0, 50, undefined)).toEqual({ range: '', hasNext: false, previous: 0 })
+  })
+
+  it('goes back from an offset past the last row to the last page with rows', () => {
+    // A link to offset 5,000 of 1,200 traces: one page back (4,950) would be empty too
+    expect(pagerState(5_000, 0, 50, { count: 1_200 })).toEqual({ range: '', hasNext: false, previous: 1_150 })
+    expect(pagerState(1_250, 0, 50, { count: 1_250 })).toEqual({ range: '', hasNext: false, previous: 1_200 })
+    expect(pagerState(75, 0, 50, { count: 0 })).toEqual({ range: '', hasNext: false, previous: 0 })
+    // Just past the end, one page back is the last page already
+    expect(pagerState(1_200, 0, 50, { count: 1_200 }).previous).toBe(1_150)
+    // Unknown or capped totals: one page back
+    expect(pagerState(5_000, 0, 50, undefined).previous).toBe(4_950)
+    expect(pagerState(20_000, 0, 50, { count: 10_000, has_more: true }).previous).toBe(19_950)
   })
 })
 

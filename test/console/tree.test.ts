@@ -4,8 +4,8 @@ import {
   buildCallTree,
   CallForest,
   depthMarks,
+  descendantCount,
   INDENT_LEVELS,
-  subtreeSize,
   type TreeCall,
   type TreeNode,
   timelineBounds,
@@ -108,7 +108,25 @@ describe('buildCallTree', () => {
     // Assess
     expect(rows).toHaveLength(10_000)
     expect(rows.at(-1)?.depth).toBe(9_999)
-    expect(subtreeSize(roots[0] as TreeNode)).toBe(10_000)
+    expect(descendantCount(roots[0] as TreeNode)).toBe(9_999)
+  })
+})
+
+describe('descendantCount', () => {
+  it('counts the calls below a call, not the call itself', () => {
+    // Prepare: a root with two children, one with a child of its own, and a lone call
+    const [root, lone] = buildCallTree([
+      call('root', null, 0),
+      call('a', 'root', 1),
+      call('b', 'root', 2),
+      call('a1', 'a', 3),
+      call('lone', null, 4),
+    ])
+
+    // Act + Assess
+    expect(descendantCount(root as TreeNode)).toBe(3)
+    expect(descendantCount(root?.children[1] as TreeNode)).toBe(0)
+    expect(descendantCount(lone as TreeNode)).toBe(0)
   })
 })
 

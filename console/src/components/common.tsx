@@ -1,24 +1,28 @@
 import type { ComponentChildren } from 'preact'
-import { ApiError } from '../lib/api'
+import { ApiError, errorSummary } from '../lib/api'
 import { parseRoute, signInHash } from '../lib/route'
 
 /**
- * An API error as the page shows it: status, path and the API's own message. A refused key (401) adds a link to sign
- * in again that comes back to this page (except on the Sign in page, whose form is right there).
+ * An error as the page shows it: for an API error what the page could not do, the status and the API's own message
+ * (`errorSummary`). A refused key (401) adds a link to sign in again that comes back to this page, except on the Sign
+ * in page (`signIn={false}`: its form shows at `#/signin` and at any page's link while signed out), whose form is
+ * right there.
  */
-export function ErrorBox({ error, testId = 'error' }: { error: unknown; testId?: string }) {
+export function ErrorBox({
+  error,
+  testId = 'error',
+  signIn = true,
+}: {
+  error: unknown
+  testId?: string
+  signIn?: boolean
+}) {
   if (error === undefined || error === null) return null
   const here = location.hash
-  const refused = error instanceof ApiError && error.status === 401 && parseRoute(here).page !== 'signin'
-  const message =
-    error instanceof ApiError
-      ? `${error.status} from ${error.path}: ${error.message}`
-      : error instanceof Error
-        ? error.message
-        : String(error)
+  const refused = signIn && error instanceof ApiError && error.status === 401 && parseRoute(here).page !== 'signin'
   return (
     <p class="error" role="alert" data-testid={testId}>
-      {message}
+      {errorSummary(error)}
       {refused && (
         <>
           {' '}
@@ -73,13 +77,15 @@ export type PagerIds = { bar: string; prev: string; range: string; next: string 
 
 /**
  * Previous, the rows shown ("26–50 of 120") and Next, for a list read `size` rows at a time from `offset`; `onPage` gets
- * the new offset. `range` and `hasNext` come from `pagerState` (lib/calls.ts).
+ * the new offset. `range`, `hasNext` and `previous` (Previous's offset, one page back unless given) come from
+ * `pagerState` (lib/calls.ts).
  */
 export function Pager({
   offset,
   size,
   range,
   hasNext,
+  previous = Math.max(0, offset - size),
   onPage,
   ids,
 }: {
@@ -87,6 +93,7 @@ export function Pager({
   size: number
   range: string
   hasNext: boolean
+  previous?: number
   onPage: (offset: number) => void
   ids: PagerIds
 }) {
@@ -96,12 +103,7 @@ export function Pager({
       : ids
   return (
     <div class="pager" data-testid={named.bar}>
-      <button
-        type="button"
-        disabled={offset === 0}
-        onClick={() => onPage(Math.max(0, offset - size))}
-        data-testid={named.prev}
-      >
+      <button type="button" disabled={offset === 0} onClick={() => onPage(previous)} data-testid={named.prev}>
         Previous
       </button>
       <span class="muted" data-testid={named.range}>

@@ -62,6 +62,47 @@ export function errorMessage(body: unknown, status: number): string {
   return `HTTP ${status}`
 }
 
+// What each request the console sends reads, in the words an error message uses ("Could not read the usage report"):
+// a user knows what the page was showing, not the API's paths.
+const PURPOSES: [RegExp, string][] = [
+  [/^projects$/, "list this key's projects"],
+  [/^calls\/stream_query$/, 'read the calls'],
+  [/^calls\/query_stats$/, 'count the calls'],
+  [/^call\/read$/, 'read the call'],
+  [/^feedback\/query$/, 'read the feedback'],
+  [/^feedback\/payload_schema$/, "read the feedback's fields"],
+  [/^feedback\/stats$/, 'read the feedback statistics'],
+  [/^v1\/usage$/, 'read the usage report'],
+  [/^v1\/preview\/models$/, 'list the models'],
+  [/^v1\/preview\/models\/[^/]+\/metrics$/, "read the model's training metrics"],
+  [/^annotation_queues\/query$/, 'list the annotation queues'],
+  [/^annotation_queues\/stats$/, "read the annotation queues' progress"],
+  [/^annotation_queues\/[^/]+\/items\/query$/, "read the queue's items"],
+  [/^objs\/query$/, 'read the objects'],
+  [/^obj\/read$/, 'read the object'],
+  [/^table\/query_stats$/, "count the table's rows"],
+  [/^table\/query$/, "read the table's rows"],
+  [/^openapi\.json$/, 'load the API reference'],
+]
+
+/** What a request to `path` was for, as a verb phrase: `read the usage report` for `v1/usage`. */
+export function requestPurpose(path: string): string {
+  return PURPOSES.find(([pattern]) => pattern.test(path))?.[1] ?? `complete the request to ${path}`
+}
+
+/**
+ * An error as a page shows it: for an error answer what the page could not do, the status and the API's message
+ * ("Could not read the usage report (HTTP 401): Authentication failed. …"); for any other error its message.
+ */
+export function errorSummary(error: unknown): string {
+  if (error instanceof ApiError) {
+    const failed = `Could not ${requestPurpose(error.path)} (HTTP ${error.status})`
+    // A body without a message reads as the status alone (`errorMessage`), which the summary already says.
+    return error.message === `HTTP ${error.status}` ? `${failed}.` : `${failed}: ${error.message}`
+  }
+  return error instanceof Error ? error.message : String(error)
+}
+
 /** Where the API lives: the console is served at `<base>/console/`, so the API is one level up (a deployed stage too). */
 export function apiBase(href: string): URL {
   return new URL('../', href)

@@ -183,22 +183,26 @@ export function traceUsageRequest(project: string, traceIds: readonly string[]):
 export const TOTAL_CAP = 10_000
 
 /**
- * The Traces page's pager for a page of `rows` calls at `offset`: the range it shows and whether Next may move on.
- * `total` is undefined while `calls/query_stats` counts a new selection: the range then says so ("of …") and a full page
- * is enough for Next, so a stale or missing total never blocks paging.
+ * The Traces page's pager for a page of `rows` calls at `offset`: the range it shows, whether Next may move on, and
+ * where Previous goes. `total` is undefined while `calls/query_stats` counts a new selection: the range then says so
+ * ("of …") and a full page is enough for Next, so a stale or missing total never blocks paging. Previous goes one page
+ * back, or from an offset past the last row (a link made before rows went away) to the last page with rows.
  */
 export function pagerState(
   offset: number,
   rows: number,
   pageSize: number,
   total: { count: number; has_more?: boolean } | undefined,
-): { range: string; hasNext: boolean } {
+): { range: string; hasNext: boolean; previous: number } {
   const range =
     rows === 0
       ? ''
       : `${formatCount(offset + 1)}–${formatCount(offset + rows)} of ${total === undefined ? '…' : formatTotal(total)}`
   const more = total === undefined || total.has_more === true || offset + pageSize < total.count
-  return { range, hasNext: rows >= pageSize && more }
+  const back = Math.max(0, offset - pageSize)
+  const pastEnd = rows === 0 && total !== undefined && total.has_more !== true && offset >= total.count
+  const last = total === undefined ? 0 : Math.max(0, Math.floor((total.count - 1) / pageSize) * pageSize)
+  return { range, hasNext: rows >= pageSize && more, previous: pastEnd ? Math.min(back, last) : back }
 }
 
 /** The body of `calls/query_stats` for the same filters (the total behind the pager), capped unless unfiltered. */

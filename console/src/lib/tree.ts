@@ -164,10 +164,10 @@ export function visibleRows<C extends TreeCall>(roots: readonly TreeNode<C>[], c
   return rows
 }
 
-/** Number of calls in a subtree, the node included. */
-export function subtreeSize(node: TreeNode): number {
+/** Number of calls below a call (its children, theirs and so on), the call itself not included. */
+export function descendantCount(node: TreeNode): number {
   let n = 0
-  const stack = [node]
+  const stack = [...node.children]
   while (stack.length > 0) {
     const next = stack.pop() as TreeNode
     n++

@@ -67,7 +67,7 @@ export function SignInPage({ session, onSignIn }: { session: Session | undefined
           {busy ? 'Checking…' : 'Sign in'}
         </button>
       </form>
-      <ErrorBox error={error} testId="signin-error" />
+      <ErrorBox error={error} testId="signin-error" signIn={false} />
       {projects !== undefined && (
         <form class="card form" onSubmit={open} data-testid="project-form">
           {projects.length > 0 ? (

@@ -15,7 +15,7 @@ import {
   formatTokens,
 } from '../lib/format'
 import { routeHash } from '../lib/route'
-import { CallForest, subtreeSize, timelineBounds, visibleRows } from '../lib/tree'
+import { CallForest, descendantCount, timelineBounds, visibleRows } from '../lib/tree'
 import { countedUsage, type Usage, usageTable } from '../lib/usage'
 
 type Feedback = { id: string; feedback_type: string; payload: unknown; created_at: string; wb_user_id: string }
@@ -242,6 +242,7 @@ export function TracePage({
   // While pages arrive, a root may be a call whose parent is still to come: the trace's own root is the default.
   const root = roots.find((r) => !r.orphan) ?? (done ? roots[0] : undefined)
   const current = selected ?? root?.call.id
+  const below = root === undefined ? 0 : descendantCount(root)
   // The forest changes in place; `version` counts its changes (the count runs once, when the last page is in).
   const usage = useMemo(() => (done ? countedUsage(forest.calls()) : undefined), [forest, done, version])
   const select = (id: string) => {
@@ -312,8 +313,10 @@ export function TracePage({
                 >
                   Collapse below roots
                 </button>
-                {root !== undefined && (
-                  <span class="muted small">{formatCountOf(subtreeSize(root), 'call')} under the root</span>
+                {below > 0 && (
+                  <span class="muted small" data-testid="trace-under-root">
+                    {formatCountOf(below, 'call')} under the root
+                  </span>
                 )}
               </div>
               <CallTree rows={rows} bounds={bounds} now={now} selected={current} onSelect={select} onToggle={toggle} />

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
-import { Empty, ErrorBox, PageHeader, Pager, SendDataHint } from '../components/common'
+import { Empty, ErrorBox, PageHeader, Pager, PastLastPage, SendDataHint } from '../components/common'
 import { TracesFilters } from '../components/TracesFilters'
 import type { Api } from '../lib/api'
 import {
@@ -175,7 +175,14 @@ export function TracesPage({ api, project, params }: { api: Api; project: string
       <ErrorBox error={error} testId="traces-error" />
       {!loading && error === undefined && calls.length === 0 ? (
         <Empty testId="traces-empty">
-          {filtered || offset > 0 ? (
+          {offset > 0 ? (
+            // A link made before rows went away (or typed) starts past the last row: a page, not a filter, is empty.
+            <PastLastPage
+              text={`No ${plural(0, noun)} on this page: ${total === undefined ? 'the list ends before it' : `the list has ${totalLabel}`}.`}
+              onFirst={() => page(0)}
+              testId="traces-first-page"
+            />
+          ) : filtered ? (
             <p>No calls match these filters.</p>
           ) : (
             <>
@@ -225,7 +232,9 @@ export function TracesPage({ api, project, params }: { api: Api; project: string
                         {status}
                       </span>
                     </td>
-                    <td data-testid="traces-started">{formatDate(call.started_at)}</td>
+                    <td class="date" data-testid="traces-started">
+                      {formatDate(call.started_at)}
+                    </td>
                     <td class="num" data-testid="traces-latency">
                       {formatDuration(callLatency(call))}
                     </td>
@@ -235,7 +244,9 @@ export function TracesPage({ api, project, params }: { api: Api; project: string
                     <td class="num" data-testid="traces-cost" title={unknown ?? String(usageCost(counted) ?? '')}>
                       {counted === undefined ? '…' : formatCost(usageCost(counted))}
                     </td>
-                    <td data-testid="traces-user">{call.wb_user_id ?? '—'}</td>
+                    <td class="one-line" data-testid="traces-user">
+                      {call.wb_user_id ?? '—'}
+                    </td>
                   </tr>
                 )
               })}
