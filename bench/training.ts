@@ -100,7 +100,8 @@ async function main() {
   config.tableName = 'loom-bench-training'
   await ensureTable(config.tableName)
   const { app } = await import('#functions/training/log-trajectories/handler')
-  const { parseLogInput } = await import('#shared/training/log-input')
+  const { GROUPS_KEY, parseLogInput } = await import('#shared/training/log-input')
+  const { parseJsonWithElements } = await import('#shared/http/read-json')
   const { computeLogMetrics } = await import('#shared/training/metrics')
   const { encodeGroup } = await import('#shared/training/group-codec')
 
@@ -123,13 +124,13 @@ async function main() {
   let items = 0
   for (let i = 0; i < ITERATIONS + 1; i++) {
     let start = performance.now()
-    const input = parseLogInput(model.id, JSON.parse(body.text), body.text)
+    const input = parseLogInput(model.id, parseJsonWithElements(body.text, GROUPS_KEY))
     const tParse = ms(start)
     start = performance.now()
     computeLogMetrics(input.request.split, input.request.trajectory_groups)
     const tMetrics = ms(start)
     start = performance.now()
-    const encoded = input.raw.trajectory_groups.map((g) => encodeGroup(JSON.stringify(g)))
+    const encoded = input.groupTexts.map((g) => encodeGroup(g))
     const tEncode = ms(start)
     storedBytes = encoded.flat().reduce((n, c) => n + c.length, 0)
     items = encoded.flat().length
@@ -150,7 +151,7 @@ async function main() {
     )
     const tRaw = ms(start)
     // Without compression: each group's JSON bytes, chunked the same way.
-    const plain = input.raw.trajectory_groups.map((g) => Buffer.from(JSON.stringify(g)))
+    const plain = input.groupTexts.map((g) => Buffer.from(g))
     start = performance.now()
     await putAll(plain.map((data, g) => ({ PK: `BENCHRAW#${i}#${g}`, SK: 'C#0', data })))
     const tRawPlain = ms(start)

@@ -46,6 +46,13 @@ function quote(value: unknown): string {
   return typeof value === 'string' ? `'${value}'` : JSON.stringify(value)
 }
 
+// zod keeps a regex check's pattern as `RegExp#toString()`, `/<source>/<flags>`; pydantic prints the bare pattern.
+function patternSource(pattern: string | undefined): string {
+  if (pattern === undefined) return ''
+  const end = pattern.lastIndexOf('/')
+  return pattern.startsWith('/') && end > 0 ? pattern.slice(1, end) : pattern
+}
+
 function lengthIssue(issue: ZodIssue & { code: 'too_small' | 'too_big' }): [string, string] {
   const small = issue.code === 'too_small'
   const bound = Number(small ? (issue as { minimum: unknown }).minimum : (issue as { maximum: unknown }).maximum)
@@ -94,7 +101,9 @@ function describe(issue: ZodIssue): [string, string] {
     }
     case 'invalid_format':
       if (issue.format === 'datetime') return ['datetime_from_date_parsing', 'Input should be a valid datetime']
-      if (issue.format === 'regex') return ['string_pattern_mismatch', `String should match pattern '${issue.pattern}'`]
+      if (issue.format === 'regex') {
+        return ['string_pattern_mismatch', `String should match pattern '${patternSource(issue.pattern)}'`]
+      }
       return ['value_error', `Value error, invalid ${issue.format}`]
     case 'not_multiple_of':
       return ['multiple_of', `Input should be a multiple of ${issue.divisor}`]

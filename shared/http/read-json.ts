@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import { jsonInvalidIssue } from '#shared/errors/error-response'
 import { RequestValidationError, UnsupportedMediaTypeError } from '#shared/errors/http-error'
 import type { AppEnv } from '#shared/http/app-env'
+import { scanJson } from '#shared/http/json-scan'
 import { requestHeader } from '#shared/http/node-bindings'
 import { requestText } from '#shared/http/request-body'
 import { withExactQuery } from '#shared/schemas/query'
@@ -38,23 +39,43 @@ export const MAX_JSON_DEPTH = 200
 export function excessNesting(text: string, limit = MAX_JSON_DEPTH): number {
   // Nesting deeper than `limit` needs more than `limit` opening and as many closing brackets.
   if (text.length <= 2 * limit) return -1
-  let depth = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code === 0x22) {
-      // Skips a string, escapes included.
-      for (i++; i < text.length; i++) {
-        const inner = text.charCodeAt(i)
-        if (inner === 0x5c) i++
-        else if (inner === 0x22) break
-      }
-    } else if (code === 0x5b || code === 0x7b) {
-      if (++depth > limit) return i
-    } else if (code === 0x5d || code === 0x7d) {
-      depth--
+  return scanJson(text, limit).tooDeep
+}
+
+// The body's text under the family's content-type rule; an empty body is `missing`.
+async function bodyText(c: Context<AppEnv>): Promise<string> {
+  const type = mediaType(requestHeader(c, 'content-type'))
+  if (c.get('family') === 'inference') {
+    if (type !== 'application/json') {
+      throw new UnsupportedMediaTypeError("Unsupported Media Type: Only 'application/json' is allowed")
     }
+  } else if (type !== '' && !/^application\/([\w.-]+\+)?json$/.test(type)) {
+    throw new RequestValidationError([NOT_A_DICT])
   }
-  return -1
+  const text = await requestText(c)
+  if (text.trim() === '') throw new RequestValidationError([MISSING_BODY])
+  return text
+}
+
+function parseText(text: string): unknown {
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch (error) {
+    throw new RequestValidationError([jsonInvalidIssue(positionOf(error, text), (error as Error).message)])
+  }
+  // FastAPI reads a `null` body as no body: a required body model is then `missing` at ["body"]
+  // (fastapi/dependencies/utils.py, `_validate_value_with_model_field`), before the model sees it.
+  if (body === null) throw new RequestValidationError([MISSING_BODY])
+  return body
+}
+
+function rejectNesting(tooDeep: number): void {
+  if (tooDeep >= 0) {
+    throw new RequestValidationError([
+      jsonInvalidIssue(tooDeep, `arrays and objects nested deeper than ${MAX_JSON_DEPTH} levels`),
+    ])
+  }
 }
 
 /**
@@ -65,32 +86,38 @@ export function excessNesting(text: string, limit = MAX_JSON_DEPTH): number {
  * whether each number was written as a float (`withExactQuery`).
  */
 export async function readJsonBody(c: Context<AppEnv>): Promise<unknown> {
-  const type = mediaType(requestHeader(c, 'content-type'))
-  const family = c.get('family')
-  if (family === 'inference') {
-    if (type !== 'application/json') {
-      throw new UnsupportedMediaTypeError("Unsupported Media Type: Only 'application/json' is allowed")
-    }
-  } else if (type !== '' && !/^application\/([\w.-]+\+)?json$/.test(type)) {
-    throw new RequestValidationError([NOT_A_DICT])
-  }
-  const text = await requestText(c)
-  if (text.trim() === '') throw new RequestValidationError([MISSING_BODY])
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch (error) {
-    throw new RequestValidationError([jsonInvalidIssue(positionOf(error, text), (error as Error).message)])
-  }
-  // FastAPI reads a `null` body as no body: a required body model is then `missing` at ["body"]
-  // (fastapi/dependencies/utils.py, `_validate_value_with_model_field`), before the model sees it.
-  if (body === null) throw new RequestValidationError([MISSING_BODY])
-  const tooDeep = excessNesting(text)
-  if (tooDeep >= 0) {
-    throw new RequestValidationError([
-      jsonInvalidIssue(tooDeep, `arrays and objects nested deeper than ${MAX_JSON_DEPTH} levels`),
-    ])
-  }
+  const text = await bodyText(c)
+  const body = parseText(text)
+  rejectNesting(excessNesting(text))
   // A tracing query's literals keep how their numbers were written (`1.0` is a float).
-  return family === 'tracing' ? withExactQuery(body, text) : body
+  return c.get('family') === 'tracing' ? withExactQuery(body, text) : body
+}
+
+/** A JSON body with its text and the elements of one of its array members as written (`parseJsonWithElements`). */
+export type JsonWithElements = {
+  value: unknown
+  text: string
+  /** The root object's array member's elements, each its exact text; undefined when there is no such array. */
+  elements: string[] | undefined
+}
+
+/**
+ * Parses a JSON body's text as `readJsonBody` does (the same 422s) and, in the same pass as the nesting check, cuts
+ * out the exact text of each element of the root object's array member `key`.
+ *
+ * @example parseJsonWithElements(text, 'trajectory_groups').elements // each group as the client wrote it
+ */
+export function parseJsonWithElements(text: string, key: string): JsonWithElements {
+  const value = parseText(text)
+  const { tooDeep, elements } = scanJson(text, MAX_JSON_DEPTH, key)
+  rejectNesting(tooDeep)
+  return { value, text, elements }
+}
+
+/**
+ * `readJsonBody` for a body whose array member `key` must be kept as sent (a training log's groups): the parsed value,
+ * the text and that array's elements as written. Not for tracing bodies (no `withExactQuery`).
+ */
+export async function readJsonBodyWithElements(c: Context<AppEnv>, key: string): Promise<JsonWithElements> {
+  return parseJsonWithElements(await bodyText(c), key)
 }

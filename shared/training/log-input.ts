@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import * as z from 'zod/mini'
 import { RequestValidationError, type ValidationIssue } from '#shared/errors/http-error'
 import { toValidationIssues } from '#shared/errors/validation-issues'
+import type { JsonWithElements } from '#shared/http/read-json'
 import { type LogRequest, LogRequestSchema, type MetricValues } from '#shared/schemas/training-log'
 import { computeLogMetrics, type LogCounts } from '#shared/training/metrics'
 
@@ -11,12 +12,15 @@ export const MAX_GROUPS_PER_LOG = 10_000
 /** Largest JSON size of a call's computed metrics (kept in the log record, under DynamoDB's 400 KB item limit). */
 export const MAX_METRICS_BYTES = 64 * 1024
 
-/** One validated log call: the parsed request, its metrics and the body as sent (stored whole). */
+/** One validated log call: the parsed request, its metrics and each group's text as sent (stored whole). */
 export type LogInput = {
   modelId: string
   request: LogRequest
-  /** The parsed JSON body before validation, so stored groups keep every key the client sent. */
-  raw: { trajectory_groups: unknown[] }
+  /**
+   * Each trajectory group's JSON text exactly as the client wrote it (every key, number and escape as sent), in
+   * request order: what is stored.
+   */
+  groupTexts: readonly string[]
   metrics: MetricValues
   counts: LogCounts
   /** SHA-256 of the body text, compared across retries that share an `Idempotency-Key`. */
@@ -47,13 +51,17 @@ function invalid(loc: (string | number)[], msg: string, type = 'value_error'): n
   throw new RequestValidationError([issue])
 }
 
+/** The key of the body's array whose elements are stored as sent (`readJsonBodyWithElements`). */
+export const GROUPS_KEY = 'trajectory_groups'
+
 /**
- * Validates a log call's body and `Idempotency-Key` header and computes its metrics, throwing a 422 with
- * pydantic-style locations (`["body","trajectory_groups",0,"trajectories",1,"reward"]`, `["header","Idempotency-Key"]`)
- * before anything is read or written.
+ * Validates a log call's body (read with its `trajectory_groups` elements as text, `readJsonBodyWithElements`) and
+ * `Idempotency-Key` header and computes its metrics, throwing a 422 with pydantic-style locations
+ * (`["body","trajectory_groups",0,"trajectories",1,"reward"]`, `["header","Idempotency-Key"]`) before anything is read
+ * or written.
  */
-export function parseLogInput(modelId: string, body: unknown, bodyText: string, idempotencyKey?: string): LogInput {
-  const parsed = z.safeParse(LogRequestSchema, body, { reportInput: true })
+export function parseLogInput(modelId: string, body: JsonWithElements, idempotencyKey?: string): LogInput {
+  const parsed = z.safeParse(LogRequestSchema, body.value, { reportInput: true })
   if (!parsed.success) throw new RequestValidationError(toValidationIssues(withRoleTags(parsed.error.issues), ['body']))
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_RE.test(idempotencyKey)) {
     invalid(
@@ -79,6 +87,10 @@ export function parseLogInput(modelId: string, body: unknown, bodyText: string, 
       'too_long',
     )
   }
+  // The scan and JSON.parse read the same text: a valid body's last `trajectory_groups` is the array both see.
+  if (body.elements?.length !== request.trajectory_groups.length) {
+    throw new Error('The trajectory groups cut from the body do not match the parsed ones')
+  }
   const { metrics, counts } = computeLogMetrics(request.split, request.trajectory_groups)
   const metricsBytes = Buffer.byteLength(JSON.stringify(metrics))
   if (metricsBytes > MAX_METRICS_BYTES) {
@@ -99,10 +111,10 @@ export function parseLogInput(modelId: string, body: unknown, bodyText: string, 
   return {
     modelId,
     request,
-    raw: body as { trajectory_groups: unknown[] },
+    groupTexts: body.elements,
     metrics,
     counts,
-    bodyHash: createHash('sha256').update(bodyText, 'utf8').digest('hex'),
+    bodyHash: createHash('sha256').update(body.text, 'utf8').digest('hex'),
     idempotencyKey,
   }
 }

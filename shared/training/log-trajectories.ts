@@ -69,7 +69,7 @@ export async function logTrajectories(
   }
   const { split } = input.request
   const { metrics, counts } = input
-  const encoded = input.raw.trajectory_groups.map((group) => encodeGroup(JSON.stringify(group)))
+  const encoded = input.groupTexts.map((text) => encodeGroup(text))
   await putLogGroups(logId, encoded)
   await putLogRecord({
     modelId: model.id,

@@ -21,7 +21,8 @@ function populationStdDev(values: readonly number[]): number {
  * `exception_rate` (exceptions count as items: E / (|T| + E)), the mean of every trajectory metric over the
  * trajectories carrying it (booleans as 1/0), `reward_std_dev` (mean population std of rewards over groups of more than
  * one trajectory, else 0) and `group_metric_<k>` over groups with at least one trajectory. Keys share one namespace,
- * are prefixed `<split>/`, and non-finite means are dropped.
+ * are prefixed `<split>/`, and a value that overflows to a non-finite one is dropped with its key, `reward_std_dev`
+ * included (JSON has no infinity; docs/training.md §5).
  *
  * @example computeLogMetrics('val', groups).metrics['val/reward']
  */

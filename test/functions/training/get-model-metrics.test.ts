@@ -88,6 +88,12 @@ describe('GET /v1/preview/models/{model_id}/metrics', () => {
     // Assess
     expect(foreign.status).toBe(404)
     expect(bad.status).toBe(422)
-    expect(bad.json.detail).toEqual([expect.objectContaining({ loc: ['query', 'after_step'] })])
+    expect(bad.json.detail).toEqual([
+      expect.objectContaining({
+        type: 'string_pattern_mismatch',
+        loc: ['query', 'after_step'],
+        msg: "String should match pattern '^-?\\d{1,15}$'",
+      }),
+    ])
   })
 })

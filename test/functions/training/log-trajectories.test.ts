@@ -221,7 +221,7 @@ describe('POST /v1/preview/models/{model_id}/log', () => {
       })
       const [record] = await listLogRecords(model.id, 'val')
       expect(record?.metrics).toEqual(json.metrics)
-      expect((await getLogGroups(record as never)).map(decodeGroup)).toEqual([JSON.stringify(JSON.parse(group))])
+      expect((await getLogGroups(record as never)).map(decodeGroup)).toEqual([group])
     })
 
     it('uses the split verbatim in metric keys and the model step as the step', async () => {
@@ -278,6 +278,31 @@ describe('POST /v1/preview/models/{model_id}/log', () => {
       expect(records[0]).toMatchObject({ logId: json.log_id, split: 'train', step: 0, groupCount: 2 })
       const stored = (await getLogGroups(records[0] as never)).map(decodeGroup)
       expect(stored).toEqual(groups.map((g) => JSON.stringify(g)))
+    })
+
+    it('stores each group as the exact text sent: big integers, 1.0, escapes, spacing and duplicate keys kept (QA)', async () => {
+      // Prepare: what ART's client (pydantic, json.dumps) may send; JSON.parse would round the integers beyond 2^53.
+      const caller = await newCaller()
+      const model = await newModel(caller)
+      const first =
+        '{"trajectories":[{"messages_and_choices":[{"role":"user","content":"q"},' +
+        '{"finish_reason":"stop","index":0,"logprobs":null,"message":{"role":"assistant","content":"a"},"token_ids":[151644,151645]}],' +
+        '"reward":1.0,"metrics":{"score":0.10},"metadata":{"snowflake_id":1234567890123456789,"seed":18446744073709551615,"s":"\\u00e9 \\"]\\","}}],' +
+        '"exceptions":[],"metadata":{"n":1E+300,"dup":1,"dup":2},"metrics":{},"logs":[],"unknown":{"kept":[1.50]}}'
+      const second = '{\n  "trajectories": [\n    {"messages_and_choices": [], "reward": -0.0}\n  ]\n}'
+      const body = `{"model_id": "${model.id}", "trajectory_groups": [ ${first},\n\t${second} ], "split": "val"}`
+
+      // Act
+      const res = await app.request(logPath(model.id), {
+        method: 'POST',
+        headers: { ...caller.bearer, 'content-type': 'application/json' },
+        body,
+      })
+
+      // Assess
+      expect(res.status).toBe(200)
+      const [record] = await listLogRecords(model.id, 'val')
+      expect((await getLogGroups(record as never)).map(decodeGroup)).toEqual([first, second])
     })
 
     it('finds a call by (model, split, step) and not under another split or step', async () => {

@@ -315,6 +315,25 @@ describe('POST /v1/preview/models/{model_id}/log validation', () => {
     expect(list.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'dict_type' })])
   })
 
+  it('refuses a body nested deeper than the limit with 422, before validation', async () => {
+    // Prepare: the nesting check runs in the same pass that cuts the groups out of the body.
+    const prefix = '{"split":"val","trajectory_groups":[{"trajectories":[],"metadata":{"x":'
+    const body = `${prefix}${'['.repeat(300)}${']'.repeat(300)}}}]}`
+
+    // Act
+    const res = await app.request(`/v1/preview/models/${model.id}/log`, {
+      method: 'POST',
+      headers: { ...caller.bearer, 'content-type': 'application/json' },
+      body,
+    })
+
+    // Assess: the 200th level is the 197th bracket after the prefix (the body, the list and the group's two objects).
+    expect(res.status).toBe(422)
+    expect(((await res.json()) as { detail: Detail[] }).detail).toEqual([
+      expect.objectContaining({ type: 'json_invalid', loc: ['body', prefix.length + 196] }),
+    ])
+  })
+
   it('refuses more groups than one call may store', async () => {
     // Act
     const groups = Array.from({ length: MAX_GROUPS_PER_LOG + 1 }, () => ({ trajectories: [] }))

@@ -100,6 +100,13 @@ describe('POST /v1/preview/models', () => {
       ['body', 'name'],
       ['body', 'base_model'],
     ])
+    // pydantic prints the bare pattern, not a JavaScript regex literal with its slashes (QA).
+    expect((json.detail as unknown[])[0]).toEqual({
+      type: 'string_pattern_mismatch',
+      loc: ['body', 'name'],
+      msg: "String should match pattern '^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$'",
+      input: 'bad name!',
+    })
   })
 })
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { parseLogInput } from '#shared/training/log-input'
+import { parseJsonWithElements } from '#shared/http/read-json'
+import { GROUPS_KEY, parseLogInput } from '#shared/training/log-input'
 import { trainingLogCall } from '#shared/training/log-trace'
 import { logTrajectories } from '#shared/training/log-trajectories'
 import { registerModel } from '#shared/training/preview-models'
@@ -13,7 +14,7 @@ describe('logTrajectories', () => {
     const principal = { userId: caller.userId, keyId: caller.keyId, entity: caller.entity, entities: [caller.entity] }
     const { model } = await registerModel(principal, { project: 'rl', name: 'agent', base_model: 'base' })
     const body = { split: 'val', trajectory_groups: [{ trajectories: [trajectory(1), trajectory(0)] }] }
-    const input = () => parseLogInput(model.id, body, JSON.stringify(body), 'key-1')
+    const input = () => parseLogInput(model.id, parseJsonWithElements(JSON.stringify(body), GROUPS_KEY), 'key-1')
     const startedAt = new Date('2025-03-03T03:03:03.000Z')
 
     // Act

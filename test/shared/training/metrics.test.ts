@@ -46,6 +46,16 @@ describe('computeLogMetrics', () => {
     expect(metrics['val/reward']).toBe(1)
   })
 
+  it('leaves out reward_std_dev when the standard deviation overflows, and reward when the mean does (QA)', () => {
+    // Act: the differences from the mean of [-1e300, 1e300] square to infinity; 1e308 + 1e308 overflows both means.
+    const spread = computeLogMetrics('val', [{ trajectories: [t(-1e300), t(1e300)] }]).metrics
+    const huge = computeLogMetrics('val', [{ trajectories: [t(1e308), t(1e308)] }]).metrics
+
+    // Assess
+    expect(spread).toEqual({ 'val/reward': 0, 'val/exception_rate': 0 })
+    expect(huge).toEqual({ 'val/exception_rate': 0 })
+  })
+
   it('keeps reward within the range of the rewards and std dev within half their span (property)', () => {
     const reward = fc.double({ min: -1e6, max: 1e6, noNaN: true })
     const groups = fc.array(
