@@ -26,7 +26,9 @@ export async function createLocalApp(functions: readonly FunctionEntry[] = FUNCT
   for (const entry of functions) {
     const { app } = await loadFunction(entry)
     for (const route of entry.routes) {
-      // API Gateway's REST API matches a resource with or without a trailing slash; so does the local server.
+      // API Gateway's REST API matches a resource with or without a trailing slash; so does the local server (each
+      // family app routes the slash form as the bare path: `strict: false`, shared/http/create-app.ts). The root stays
+      // strict, so the Console's `/console` → `/console/` redirect does not loop.
       for (const path of route.path.endsWith('/') ? [route.path] : [route.path, `${route.path}/`]) {
         // The Node bindings (`incoming`, `outgoing`) travel along, so a function can read the body and watch for a
         // disconnect without materialising a full fetch `Request`.

@@ -1,5 +1,5 @@
 import { Rng, topTokens } from '#shared/engine/sampler'
-import { clampLogprob, type Job, type LogprobEntry, Sequence, tokenLabel } from '#shared/engine/sequence'
+import { clampLogprob, type Job, type LogprobEntry, Sequence, tokenLabel, topEntry } from '#shared/engine/sequence'
 import { EOS_TOKEN_ID, tokenBytes } from '#shared/engine/tokenizer'
 
 /** A finished beam: its sequence (text, tokens, finish reason) and score. */
@@ -67,11 +67,7 @@ export async function beamSearch(job: Job, width: number, yieldEvery: () => Prom
     for (const beam of live) {
       const dist = beam.sequence.distribution()
       const top = params.logprobs
-        ? topTokens(dist, params.topLogprobs).map(([t, v]) => ({
-            token: tokenLabel(t, params.tokensAsIds),
-            logprob: clampLogprob(v),
-            bytes: tokenBytes(t),
-          }))
+        ? topTokens(dist, params.topLogprobs).map(([t, v]) => topEntry(t, v, params.tokensAsIds))
         : []
       for (const [token, lp] of topTokens(dist, 2 * width)) {
         if (lp === Number.NEGATIVE_INFINITY) continue

@@ -7,16 +7,10 @@ import { PrefixCache } from '#shared/engine/prefix-cache'
 import { buildPrompt, type Prompt, userTextSpans } from '#shared/engine/prompt'
 import { logSoftmax, Rng, rankOf, topTokens } from '#shared/engine/sampler'
 import { Scheduler } from '#shared/engine/scheduler'
-import {
-  clampLogprob,
-  type Job,
-  type LogprobEntry,
-  Sequence,
-  type StepResult,
-  tokenLabel,
-} from '#shared/engine/sequence'
+import { clampLogprob, type Job, type LogprobEntry, Sequence, type StepResult } from '#shared/engine/sequence'
 import { engineSettings, type ResolvedEngineSettings } from '#shared/engine/settings'
 import { constraintFor } from '#shared/engine/structured'
+import { tokenText } from '#shared/engine/tokenizer'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { CancelSignal } from '#shared/inference/cancellation'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
@@ -129,7 +123,9 @@ export function promptLogprobs(prepared: Prepared): PromptLogprobs {
       entry[String(t)] = {
         logprob: clampLogprob(dist[t] as number),
         rank: rankOf(dist, t),
-        decoded_token: tokenLabel(t, params.tokensAsIds),
+        // vLLM's detokenized text: `return_tokens_as_token_ids` changes only the chat logprobs (`clamp_prompt_logprobs`
+        // leaves the engine's `decoded_token` as it is).
+        decoded_token: tokenText(t),
       }
     }
     add(actual)

@@ -10,7 +10,7 @@ export type Prompt = {
   ids: number[]
   /** The response message role: `assistant`, or the last message's role without a generation prompt. */
   role: string
-  /** The last message's text, for `echo`. */
+  /** The last message's text as `echo` prepends it: its text parts joined with newlines. */
   lastContent: string
   lastRole: string
   /** The last user message's text: what the answer is about. */
@@ -30,10 +30,23 @@ function partText(part: ContentPart): string | null {
   return typeof text === 'string' ? text : null
 }
 
+// The text the template renders for a message: its text parts back to back (the ChatML template's `text` macro).
 function messageText(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   return content.map((p: ContentPart) => partText(p) ?? '').join('')
+}
+
+// What vLLM's `echo` prepends for a content list: the `text` of each part its parser gave the template (every
+// text-like part becomes `{type: "text", text}`; a text or refusal part without its text is left out), joined with
+// newlines (`chat_completion_full_generator`). A part without a text (a null `thinking`) is skipped where vLLM fails.
+function echoedText(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content
+    .map((p: ContentPart) => partText(p))
+    .filter((t) => t !== null)
+    .join('\n')
 }
 
 // Keys of vLLM's content part types; any other key of a part reaches the template (`_collect_extra_fields`).
@@ -132,7 +145,7 @@ export function buildPrompt(request: ChatCompletionRequest, settings: ResolvedEn
   return {
     ids,
     role: addGenerationPrompt ? 'assistant' : (last?.role ?? 'assistant'),
-    lastContent: messageText(last?.content),
+    lastContent: echoedText(last?.content),
     lastRole: last?.role ?? '',
     lastUserText: messageText([...request.messages].reverse().find((m) => m.role === 'user')?.content),
     reasoningOpen: ids.lastIndexOf(TOKEN.thinkStart) > ids.lastIndexOf(TOKEN.thinkEnd),

@@ -36,9 +36,19 @@ function usage(a: Admitted, completion: number, reasoning: number): ChatUsage {
   return out
 }
 
-// `include_reasoning: false` hides the reasoning and, with it, the token ids (docs/inference.md §2.1, §5).
+// The reference engine always runs with a reasoning parser, so `include_reasoning: false` hides every choice's token
+// ids and logprobs, whether or not the answer reasoned, but not the prompt's ids: vLLM's `suppress_metadata` and
+// `hide_stream_metadata` (`not request.include_reasoning and parser is not None`, docs/inference.md §5, §6).
+function showMetadata(p: Prepared): boolean {
+  return p.params.includeReasoning
+}
+
 function showIds(p: Prepared): boolean {
-  return p.params.returnTokenIds && (p.params.includeReasoning || !p.job.reasoningOpen)
+  return p.params.returnTokenIds && showMetadata(p)
+}
+
+function promptIds(p: Prepared): number[] | null {
+  return p.params.returnTokenIds ? [...p.prompt.ids] : null
 }
 
 function echoText(p: Prepared): string | undefined {
@@ -75,7 +85,7 @@ async function complete(call: ChatBackendCall): Promise<ChatCompletionResponse> 
         function_call: null,
         reasoning: prepared.job.reasoningOpen && prepared.params.includeReasoning ? sequence.reasoning : null,
       },
-      logprobs: prepared.params.logprobs ? { content: entries[index] ?? [] } : null,
+      logprobs: prepared.params.logprobs && showMetadata(prepared) ? { content: entries[index] ?? [] } : null,
       finish_reason: sequence.finishReason ?? 'stop',
       stop_reason: sequence.stopReason,
       token_ids: showIds(prepared) ? [...sequence.output] : null,
@@ -92,7 +102,7 @@ async function complete(call: ChatBackendCall): Promise<ChatCompletionResponse> 
       system_fingerprint: null,
       usage: usage(admitted, completion, reasoning),
       prompt_logprobs: prompt,
-      prompt_token_ids: showIds(prepared) ? [...prepared.prompt.ids] : null,
+      prompt_token_ids: promptIds(prepared),
       kv_transfer_params: null,
     }
   } finally {
@@ -138,7 +148,7 @@ async function* stream(call: ChatBackendCall): AsyncGenerator<ChatCompletionChun
         completion_tokens_details: { reasoning_tokens: reasoning[index] ?? 0 },
       },
     })
-    const ids = showIds(prepared) ? [...prepared.prompt.ids] : null
+    const ids = promptIds(prepared)
     // Every choice's role chunk, then every choice's echo, in that order, as vLLM's serving_chat sends them.
     for (let index = 0; index < params.n; index++) {
       const role: ChatChunkChoice = {
@@ -190,7 +200,8 @@ function choiceOf(prepared: Prepared, event: GenerationEvent): ChatChunkChoice {
   const choice: ChatChunkChoice = {
     index,
     delta: delta(content, reasoning, showReasoning),
-    logprobs: params.logprobs ? { content: entries } : null,
+    // Hidden metadata leaves a reasoning token's chunk empty, so it is not sent (vLLM's parser gives it no delta).
+    logprobs: params.logprobs && showMetadata(prepared) ? { content: entries } : null,
     finish_reason: sequence.finished || event.kind === 'beam' ? (sequence.finishReason ?? 'stop') : null,
   }
   if (choice.finish_reason !== null) choice.stop_reason = sequence.stopReason

@@ -68,6 +68,17 @@ export function tokenLabel(id: number, asIds: boolean): string {
   return asIds ? `token_id:${id}` : tokenText(id)
 }
 
+const utf8 = new TextEncoder()
+
+/**
+ * One `top_logprobs` entry. vLLM's `_get_top_logprobs` takes its `bytes` from the label it shows, so with
+ * `return_tokens_as_token_ids` they are the bytes of `token_id:<id>`; the main entry's stay the token's own.
+ */
+export function topEntry(id: number, logprob: number, asIds: boolean): LogprobEntry['top_logprobs'][number] {
+  const token = tokenLabel(id, asIds)
+  return { token, logprob: clampLogprob(logprob), bytes: asIds ? [...utf8.encode(token)] : tokenBytes(id) }
+}
+
 /**
  * One choice being generated: the token history, the grammar state, the reasoning section, decoded text with stop
  * strings held back while they might still match, and the finish reason once it ends.
@@ -236,11 +247,9 @@ export class Sequence {
         token: tokenLabel(token, params.tokensAsIds),
         logprob: clampLogprob(raw[token] as number),
         bytes: tokenBytes(token),
-        top_logprobs: sampledFirst(raw, token, params.topLogprobs).map(([t, lp]) => ({
-          token: tokenLabel(t, params.tokensAsIds),
-          logprob: clampLogprob(lp),
-          bytes: tokenBytes(t),
-        })),
+        top_logprobs: sampledFirst(raw, token, params.topLogprobs).map(([t, lp]) =>
+          topEntry(t, lp, params.tokensAsIds),
+        ),
       }
     }
     return { ...this.append(token, dist[token] as number), logprobs }

@@ -3,9 +3,10 @@ import { parseGbnf } from '#shared/engine/grammar/gbnf'
 import { type JsonLayoutOptions, jsonObjectGrammar, jsonSchemaGrammar } from '#shared/engine/grammar/json-schema'
 import { Matcher } from '#shared/engine/grammar/matcher'
 import { regexToNode } from '#shared/engine/grammar/regex'
-import { structuralTagGrammar } from '#shared/engine/grammar/structural-tag'
+import { InvalidStructuralTagError, structuralTagGrammar } from '#shared/engine/grammar/structural-tag'
 import { BadRequestError } from '#shared/errors/http-error'
 import { constraintConflict } from '#shared/inference/serving-rules'
+import { invalidStructuralTagError } from '#shared/inference/validate-request'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 
 /**
@@ -115,6 +116,12 @@ export function constraintFor(request: ChatCompletionRequest): Matcher | undefin
     remember(key, matcher)
     return matcher
   } catch (error) {
+    // What xgrammar refuses is vLLM's request-validation 400, named by the field that carried the tag
+    // (docs/inference.md §3.3, §3.4).
+    if (error instanceof InvalidStructuralTagError) {
+      const field = rf?.type === 'structural_tag' ? 'response_format' : 'structured_outputs'
+      throw invalidStructuralTagError(field, request, error)
+    }
     if (error instanceof UnsupportedConstraintError) {
       throw new BadRequestError(error.message, { param: 'structured_outputs', cause: error })
     }

@@ -72,6 +72,8 @@ type FamilyOptions = {
   extra?: MiddlewareHandler<AppEnv>[]
   /** Answer 405 with `Allow` for a path served under another method (else 404, as before for that family). */
   methodNotAllowed?: boolean
+  /** Route `/path/` apart from `/path` (default false: the slash form takes the bare path's route). */
+  strict?: boolean
 }
 
 function createFamilyApp({
@@ -80,8 +82,12 @@ function createFamilyApp({
   scheme,
   extra = [],
   methodNotAllowed = false,
+  strict = false,
 }: FamilyOptions): Hono<AppEnv> {
-  const app = new Hono<AppEnv>()
+  // Not strict (the default): a path with a trailing slash takes the route without it (`GET /v1/models/`), on every
+  // route of every family, locally and on Lambda alike (API Gateway's REST API sends both spellings to the one
+  // resource); the Console's app is strict.
+  const app = new Hono<AppEnv>({ strict })
   registerErrorMapper(app, errors)
   app.onError(async (error, c) => {
     // A client that left first (a cancelled completion fails with the engine's 503 or the upstream's 499) is answered
@@ -141,7 +147,10 @@ export function createTracingApp(): Hono<AppEnv> {
   return createFamilyApp({ family: 'tracing', errors: tracingErrorResponse, scheme: 'basic-or-bearer' })
 }
 
-/** The app for public, unauthenticated routes (`/health`, `/openapi.json`, `/server_info`). */
-export function createPublicApp(): Hono<AppEnv> {
-  return createFamilyApp({ family: 'meta', errors: tracingErrorResponse })
+/**
+ * The app for public, unauthenticated routes (`/health`, `/openapi.json`, `/server_info`); `strict` routes `/path/`
+ * apart from `/path` (the Console, whose `/console` redirects to `/console/`).
+ */
+export function createPublicApp(options: { strict?: boolean } = {}): Hono<AppEnv> {
+  return createFamilyApp({ family: 'meta', errors: tracingErrorResponse, strict: options.strict === true })
 }

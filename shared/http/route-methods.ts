@@ -17,7 +17,9 @@ function covers(pattern: string, path: string): boolean {
  * from a 404 for a request no route matched; a loop over the app's few routes, off every matched request's path.
  */
 export function methodsAt(app: { routes: readonly { method: string; path: string }[] }, path: string): string[] {
+  // Family apps route a trailing slash as the path without it (`strict: false`).
+  const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
   const methods = new Set<string>()
-  for (const route of app.routes) if (route.method !== 'ALL' && covers(route.path, path)) methods.add(route.method)
+  for (const route of app.routes) if (route.method !== 'ALL' && covers(route.path, bare)) methods.add(route.method)
   return [...methods]
 }

@@ -271,6 +271,21 @@ function ruleIssue(error: RuleError, input: unknown, loc: (string | number)[] = 
 }
 
 /**
+ * vLLM's request-validation 400 for a structural tag its xgrammar check refuses (`validate_structural_tag_payload`):
+ * `Invalid response_format structural_tag specification.` or the `structured_outputs` one, named by the field that
+ * carried the tag. The reference engine raises it for what only its compiler can tell (docs/inference.md §3.4).
+ */
+export function invalidStructuralTagError(
+  field: 'response_format' | 'structured_outputs',
+  input: unknown,
+  cause?: unknown,
+): RequestValidationError {
+  const error = ruleIssue(new RuleError(`Invalid ${field} structural_tag specification.`, field), input)
+  if (cause !== undefined) error.cause = cause
+  return error
+}
+
+/**
  * Validates a parsed JSON body as a chat-completion request: the contract's raw-body rules first (their messages
  * exactly), then field types and ranges. Throws `RequestValidationError` (rendered as vLLM's 400) on the first
  * failing rule, or with every field error.

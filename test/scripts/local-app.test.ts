@@ -58,6 +58,25 @@ describe('local server dispatch', () => {
     expect(await training.json()).toEqual({ detail: 'No route for GET /v1/preview/nowhere' })
   })
 
+  it('serves every family route with a trailing slash, as each function app does behind API Gateway', async () => {
+    // Prepare
+    const app = await createLocalApp()
+    const caller = await newCaller()
+
+    // Act
+    const models = await app.request('/v1/models/', { headers: caller.bearer })
+    const usage = await app.request('/v1/usage/', { headers: caller.bearer })
+    const tracing = await app.request('/calls/query_stats/', {
+      method: 'POST',
+      headers: { ...caller.basic, 'content-type': 'application/json' },
+      body: JSON.stringify({ project_id: `${caller.entity}/p` }),
+    })
+    const health = await app.request('/health/')
+
+    // Assess
+    expect([models.status, usage.status, tracing.status, health.status]).toEqual([200, 200, 200, 200])
+  })
+
   it('serves a route with a trailing slash as API Gateway does', async () => {
     const app = await createLocalApp()
     const res = await app.request('/v1/chat/completions/', {

@@ -4,7 +4,6 @@ import { ChatCompletionRequestSchema } from '#shared/schemas/chat-completion'
 
 /** `POST /v1/chat/completions`: the route inference/create-chat-completion serves. */
 export const route = declareRoute({
-  // The app also serves `/v1/chat/completions/`; API Gateway maps both spellings to this one resource.
   id: 'inference/create-chat-completion',
   family: 'inference',
   access: 'write',

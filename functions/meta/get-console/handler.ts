@@ -31,7 +31,8 @@ async function serveFile(c: Context<AppEnv>, name: string): Promise<Response> {
  * assets under `/console/<file>`; `GET /` and `GET /console` redirect a browser there. No credentials: the page is
  * public, its API calls carry the key.
  */
-export const app = createPublicApp()
+// Strict routing: `/console` redirects to `/console/`, which serves the page (a trailing slash is not the same route).
+export const app = createPublicApp({ strict: true })
   .on(root.method, root.path, redirect)
   .on(page.method, page.path, redirect)
   .on(page.method, `${page.path}/`, (c) => serveFile(c, INDEX))

@@ -30,7 +30,18 @@ type Pattern = { text: string; next: GNode | null }
 const MAX_DEPTH = 32
 const utf8 = new TextEncoder()
 
+/**
+ * A structural tag xgrammar itself refuses (a missing or mistyped field, an unknown format type, a tag no trigger
+ * starts): vLLM's request validator answers it before any engine runs (docs/inference.md §3.3, §3.4).
+ */
+export class InvalidStructuralTagError extends UnsupportedConstraintError {}
+
 function bad(message: string): never {
+  throw new InvalidStructuralTagError(`structural_tag: ${message}`)
+}
+
+// Valid for xgrammar, but beyond what the reference engine enforces: the engine's own 400.
+function unsupported(message: string): never {
   throw new UnsupportedConstraintError(`structural_tag: ${message}`)
 }
 
@@ -157,14 +168,17 @@ function automaton(texts: string[]) {
 }
 
 function format(b: Builder, value: unknown, depth: number): GNode {
-  if (depth > MAX_DEPTH) bad(`formats nest deeper than ${MAX_DEPTH}`)
+  if (depth > MAX_DEPTH) unsupported(`formats nest deeper than ${MAX_DEPTH}`)
   const spec = object(value, 'a format')
   switch (spec.type) {
     case 'const_string':
       return lit(text(spec, 'value'))
     case 'json_schema': {
+      if (spec.parsing_type === 'qwen_xml') {
+        unsupported("json_schema parsing_type 'qwen_xml' is not supported by the reference engine")
+      }
       if (spec.parsing_type !== undefined && spec.parsing_type !== 'json') {
-        bad(`json_schema parsing_type '${String(spec.parsing_type)}' is not supported by the reference engine`)
+        bad(`json_schema parsing_type '${String(spec.parsing_type)}' is unknown`)
       }
       return b.embed(jsonSchemaGrammar(spec.json_schema ?? {}, b.options), 'json')
     }
@@ -188,8 +202,10 @@ function format(b: Builder, value: unknown, depth: number): GNode {
       return triggeredTags(b, spec, depth)
     case 'tags_with_separator':
       return tagsWithSeparator(b, spec, depth)
+    case 'qwen_xml_parameter':
+      return unsupported("format type 'qwen_xml_parameter' is not supported by the reference engine")
     default:
-      return bad(`format type '${String(spec.type)}' is not supported by the reference engine`)
+      return bad(`format type '${String(spec.type)}' is unknown`)
   }
 }
 

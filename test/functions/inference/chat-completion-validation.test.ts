@@ -666,6 +666,38 @@ describe('POST /v1/chat/completions on the reference engine', () => {
     expect(aboveConfig.body.error.message).toBe('min_tokens must be less than or equal to max_tokens=20, got 21.')
   })
 
+  const TOOL_TAG = { begin: '<b>', content: { type: 'const_string', value: 'x' }, end: '</b>' }
+  it.each([
+    ['an unknown format type', { format: { type: 'nope' } }],
+    ['a tag no trigger starts', { format: { type: 'triggered_tags', triggers: ['<a'], tags: [TOOL_TAG] } }],
+    ['const_string without value', { format: { type: 'const_string' } }],
+    ['a legacy begin no trigger starts', { structures: [{ begin: '<x>', end: '</x>' }], triggers: ['<y'] }],
+    ['a legacy empty trigger', { structures: [{ begin: '<x>', end: '</x>' }], triggers: [''] }],
+  ])('answers a structural tag xgrammar refuses (%s) with vLLM request-validation 400', async (_, tag) => {
+    await expectRequestError(
+      { messages, model: reference.id, response_format: { type: 'structural_tag', ...tag } },
+      'Invalid response_format structural_tag specification.',
+      'response_format',
+    )
+    await expectRequestError(
+      { messages, model: reference.id, structured_outputs: { structural_tag: { type: 'structural_tag', ...tag } } },
+      'Invalid structured_outputs structural_tag specification.',
+      'structured_outputs',
+    )
+  })
+
+  it('keeps the engine 400 for a structural tag xgrammar accepts but the engine cannot enforce', async () => {
+    // Act
+    const res = await complete({
+      response_format: { type: 'structural_tag', format: { type: 'qwen_xml_parameter', json_schema: {} } },
+    })
+
+    // Assess
+    expect(res.status).toBe(400)
+    expect(res.body.error).toMatchObject({ type: 'BadRequestError', param: 'structured_outputs' })
+    expect(res.body.error.message).toContain("format type 'qwen_xml_parameter' is not supported")
+  })
+
   it('refuses out-of-vocabulary stop_token_ids, listed once each, on param stop_token_ids', async () => {
     // Act
     const res = await complete({ stop_token_ids: [999, 5, 999, -1] })

@@ -243,6 +243,15 @@ describe('GET /v1/usage', () => {
     expect(Date.parse(now.start)).toBe(Math.ceil(end / 3_600_000) * 3_600_000 - 24 * 3_600_000)
   })
 
+  it('serves the path with a trailing slash', async () => {
+    // Act
+    const res = await app.request('/v1/usage/?start=0&end=3600', { headers: caller.bearer })
+
+    // Assess
+    expect(res.status).toBe(200)
+    expect(await res.json()).toMatchObject({ object: 'usage', start: '1970-01-01T00:00:00.000Z', data: [] })
+  })
+
   it('refuses a parameter given more than once with 400 saying which', async () => {
     for (const name of ['start', 'end', 'project']) {
       // Prepare

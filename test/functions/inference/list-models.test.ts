@@ -8,7 +8,7 @@ import { referenceCatalogModel } from '#shared/engine/settings'
 import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
 import { clearCatalogCache } from '#shared/inference/catalog'
 import { jsonInit, newCaller, type TestCaller } from '../../support/auth.js'
-import { lambdaContext, restEvent } from '../../support/events.js'
+import { lambdaContext, restEvent, restProxyEvent } from '../../support/events.js'
 import { addUpstreamModel } from '../../support/models.js'
 
 let caller: TestCaller
@@ -110,6 +110,34 @@ describe('GET /v1/models', () => {
     expect(await res.json()).toEqual({
       error: { message: 'Authentication failed', type: 'AuthenticationError', param: null, code: 401 },
     })
+  })
+
+  it('serves the path with a trailing slash, and answers 405 there for another method, as on every route', async () => {
+    // Act
+    const bare = await app.request('/v1/models', { headers: caller.bearer })
+    const slash = await app.request('/v1/models/', { headers: caller.bearer })
+    const post = await app.request('/v1/models/', { method: 'POST', headers: caller.bearer })
+
+    // Assess
+    expect(slash.status).toBe(200)
+    expect(await slash.json()).toEqual(await bare.json())
+    expect(post.status).toBe(405)
+    expect(post.headers.get('allow')).toBe('GET')
+  })
+
+  it('serves an API Gateway event whose path has a trailing slash through the Lambda handler', async () => {
+    // Prepare: API Gateway's REST API sends `/v1/models/` to the `/v1/models` resource with the path as sent.
+    const event = {
+      ...restProxyEvent({ path: '/v1/models/', headers: { Authorization: caller.bearer.authorization } }),
+      resource: '/v1/models',
+    }
+
+    // Act
+    const result = (await handler(event as never, lambdaContext() as never)) as { statusCode: number; body: string }
+
+    // Assess
+    expect(result.statusCode).toBe(200)
+    expect((JSON.parse(result.body) as { object: string }).object).toBe('list')
   })
 
   it('serves an API Gateway event through the Lambda handler', async () => {

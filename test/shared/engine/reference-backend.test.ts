@@ -3,7 +3,7 @@ import { REASONING_BUDGET } from '#shared/engine/params'
 import { referenceBackend } from '#shared/engine/reference-backend'
 import { Cancellation } from '#shared/inference/cancellation'
 import { sseStream } from '#shared/inference/sse-stream'
-import type { ChatCompletionChunk } from '#shared/schemas/chat-completion'
+import type { ChatCompletionChunk, ChatCompletionRequest } from '#shared/schemas/chat-completion'
 import { sseChunks, sseEvents } from '../../support/sse.js'
 import { ask, complete, model, streamAll, text } from './support.js'
 
@@ -146,6 +146,41 @@ describe('reference backend', () => {
     expect(text(hidden)).toBe(text(shown))
     expect(chunks.map((c) => c.choices[0]?.delta.reasoning ?? '').join('')).toBe(reasoning)
   })
+
+  it.each([
+    ['reasoning', { reasoning_effort: 'low' as const }],
+    ['no reasoning', {}],
+  ])(
+    'hides logprobs and token ids but not prompt ids when include_reasoning is false (%s), as vLLM does with a reasoning parser',
+    async (_, extra) => {
+      // Prepare
+      const request = ask('Why is the sky blue?', {
+        ...extra,
+        include_reasoning: false,
+        logprobs: true,
+        top_logprobs: 2,
+        return_token_ids: true,
+        seed: 2,
+        max_completion_tokens: 60,
+      })
+
+      // Act
+      const buffered = await complete(request)
+      const chunks = await streamAll({ ...request, stream: true })
+
+      // Assess: vLLM's `suppress_metadata` (buffered) and `hide_stream_metadata` (every chunk); a reasoning token's
+      // chunk, left empty, is not sent.
+      expect(buffered.choices[0]?.logprobs).toBeNull()
+      expect(buffered.choices[0]?.token_ids).toBeNull()
+      expect(buffered.prompt_token_ids?.length).toBe(buffered.usage.prompt_tokens)
+      expect(chunks[0]?.prompt_token_ids?.length).toBe(buffered.usage.prompt_tokens)
+      const choices = chunks.flatMap((c) => c.choices)
+      expect(choices.every((c) => c.logprobs === null && c.token_ids === undefined)).toBe(true)
+      const body = choices.slice(1)
+      expect(body.every((c) => (c.delta.content ?? '') !== '' || c.finish_reason !== null)).toBe(true)
+      expect(body.map((c) => c.delta.content ?? '').join('')).toBe(text(buffered))
+    },
+  )
 
   it('applies a JSON schema to the answer after the reasoning section', async () => {
     // Act
@@ -336,6 +371,39 @@ describe('reference backend', () => {
       [0, { content: 'Well,' }],
       [1, { content: 'Well,' }],
     ])
+  })
+
+  it('echoes a content list as vLLM does: its text parts joined with newlines, buffered and streamed, every choice', async () => {
+    // Prepare: every text-like part type; a text part without its text is left out, as vLLM's parser leaves it.
+    const request = {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Say' },
+            { type: 'input_text', text: 'hello' },
+            { type: 'text', text: null },
+            { type: 'refusal', refusal: 'no' },
+            { type: 'thinking', thinking: 'hm' },
+            'please.',
+          ],
+        },
+      ],
+      add_generation_prompt: false,
+      echo: true,
+      n: 2,
+      seed: 3,
+      max_completion_tokens: 3,
+    } as ChatCompletionRequest
+
+    // Act
+    const buffered = await complete(request)
+    const chunks = await streamAll({ ...request, stream: true })
+
+    // Assess
+    const echo = 'Say\nhello\nno\nhm\nplease.'
+    for (const choice of buffered.choices) expect(choice.message.content?.startsWith(echo)).toBe(true)
+    expect(chunks.slice(2, 4).map((c) => c.choices[0]?.delta)).toEqual([{ content: echo }, { content: echo }])
   })
 
   it('stops generating when the signal aborts', async () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { applyBiasAndPenalties, finalDistribution, type SamplingOptions } from '#shared/engine/sampler'
 import { Sequence } from '#shared/engine/sequence'
-import { decode, EOS_TOKEN_ID, encode, VOCAB_SIZE } from '#shared/engine/tokenizer'
+import { decode, EOS_TOKEN_ID, encode, tokenBytes, tokenText, VOCAB_SIZE } from '#shared/engine/tokenizer'
 import type { ChatCompletionResponse } from '#shared/schemas/chat-completion'
 import { ask, complete, type Entry, logprobsOf, model, streamAll, text } from './support.js'
 
@@ -547,6 +547,36 @@ describe('reference engine sampling', () => {
     expect(choice?.message.content).toBe(decode(choice?.token_ids ?? [], { skipSpecialTokens: false }))
     expect(choice?.message.content?.endsWith(' <|im_end|>')).toBe(true)
     expect(logprobsOf(response).map((e) => e.token)).toEqual(choice?.token_ids?.map((t) => `token_id:${t}`))
+  })
+
+  it('gives top_logprobs the bytes of their token_id label but keeps the real token in bytes and prompt logprobs', async () => {
+    // Act
+    const response = await complete(
+      ask('Say hello.', {
+        temperature: 0,
+        logprobs: true,
+        top_logprobs: 3,
+        prompt_logprobs: 1,
+        return_tokens_as_token_ids: true,
+        max_completion_tokens: 4,
+      }),
+    )
+
+    // Assess: vLLM's `_get_top_logprobs` encodes the label it shows; the main entry's bytes are the decoded token's,
+    // and prompt logprobs keep the engine's detokenized `decoded_token`.
+    const utf8 = new TextEncoder()
+    for (const entry of logprobsOf(response)) {
+      const id = Number(entry.token.slice('token_id:'.length))
+      expect(entry.bytes).toEqual(tokenBytes(id))
+      const top = entry.top_logprobs as unknown as { token: string; bytes: number[] }[]
+      for (const t of top) expect(t.bytes).toEqual([...utf8.encode(t.token)])
+    }
+    const prompt = response.prompt_logprobs as (Record<string, { decoded_token: string }> | null)[]
+    const ids = response.usage.prompt_tokens
+    expect(prompt).toHaveLength(ids)
+    for (const position of prompt.slice(1)) {
+      for (const [id, lp] of Object.entries(position ?? {})) expect(lp.decoded_token).toBe(tokenText(Number(id)))
+    }
   })
 
   it('echoes the final message and reports prompt logprobs', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { UnsupportedConstraintError } from '#shared/engine/grammar/ast'
 import { Matcher } from '#shared/engine/grammar/matcher'
-import { structuralTagGrammar } from '#shared/engine/grammar/structural-tag'
+import { InvalidStructuralTagError, structuralTagGrammar } from '#shared/engine/grammar/structural-tag'
 import { ask, complete, text } from './support.js'
 
 const utf8 = new TextEncoder()
@@ -120,11 +120,22 @@ describe('structural tags (grammar)', () => {
 
   it.each([
     [{ format: { type: 'qwen_xml_parameter', json_schema: {} } }, "format type 'qwen_xml_parameter' is not supported"],
-    [{ format: { ...FUNCTION_TAGS, triggers: ['<tool='] } }, 'must start with exactly one trigger'],
     [{ format: { type: 'json_schema', json_schema: {}, parsing_type: 'qwen_xml' } }, "parsing_type 'qwen_xml'"],
-    ['{not json', 'not valid JSON'],
-  ])('refuses what it cannot enforce: %j', (spec, message) => {
+  ])('refuses what xgrammar accepts but it cannot enforce: %j', (spec, message) => {
     expect(() => matcher(spec)).toThrow(UnsupportedConstraintError)
+    expect(() => matcher(spec)).toThrow(message)
+    expect(() => matcher(spec)).not.toThrow(InvalidStructuralTagError)
+  })
+
+  it.each([
+    [{ format: { ...FUNCTION_TAGS, triggers: ['<tool='] } }, 'must start with exactly one trigger'],
+    [{ format: { type: 'nope' } }, "format type 'nope' is unknown"],
+    [{ format: { type: 'const_string' } }, '`value` must be a string'],
+    [{ structures: [{ begin: '<x>', end: '</x>' }], triggers: [''] }, 'triggers must be non-empty strings'],
+    [{ format: { type: 'json_schema', json_schema: {}, parsing_type: 'yaml' } }, "parsing_type 'yaml' is unknown"],
+    ['{not json', 'not valid JSON'],
+  ])('tells a specification xgrammar refuses apart: %j', (spec, message) => {
+    expect(() => matcher(spec)).toThrow(InvalidStructuralTagError)
     expect(() => matcher(spec)).toThrow(message)
   })
 })
