@@ -170,6 +170,11 @@ export function renderCall(call: LoadedCall, options: RenderOptions = {}): Recor
     expire_at: null,
   }
   if (options.columns === undefined) return out
+  // Every key stays, as the reference's `_ch_call_dict_to_call_schema_dict` builds each line whatever the columns:
+  // one not selected is null, `attributes` and `inputs` `{}` (the Python client validates each line as a
+  // `CallSchema`, which requires both).
   const keep = options.columns
-  return Object.fromEntries(Object.entries(out).filter(([k]) => keep.has(k)))
+  for (const key of Object.keys(out))
+    if (!keep.has(key)) out[key] = key === 'attributes' || key === 'inputs' ? {} : null
+  return out
 }

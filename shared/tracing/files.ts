@@ -29,7 +29,7 @@ export async function createFile(c: Context<AppEnv>): Promise<{ digest: string }
   const digest = bytesDigest(bytes)
   const expected = form.expected_digest
   if (typeof expected === 'string' && expected !== '' && expected !== digest) {
-    throw new ConflictError(`Digest mismatch: expected ${expected}, got ${digest}`)
+    throw new ConflictError(`Client file digest ${expected} != server digest ${digest}`)
   }
   // Before any write: a file DynamoDB could not store is refused with nothing recorded.
   assertFileFits(project, digest, upload.name, bytes)

@@ -57,6 +57,10 @@ describe('files', () => {
     const mismatch = await upload(caller, new Uint8Array([1, 2, 3]), { expected: 'nope' })
     const unknown = await content(caller, 'LPJNulXwow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ')
     expect(mismatch.status).toBe(409)
+    // Weave's `validate_expected_digest(label="file")`.
+    expect(mismatch.body).toEqual({
+      reason: 'Client file digest nope != server digest A5BYxvLAy0ksUzsKTRTvd8wPeKvMztUofYShogEcX4E',
+    })
     expect(unknown.status).toBe(404)
     expect(await unknown.json()).toEqual({
       reason: 'File with digest LPJNulXwow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ not found',
