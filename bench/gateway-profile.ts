@@ -69,7 +69,8 @@ const STAGES: [string, (fn: string, file: string) => boolean][] = [
   ],
   [
     'upstream HTTP client (undici, request body)',
-    (fn, file) => /undici|upstream-http/.test(file) || (/openai-compatible/.test(file) && /open|upstreamBody/.test(fn)),
+    (fn, file) =>
+      /undici|upstream-http|upstream-body/.test(file) || (/openai-compatible/.test(file) && /open/.test(fn)),
   ],
   [
     'request body, JSON parse and validation',

@@ -3,6 +3,8 @@ import type { ChatBackend, ChatBackendCall, ChunkBatch } from '#shared/inference
 import { rewriteChunkJson } from '#shared/inference/chunk-json'
 import { ChunkTemplate } from '#shared/inference/chunk-template'
 import { resolveCredential } from '#shared/inference/credentials'
+import { ensureUsage, normalizeResponse } from '#shared/inference/upstream-answer'
+import { upstreamBody } from '#shared/inference/upstream-body'
 import {
   postUpstream,
   UpstreamError,
@@ -10,67 +12,15 @@ import {
   upstreamEndpoint,
   upstreamError,
 } from '#shared/inference/upstream-http'
-import { estimateCompletionTokens, estimatePromptTokens } from '#shared/inference/usage-meter'
-import {
-  type ChatCompletionChunk,
-  type ChatCompletionRequest,
-  ChatCompletionRequestSchema,
-  type ChatCompletionResponse,
-  type ChatUsage,
-} from '#shared/schemas/chat-completion'
+import type { ChatCompletionChunk, ChatCompletionResponse } from '#shared/schemas/chat-completion'
 import type { OpenAiCompatibleSettings } from '#shared/schemas/model'
 
-// Only the contract's fields are forwarded: unknown fields are ignored (docs/inference.md §2), and hosted upstreams
-// reject names they do not know.
-const KNOWN_FIELDS = new Set(Object.keys(ChatCompletionRequestSchema.shape))
 const INTERNAL_ERROR = 'The server had an error while processing your request'
-// Integer fields bounded by 2^63−1: JSON.parse reads that bound as the double 2^63 (accepted in validate-request.ts),
-// which JSON.stringify would write as 9223372036854776000, a value vLLM refuses. They go out as the bound's digits.
-const LONG_FIELDS = ['seed', 'priority', 'truncate_prompt_tokens'] as const
-const ROUNDED_LONG_MAX = 2 ** 63
-const LONG_MAX_TEXT = '9223372036854775807'
 
 function settingsOf(call: ChatBackendCall): OpenAiCompatibleSettings {
   if (call.model.backend.kind !== 'openai-compatible')
     throw new Error(`model ${call.model.id} is not openai-compatible`)
   return call.model.backend
-}
-
-/** The upstream request body: the client's known fields, the upstream's model name, usage always on for streams. */
-export function upstreamBody(call: ChatBackendCall, settings: OpenAiCompatibleSettings, stream: boolean): string {
-  const source = call.request as Record<string, unknown>
-  const body: Record<string, unknown> = {}
-  for (const key in source) {
-    const value = source[key]
-    if (value !== undefined && KNOWN_FIELDS.has(key)) body[key] = value
-  }
-  body.model = settings.upstreamModel ?? call.model.id
-  if (body.engine_xargs !== undefined) {
-    body.vllm_xargs = body.engine_xargs
-    delete body.engine_xargs
-  }
-  body.stream = stream
-  // Tool calling stays off (docs/inference.md §3.5): with `tools` and no `tool_choice`, vLLM would choose "auto".
-  if (body.tools != null && body.tool_choice == null) body.tool_choice = 'none'
-  if (stream) {
-    // Usage is metered even when the client did not ask for it; the gateway drops what the client did not ask for.
-    // Continuous stats (on every chunk) are what lets a stream cut short be metered with its real prompt tokens, so
-    // they are asked for unless the catalog says the upstream rejects them (`continuousUsage: false`).
-    const continuous =
-      call.request.stream_options?.continuous_usage_stats === true || settings.continuousUsage !== false
-    body.stream_options = continuous ? { include_usage: true, continuous_usage_stats: true } : { include_usage: true }
-  } else {
-    delete body.stream_options
-  }
-  let exact = ''
-  for (const key of LONG_FIELDS) {
-    if (body[key] !== ROUNDED_LONG_MAX) continue
-    delete body[key]
-    exact += `,"${key}":${LONG_MAX_TEXT}`
-  }
-  const text = JSON.stringify(body)
-  // `body` always holds `model` and `stream`, so the fields join the object before its closing brace.
-  return exact === '' ? text : `${text.slice(0, -1)}${exact}}`
 }
 
 // The id may come from the body's `request_id`, which is any string: only a short printable-ASCII one can travel as a
@@ -290,66 +240,6 @@ function everyChoiceFinished(call: ChatBackendCall, names: ChunkNames): boolean 
 
 async function* streamChunks(call: ChatBackendCall): AsyncGenerator<ChatCompletionChunk> {
   for await (const batch of streamBatches(call)) yield* batch.chunks
-}
-
-const TOP_LEVEL_NULLS = [
-  'service_tier',
-  'system_fingerprint',
-  'prompt_logprobs',
-  'prompt_token_ids',
-  'kv_transfer_params',
-]
-const CHOICE_NULLS = ['logprobs', 'stop_reason', 'token_ids']
-const MESSAGE_NULLS = ['refusal', 'annotations', 'audio', 'function_call', 'reasoning']
-
-function fillNulls(target: Record<string, unknown>, keys: readonly string[]): void {
-  for (const key of keys) if (target[key] === undefined) target[key] = null
-}
-
-/**
- * Brings an upstream body to the contract's shape (docs/inference.md §5): every key present, nulls included (hosted
- * upstreams leave vLLM's extras out, `usage.prompt_tokens_details` among them), and no `tool_calls` list, which is
- * always empty with `tool_choice: "none"` (newest vLLM omits it).
- */
-export function normalizeResponse(body: ChatCompletionResponse): ChatCompletionResponse {
-  fillNulls(body as unknown as Record<string, unknown>, TOP_LEVEL_NULLS)
-  if (body.usage && body.usage.prompt_tokens_details === undefined) body.usage.prompt_tokens_details = null
-  for (const choice of body.choices ?? []) {
-    fillNulls(choice as unknown as Record<string, unknown>, CHOICE_NULLS)
-    const message = choice.message as unknown as Record<string, unknown> | undefined
-    if (message === undefined) continue
-    fillNulls(message, MESSAGE_NULLS)
-    if (Array.isArray(message.tool_calls) && message.tool_calls.length === 0) {
-      // A copy without the key rather than `delete`, which leaves the object in V8's slow dictionary mode (and its
-      // serialisation slower); the keys keep their order.
-      const { tool_calls: _empty, ...rest } = message
-      choice.message = rest as unknown as typeof choice.message
-    }
-  }
-  return body
-}
-
-/**
- * Gives a body whose upstream left `usage` out (or its counts) estimated counts: the completion is answered and
- * metered with them, the same numbers in both (docs/architecture.md, Metering), rather than failing a reply the
- * gateway already holds.
- */
-function ensureUsage(body: ChatCompletionResponse, request: ChatCompletionRequest): void {
-  const usage = body.usage as Partial<ChatUsage> | null | undefined
-  const prompt = usage?.prompt_tokens
-  const completion = usage?.completion_tokens
-  if (typeof prompt === 'number' && typeof completion === 'number') return
-  const promptTokens = typeof prompt === 'number' ? prompt : estimatePromptTokens(request)
-  const completionTokens =
-    typeof completion === 'number'
-      ? completion
-      : estimateCompletionTokens(Array.isArray(body.choices) ? body.choices : [])
-  body.usage = {
-    prompt_tokens: promptTokens,
-    total_tokens: promptTokens + completionTokens,
-    completion_tokens: completionTokens,
-    prompt_tokens_details: usage?.prompt_tokens_details ?? null,
-  }
 }
 
 /** Forwards completions to an upstream OpenAI-compatible server (vLLM, SGLang, llama.cpp server, Ollama, hosted). */

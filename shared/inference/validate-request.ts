@@ -15,7 +15,7 @@ const LONG_MIN = -(2 ** 63)
 // The contract's upper bound is 2^63−1, but JSON.parse reads 9223372036854775807 as the double 2^63 (doubles are
 // 1,024 apart there), so values that round to 2^63 are accepted: the bound itself must pass, and 2^63 … 2^63+1,024,
 // which Python would refuse, cannot be told from it. The next double, 2^63+2,048, and anything larger is refused.
-// The upstream gets 2^63 back as the bound's digits (openai-compatible.ts `upstreamBody`).
+// The upstream gets 2^63 back as the bound's digits (upstream-body.ts `upstreamBody`).
 const LONG_MAX = 2 ** 63
 const LONG_MAX_TEXT = '9223372036854775807'
 const LONG_MIN_TEXT = '-9223372036854775808'
