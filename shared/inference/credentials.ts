@@ -1,6 +1,6 @@
 import { get } from 'node:http'
 import { credentialFromEnv, secretsExtension } from '#shared/config'
-import { UpstreamError } from '#shared/inference/upstream-http'
+import { UpstreamError } from '#shared/inference/upstream-errors'
 import { logger } from '#shared/logger'
 
 // Credentials are never stored in the catalog: an entry names where to find one. Secrets are fetched through the

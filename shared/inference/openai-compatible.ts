@@ -5,13 +5,8 @@ import { ChunkTemplate } from '#shared/inference/chunk-template'
 import { resolveCredential } from '#shared/inference/credentials'
 import { ensureUsage, normalizeResponse } from '#shared/inference/upstream-answer'
 import { upstreamBody } from '#shared/inference/upstream-body'
-import {
-  postUpstream,
-  UpstreamError,
-  type UpstreamResponse,
-  upstreamEndpoint,
-  upstreamError,
-} from '#shared/inference/upstream-http'
+import { UpstreamError, upstreamError } from '#shared/inference/upstream-errors'
+import { postUpstream, type UpstreamResponse, upstreamEndpoint } from '#shared/inference/upstream-http'
 import type { ChatCompletionChunk, ChatCompletionResponse } from '#shared/schemas/chat-completion'
 import type { OpenAiCompatibleSettings } from '#shared/schemas/model'
 

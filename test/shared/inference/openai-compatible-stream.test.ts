@@ -6,7 +6,7 @@ import { Cancellation } from '#shared/inference/cancellation'
 import { openAiCompatibleBackend } from '#shared/inference/openai-compatible'
 import { type StreamItem, sseSource } from '#shared/inference/sse-stream'
 import type { StreamOutcome } from '#shared/inference/stream-tally'
-import { UpstreamError } from '#shared/inference/upstream-http'
+import { UpstreamError } from '#shared/inference/upstream-errors'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 import { startVllmUpstream } from '../../support/vllm-upstream.js'
 
