@@ -1,7 +1,8 @@
 import * as z from 'zod/mini'
 import { LaxBoolSchema, LaxIntSchema } from '#shared/schemas/pydantic-lax'
-import { pyFloat, pyNumber, pyRepr } from '#shared/tracing/digest'
+import { pyRepr } from '#shared/tracing/digest'
 import { PyFloat, PyInt } from '#shared/tracing/json-exact'
+import { pyFloat, pyNumber } from '#shared/tracing/py-number'
 
 // Pydantic models (v2, lax mode) as zod schemas, for the server-side class models of docs/tracing.md §8.2: each field
 // type is a zod transform that reports pydantic's error `type` and message, and `pyModel` validates a dict field by

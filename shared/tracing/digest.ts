@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { PyFloat, PyInt } from '#shared/tracing/json-exact'
+import { pyFloat, pyNumber } from '#shared/tracing/py-number'
 
 // Python's json.dumps(ensure_ascii=True) escapes everything outside printable ASCII as \uXXXX (lowercase hex).
 const PY_ESCAPES: Record<string, string> = {
@@ -32,31 +33,6 @@ function escapeUnit(unit: string): string {
 // than escaping character by character, 3 times on text that is all non-ASCII.
 function pyString(value: string): string {
   return NEEDS_ESCAPE.test(value) ? `"${value.replace(NEEDS_ESCAPE_ALL, escapeUnit)}"` : `"${value}"`
-}
-
-/**
- * Formats a number as Python's `repr` would after `json.loads`: integers as digits, other floats in the shortest
- * round-trip form with an exponent when the decimal exponent is below -4 or at least 16 (`1e-05`, `1e+16`).
- */
-export function pyNumber(value: number): string {
-  if (Number.isNaN(value)) return 'NaN'
-  if (!Number.isFinite(value)) return value > 0 ? 'Infinity' : '-Infinity'
-  // JSON cannot tell 1.0 from 1: a safe integer is taken to be a Python int; beyond 2^53 it can only be a float.
-  if (Number.isSafeInteger(value)) return String(value)
-  if (Number.isInteger(value) && Math.abs(value) < 1e16) return `${value}.0`
-  const [mantissa = '', exp = '0'] = value.toExponential().split('e')
-  const exponent = Number(exp)
-  if (exponent < -4 || exponent >= 16) {
-    const sign = exponent < 0 ? '-' : '+'
-    return `${mantissa}e${sign}${String(Math.abs(exponent)).padStart(2, '0')}`
-  }
-  return String(value)
-}
-
-/** Formats a number as Python's `repr` of a `float` (`101.0`, `99.5`, `1e-05`). */
-export function pyFloat(value: number): string {
-  if (Number.isInteger(value) && Math.abs(value) < 1e16) return `${Object.is(value, -0) ? '-0' : String(value)}.0`
-  return pyNumber(value)
 }
 
 // Python sorts strings by code point, JavaScript by UTF-16 unit: they disagree when a key holds a character beyond

@@ -2,9 +2,9 @@ import { readFeedbackWindow } from '#shared/db/feedback-reads'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { Aggregation, FeedbackMetricSpec, FeedbackStatsReq } from '#shared/schemas/feedback-stats'
 import { isoInZone, pydanticUtc } from '#shared/tracing/datetime'
-import { pyFloat } from '#shared/tracing/digest'
 import { assertJsonPath, metricSlug } from '#shared/tracing/feedback-json-path'
 import { assertTimeZone, bucketGrid, granularityFor, resolveWindow } from '#shared/tracing/feedback-window'
+import { pyFloat } from '#shared/tracing/py-number'
 
 const DEFAULT_AGGS: Record<FeedbackMetricSpec['value_type'], Aggregation[]> = {
   numeric: ['avg', 'min', 'max'],

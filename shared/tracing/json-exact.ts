@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 // digest.ts imports the wrapper classes from here; neither module uses the other while it loads, so the cycle is benign.
-import { pyFloat } from '#shared/tracing/digest'
+import { pyFloat } from '#shared/tracing/py-number'
 
 /**
  * A JSON parser and writer that keep what `JSON.parse` and `JSON.stringify` forget and Weave's digests depend on
