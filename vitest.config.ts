@@ -10,6 +10,7 @@ import { CHROMIUM_MISSING, findChromium } from './test/support/chromium.js'
  */
 export const UNIT_FILES = [
   'test/docs-links.test.ts',
+  'test/import-cycles.test.ts',
   'test/bench/raw-http.test.ts',
   'test/bench/wake-latency.test.ts',
   'test/console/api.test.ts',
