@@ -63,6 +63,7 @@ export const UNIT_FILES = [
   'test/shared/group-commit.test.ts',
   'test/shared/otel/attribute-tree.test.ts',
   'test/shared/otel/otlp-json.test.ts',
+  'test/shared/otel/otlp-json-int64.test.ts',
   'test/shared/otel/otlp-protobuf.test.ts',
   'test/shared/otel/shorten-name.test.ts',
   'test/shared/otel/span-to-call.test.ts',

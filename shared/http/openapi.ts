@@ -1,5 +1,5 @@
 import * as z from 'zod/mini'
-import type { FunctionDeclaration } from '#shared/routes/declare'
+import type { FunctionDeclaration, HeaderParameter, RouteDeclaration } from '#shared/routes/declare'
 
 const SECURITY: Record<string, Record<string, string[]>[]> = {
   inference: [{ bearer: [] }],
@@ -95,6 +95,42 @@ function queryParameters(schema: z.core.$ZodType, examples: Record<string, strin
   }))
 }
 
+function headerParameters(headers: readonly HeaderParameter[] = []): unknown[] {
+  return headers.map(({ name, description, required, schema }) => ({
+    name,
+    in: 'header',
+    description,
+    required: required ?? false,
+    schema: schema ? jsonSchema(schema) : { type: 'string' },
+  }))
+}
+
+// The 200 in the declared media type, or for a route that only redirects its 302.
+function successResponse(route: RouteDeclaration, example: unknown): Record<string, unknown> {
+  if (route.redirect !== undefined) {
+    return {
+      '302': {
+        description: `Redirect to ${route.redirect}`,
+        // Deployed, a stage's base path comes first (`/prod/console/`); not an `example`, which only declarations give.
+        headers: {
+          Location: { description: `${route.redirect} under the API's base path`, schema: { type: 'string' } },
+        },
+      },
+    }
+  }
+  const content = route.responseMediaType
+    ? { [route.responseMediaType]: {} }
+    : { 'application/json': { schema: route.response ? jsonSchema(route.response) : {}, ...exampleOf(example) } }
+  return { '200': { description: 'Success', content } }
+}
+
+// The JSON body with its schema and example, and any other media type it may be sent in without one.
+function requestBody(route: RouteDeclaration, body: z.core.$ZodType, example: unknown): Record<string, unknown> {
+  const types = route.bodyMediaTypes ?? ['application/json']
+  const json = { schema: jsonSchema(body), ...exampleOf(example) }
+  return { required: true, content: Object.fromEntries(types.map((t) => [t, t === 'application/json' ? json : {}])) }
+}
+
 /** Builds an OpenAPI 3.1 document from the route declarations (`functions/manifest.ts`) and their zod schemas. */
 export function buildOpenApiDocument(
   functions: readonly FunctionDeclaration[],
@@ -115,28 +151,14 @@ export function buildOpenApiDocument(
       const operation: Record<string, unknown> = {
         summary: route.summary,
         tags: [fn.family],
-        parameters: [...pathParams, ...(route.query ? queryParameters(route.query, example.query) : [])],
-        responses: {
-          '200': {
-            description: 'Success',
-            content: route.responseMediaType
-              ? { [route.responseMediaType]: {} }
-              : {
-                  'application/json': {
-                    schema: route.response ? jsonSchema(route.response) : {},
-                    ...exampleOf(example.response),
-                  },
-                },
-          },
-          ...errorResponses(fn.family, fn.auth),
-        },
+        parameters: [
+          ...pathParams,
+          ...(route.query ? queryParameters(route.query, example.query) : []),
+          ...headerParameters(route.headers),
+        ],
+        responses: { ...successResponse(route, example.response), ...errorResponses(fn.family, fn.auth) },
       }
-      if (route.body) {
-        operation.requestBody = {
-          required: true,
-          content: { 'application/json': { schema: jsonSchema(route.body), ...exampleOf(example.body) } },
-        }
-      }
+      if (route.body) operation.requestBody = requestBody(route, route.body, example.body)
       if (fn.auth) operation.security = SECURITY[fn.family] ?? []
       paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation }
     }

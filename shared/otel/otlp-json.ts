@@ -1,4 +1,5 @@
 import { BadRequestError } from '#shared/errors/http-error'
+import { integerOfText, quoteInt64Numbers } from '#shared/otel/otlp-json-int64'
 import {
   type AttrValue,
   doubleValue,
@@ -16,6 +17,9 @@ import {
  * accepted too, as protobuf JSON parsers do), trace and span ids as hex strings, enums as integers (names accepted),
  * 64-bit integers as decimal strings or numbers, bytes as base64. Unknown fields are ignored, and `null` stands for an
  * unset field, as the mapping says: an `AnyValue` whose members are all `null` has no value (stored as `null`).
+ * 64-bit integers keep every digit either way (`otlp-json-int64.ts`); written with a fraction of zeros or an exponent
+ * (`1.7e18`) they are read exactly as the integer they denote, while a fraction (`1.5`), a negative time or a value
+ * outside the field's 64-bit range fails the export.
  */
 
 type Json = Record<string, unknown>
@@ -64,21 +68,30 @@ function enumValue(o: Json, camel: string, snake: string, names: readonly string
   return i >= 0 ? i : fail(`${camel} must be an enum number`)
 }
 
+const UINT64_MAX = 2n ** 64n - 1n
+const INT64_MIN = -(2n ** 63n)
+const INT64_MAX = 2n ** 63n - 1n
+
+// A 64-bit field's value as a bigint: text exactly, a number only while exact (a number literal is text by now,
+// `quoteInt64Numbers`, unless its key was written with escapes), so a value is never silently rounded.
+function integer(v: unknown): bigint | undefined {
+  if (typeof v === 'string') return integerOfText(v)
+  return typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : undefined
+}
+
 function nanos(o: Json, camel: string, snake: string): bigint {
   const v = field(o, camel, snake)
   if (v === undefined || v === null) return 0n
-  if (typeof v === 'string' && /^\d{1,20}$/.test(v)) return BigInt.asUintN(64, BigInt(v))
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v)
-  return fail(`${camel} must be an unsigned 64-bit integer`)
+  const n = integer(v)
+  return n !== undefined && n >= 0n && n <= UINT64_MAX ? n : fail(`${camel} must be an unsigned 64-bit integer`)
 }
 
+// A signed 64-bit attribute value: a number when exact, else its decimal text (JSON numbers are doubles), as from
+// protobuf.
 function int64(v: unknown): number | string {
-  if (typeof v === 'number' && Number.isInteger(v)) return v
-  if (typeof v === 'string' && /^-?\d{1,20}$/.test(v)) {
-    const big = BigInt(v)
-    return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : v
-  }
-  return fail('intValue must be a 64-bit integer')
+  const n = integer(v)
+  if (n === undefined || n < INT64_MIN || n > INT64_MAX) return fail('intValue must be a 64-bit integer')
+  return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : String(n)
 }
 
 function double(v: unknown): number | string {
@@ -200,7 +213,7 @@ function span(s: Json): OtelSpan {
 export function decodeJsonRequest(text: string): OtelResourceSpans[] {
   let body: unknown
   try {
-    body = JSON.parse(text)
+    body = JSON.parse(quoteInt64Numbers(text))
   } catch {
     return fail('not JSON')
   }

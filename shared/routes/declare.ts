@@ -23,6 +23,16 @@ export type RouteExample = {
   response?: unknown
 }
 
+/** A request header a route reads, as OpenAPI lists it (credentials and `Content-Type` are documented elsewhere). */
+export type HeaderParameter = {
+  name: string
+  description: string
+  /** Whether every request must send it. @default false */
+  required?: boolean
+  /** A string schema for its value; any text when omitted. */
+  schema?: Schema
+}
+
 /** One route: how a client calls it and what it answers, as the handler, OpenAPI and the tests read it. */
 export type RouteDeclaration = {
   method: HttpMethod
@@ -32,12 +42,22 @@ export type RouteDeclaration = {
   summary: string
   /** JSON request body schema (the one the handler validates with, where it validates one). */
   body?: Schema
+  /**
+   * The media types the body may be sent in, where JSON is not the only one; `body` and the example describe the
+   * `application/json` form, the others (binary encodings of the same message) are listed without a schema.
+   * @default ['application/json']
+   */
+  bodyMediaTypes?: readonly string[]
+  /** Request headers the route reads besides credentials and `Content-Type` (`Idempotency-Key`). */
+  headers?: readonly HeaderParameter[]
   /** Query-string schema (an object schema). */
   query?: Schema
   /** JSON response schema of a 200; omitted where the response is free-form or not JSON. */
   response?: Schema
   /** Media type of a non-JSON response (`text/event-stream`, `application/jsonl`, `application/octet-stream`). */
   responseMediaType?: string
+  /** For a route that only redirects: the `Location` of its 302, which replaces the 200 (no `response` then). */
+  redirect?: string
   /** A request a client would send (and optionally its answer); required where the route has a body or query. */
   example?: RouteExample
 }
@@ -67,15 +87,30 @@ export type FunctionDeclaration<R extends readonly RouteDeclaration[] = readonly
 }
 
 function routeOf(route: RouteDeclaration): RouteDeclaration {
-  const { method, path, summary, body, query, response, responseMediaType, example } = route
+  const {
+    method,
+    path,
+    summary,
+    body,
+    bodyMediaTypes,
+    headers,
+    query,
+    response,
+    responseMediaType,
+    redirect,
+    example,
+  } = route
   return {
     method,
     path,
     summary,
     ...(body === undefined ? {} : { body }),
+    ...(bodyMediaTypes === undefined ? {} : { bodyMediaTypes }),
+    ...(headers === undefined ? {} : { headers }),
     ...(query === undefined ? {} : { query }),
     ...(response === undefined ? {} : { response }),
     ...(responseMediaType === undefined ? {} : { responseMediaType }),
+    ...(redirect === undefined ? {} : { redirect }),
     ...(example === undefined ? {} : { example }),
   }
 }

@@ -9,6 +9,9 @@ export const LogRequestSchema = z.looseObject({
 })
 export type LogRequest = z.infer<typeof LogRequestSchema>
 
+/** The optional `Idempotency-Key` header of a log call: 1 to 255 visible ASCII characters. */
+export const IdempotencyKeySchema = z.string().check(z.regex(/^[\x21-\x7e]{1,255}$/))
+
 /** Metric values keyed `<split>/<key>`. */
 export const MetricValuesSchema = z.record(z.string(), z.number())
 export type MetricValues = z.infer<typeof MetricValuesSchema>

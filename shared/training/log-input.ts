@@ -3,7 +3,12 @@ import * as z from 'zod/mini'
 import { RequestValidationError, type ValidationIssue } from '#shared/errors/http-error'
 import { toValidationIssues } from '#shared/errors/validation-issues'
 import type { JsonWithElements } from '#shared/http/read-json'
-import { type LogRequest, LogRequestSchema, type MetricValues } from '#shared/schemas/training-log'
+import {
+  IdempotencyKeySchema,
+  type LogRequest,
+  LogRequestSchema,
+  type MetricValues,
+} from '#shared/schemas/training-log'
 import { computeLogMetrics, type LogCounts } from '#shared/training/metrics'
 
 /** Most trajectory groups one call may carry: each is at least one stored item, and the log record lists them all. */
@@ -43,7 +48,6 @@ function withRoleTags(issues: readonly ZodIssue[]): ZodIssue[] {
   })
 }
 
-const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/
 const LONE_SURROGATE = /\p{Cs}/u
 
 function invalid(loc: (string | number)[], msg: string, type = 'value_error'): never {
@@ -63,7 +67,7 @@ export const GROUPS_KEY = 'trajectory_groups'
 export function parseLogInput(modelId: string, body: JsonWithElements, idempotencyKey?: string): LogInput {
   const parsed = z.safeParse(LogRequestSchema, body.value, { reportInput: true })
   if (!parsed.success) throw new RequestValidationError(toValidationIssues(withRoleTags(parsed.error.issues), ['body']))
-  if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_RE.test(idempotencyKey)) {
+  if (idempotencyKey !== undefined && !z.safeParse(IdempotencyKeySchema, idempotencyKey).success) {
     invalid(
       ['header', 'Idempotency-Key'],
       'Idempotency-Key must be 1 to 255 visible ASCII characters',

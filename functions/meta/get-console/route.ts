@@ -12,13 +12,13 @@ export const route = declareFunction({
       method: 'GET',
       path: '/',
       summary: 'Redirects a browser to the Loom Console (302 to /console/)',
-      responseMediaType: 'text/html',
+      redirect: '/console/',
     },
     {
       method: 'GET',
       path: '/console',
       summary: 'The Loom Console (302 to /console/)',
-      responseMediaType: 'text/html',
+      redirect: '/console/',
     },
     {
       method: 'GET',

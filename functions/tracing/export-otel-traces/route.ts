@@ -1,3 +1,4 @@
+import * as z from 'zod/mini'
 import { declareRoute } from '#shared/routes/declare'
 import { EXAMPLE_IDS } from '#shared/routes/example-ids'
 import { OtlpJsonRequestSchema, OtlpJsonResponseSchema } from '#shared/schemas/otlp'
@@ -11,9 +12,25 @@ export const route = declareRoute({
   method: 'POST',
   path: '/otel/v1/traces',
   summary:
-    'OTLP/HTTP trace export (application/x-protobuf or application/json, optionally gzip); project from the ' +
-    '`project_id: <entity>/<project>` header. Each span becomes a call; spans not stored are counted in partialSuccess',
+    'OTLP/HTTP trace export (application/x-protobuf, the default of most exporters, or application/json; optionally ' +
+    'gzip or deflate compressed); project from the `project_id: <entity>/<project>` header. Each span becomes a ' +
+    'call; spans not stored are counted in partialSuccess',
   body: OtlpJsonRequestSchema,
+  // The schema and example are OTLP/JSON's; protobuf carries the same ExportTraceServiceRequest.
+  bodyMediaTypes: ['application/json', 'application/x-protobuf', 'application/protobuf'],
+  headers: [
+    {
+      name: 'project_id',
+      description:
+        'The project, `<entity>/<project>`; a resource setting both `wandb.entity` and `wandb.project` attributes ' +
+        'routes its spans there instead (docs/otel.md)',
+    },
+    {
+      name: 'Content-Encoding',
+      description: 'The body compression, when compressed; another coding is 415',
+      schema: z.enum(['gzip', 'x-gzip', 'deflate', 'identity']),
+    },
+  ],
   response: OtlpJsonResponseSchema,
   example: {
     // The project comes from the `project_id` header; one span, timestamps in Unix nanoseconds as strings.

@@ -1,6 +1,6 @@
 import { declareRoute } from '#shared/routes/declare'
 import { EXAMPLE_IDS } from '#shared/routes/example-ids'
-import { LogRequestSchema, LogResponseSchema } from '#shared/schemas/training-log'
+import { IdempotencyKeySchema, LogRequestSchema, LogResponseSchema } from '#shared/schemas/training-log'
 
 /** `POST /v1/preview/models/:model_id/log`: the route training/log-trajectories serves. */
 export const route = declareRoute({
@@ -12,6 +12,15 @@ export const route = declareRoute({
   path: '/v1/preview/models/:model_id/log',
   summary: 'Log trajectories and calculate metrics',
   body: LogRequestSchema,
+  headers: [
+    {
+      name: 'Idempotency-Key',
+      description:
+        'Optional: a retry with the same key and body answers the first response and writes nothing; the same key ' +
+        'with another body is 422 (docs/training.md §4)',
+      schema: IdempotencyKeySchema,
+    },
+  ],
   response: LogResponseSchema,
   example: {
     // What ART sends after a rollout: groups of trajectories, each a chat with a reward.

@@ -41,6 +41,44 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/health']?.get?.responses).not.toHaveProperty('401')
   })
 
+  it('documents the OTLP body in protobuf and JSON and its compression, the Idempotency-Key header and the redirects (QA F5)', async () => {
+    // Act
+    const doc = (await (await app.request('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, Operation>>
+    }
+    type Operation = {
+      summary: string
+      parameters: { name: string; in: string; required: boolean; schema: { enum?: string[]; pattern?: string } }[]
+      requestBody?: { content: Record<string, { schema?: unknown }> }
+      responses: Record<string, { headers?: Record<string, { description?: string }> }>
+    }
+    const header = (operation: Operation | undefined, name: string) =>
+      operation?.parameters.find((p) => p.in === 'header' && p.name === name)
+
+    // Assess: OTLP/HTTP's encodings, with the JSON schema on the JSON form only
+    const otel = doc.paths['/otel/v1/traces']?.post
+    expect(Object.keys(otel?.requestBody?.content ?? {})).toEqual([
+      'application/json',
+      'application/x-protobuf',
+      'application/protobuf',
+    ])
+    expect(otel?.requestBody?.content['application/json']?.schema).toBeDefined()
+    expect(otel?.requestBody?.content['application/x-protobuf']).toEqual({})
+    expect(otel?.summary).toMatch(/gzip or deflate/)
+    expect(header(otel, 'Content-Encoding')?.schema.enum).toEqual(expect.arrayContaining(['gzip', 'deflate']))
+    expect(header(otel, 'project_id')?.required).toBe(false)
+    // docs/training.md §4
+    const log = header(doc.paths['/v1/preview/models/{model_id}/log']?.post, 'Idempotency-Key')
+    expect(log).toMatchObject({ required: false, schema: { pattern: '^[\\x21-\\x7e]{1,255}$' } })
+    // `GET /` and `GET /console` answer a redirect, never a page
+    for (const path of ['/', '/console']) {
+      const responses = doc.paths[path]?.get?.responses ?? {}
+      expect(responses, path).not.toHaveProperty('200')
+      expect(responses['302']?.headers?.Location?.description, path).toMatch(/^\/console\/ /)
+    }
+    expect(doc.paths['/console/{file}']?.get?.responses).toHaveProperty('200')
+  })
+
   it('answers a REST API proxy event through the Lambda handler with the same document', async () => {
     // Prepare
     const expected = await (await app.request('/openapi.json')).json()

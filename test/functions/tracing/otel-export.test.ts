@@ -310,6 +310,44 @@ describe('POST /otel/v1/traces', () => {
     ])
   })
 
+  it('stores 64-bit times and integers sent as JSON numbers exactly, as their string form (QA F1)', async () => {
+    // Prepare: the protobuf JSON mapping lets 64-bit integers be numbers; these are past 2^53, where a double would
+    // round …456999 ns up to the next microsecond and 2^53 + 1 to 2^53.
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const exportOf = (spanId: string, q: (digits: string) => string) =>
+      `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c",` +
+      `"spanId":"${spanId}","name":"s${spanId.slice(-1)}","startTimeUnixNano":${q('1735787044123456999')},` +
+      `"endTimeUnixNano":${q('1735787045999999999')},` +
+      `"attributes":[{"key":"big","value":{"intValue":${q('9007199254740993')}}}]}]}]}]}`
+
+    // Act
+    const asNumbers = await app.request(
+      PATH,
+      otlpInit(
+        exportOf('eee19b7ec3c1b171', (d) => d),
+        caller,
+        project,
+      ),
+    )
+    const asStrings = await app.request(
+      PATH,
+      otlpInit(
+        exportOf('eee19b7ec3c1b172', (d) => `"${d}"`),
+        caller,
+        project,
+      ),
+    )
+
+    // Assess
+    expect([asNumbers.status, asStrings.status]).toEqual([200, 200])
+    const stored = await calls(caller, project)
+    expect(stored.map((c) => [c.op_name, c.started_at, c.ended_at, c.attributes.otel_span.attributes.big])).toEqual([
+      ['s1', '2025-01-02T03:04:04.123456Z', '2025-01-02T03:04:05.999999Z', '9007199254740993'],
+      ['s2', '2025-01-02T03:04:04.123456Z', '2025-01-02T03:04:05.999999Z', '9007199254740993'],
+    ])
+  })
+
   it('answers the Lambda handler with the protobuf response for a base64 body', async () => {
     // Prepare
     const caller = await newCaller()
