@@ -3,6 +3,7 @@ import { safeParse } from 'zod/mini'
 import { deleteModel, listModels, putModel } from '#shared/db/model-repository'
 import { parseCatalogFile } from '#shared/inference/catalog'
 import {
+  API_KEY_REF_PATTERN,
   type BackendSettings,
   type CatalogModel,
   CatalogModelSchema,
@@ -35,14 +36,16 @@ const USAGE = `Usage: npm run models -- <command> [options]
       --scheduling fcfs|priority    priority allows a non-zero request priority
       --price-prompt <usd> --price-completion <usd> [--price-cached <usd>]   prices per token, 0 to ${MODEL_BOUNDS.price}
       --connect-timeout-ms <n> --first-byte-timeout-ms <n>   1 to ${MODEL_BOUNDS.timeoutMs}
-      --continuous-usage
+      --no-continuous-usage         the upstream rejects vLLM's stream_options.continuous_usage_stats (default: it is
+                                    asked for, so that a stream cut short is metered exactly); --continuous-usage
+                                    states the default
       --rpm <n> --tpm <n> --concurrency <n>   limits per project using the model: requests/min (at most
                                     ${LIMIT_MAX.rpm}), tokens/min (at most ${LIMIT_MAX.tpm}), in flight (at most ${LIMIT_MAX.concurrency})
   import <file.json>                add (or replace) every model of a catalog file (one model or an array)
   list [--json]                     list the catalog (entries the checks above refuse are marked INVALID)
   remove <id>                       remove a model
 
-The upstream options (--base-url to --continuous-usage) apply to upstream models only, --settings to reference
+The upstream options (--base-url to --no-continuous-usage) apply to upstream models only, --settings to reference
 models only; a command refuses the options and arguments it does not take. Catalog files follow the same rules.
 
 Targets DYNAMODB_ENDPOINT / LOOM_TABLE_NAME when set (AWS when only LOOM_TABLE_NAME is set), else the local stack's
@@ -70,6 +73,7 @@ const OPTIONS = {
   'connect-timeout-ms': { type: 'string' },
   'first-byte-timeout-ms': { type: 'string' },
   'continuous-usage': { type: 'boolean' },
+  'no-continuous-usage': { type: 'boolean' },
   rpm: { type: 'string' },
   tpm: { type: 'string' },
   concurrency: { type: 'string' },
@@ -89,6 +93,7 @@ const UPSTREAM_FLAGS = [
   'connect-timeout-ms',
   'first-byte-timeout-ms',
   'continuous-usage',
+  'no-continuous-usage',
 ] as const
 
 function int(values: Values, flag: StringFlag, min: 0 | 1, max: number): number | undefined {
@@ -129,7 +134,7 @@ function backendFromFlags(values: Values): BackendSettings {
     usageError('--base-url must be an http or https URL such as http://10.0.0.5:8000/v1')
   }
   const ref = values['api-key-ref']
-  if (ref !== undefined && !/^(env:[A-Za-z_][A-Za-z0-9_]*|secret:.+)$/.test(ref)) {
+  if (ref !== undefined && !API_KEY_REF_PATTERN.test(ref)) {
     usageError('--api-key-ref must be env:NAME or secret:<id>')
   }
   const backend: BackendSettings = { kind: 'openai-compatible', baseUrl }
@@ -139,7 +144,11 @@ function backendFromFlags(values: Values): BackendSettings {
   const firstByte = int(values, 'first-byte-timeout-ms', 1, MODEL_BOUNDS.timeoutMs)
   if (connect !== undefined) backend.connectTimeoutMs = connect
   if (firstByte !== undefined) backend.firstByteTimeoutMs = firstByte
+  if (values['continuous-usage'] && values['no-continuous-usage']) {
+    usageError('--continuous-usage and --no-continuous-usage exclude each other')
+  }
   if (values['continuous-usage']) backend.continuousUsage = true
+  if (values['no-continuous-usage']) backend.continuousUsage = false
   return backend
 }
 
@@ -201,6 +210,16 @@ function describe(m: CatalogModel): string {
   return `${m.id}  ${m.backend.kind} ${where}  entities=${m.entities.join(',')}${prices}${limits.join('')}${invalid}`
 }
 
+// What `list --json` prints for a stored reference that is not one (a key pasted in its place, written past the
+// checks): never the value itself, and nothing `import` would take back.
+const HIDDEN_REF = '(hidden: not an env: or secret: reference)'
+
+function shown(m: CatalogModel): CatalogModel {
+  if (m.backend.kind !== 'openai-compatible' || m.backend.apiKeyRef === undefined) return m
+  if (API_KEY_REF_PATTERN.test(m.backend.apiKeyRef)) return m
+  return { ...m, backend: { ...m.backend, apiKeyRef: HIDDEN_REF } }
+}
+
 const ADD_FLAGS = (Object.keys(OPTIONS) as Flag[]).filter((flag) => flag !== 'json' && flag !== 'help')
 
 /** `npm run models -- <argv>`: administers the model catalog; returns the exit status (scripts/models.ts). */
@@ -239,7 +258,7 @@ export function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): P
         flags: ['json'],
         run: async (_rest, values) => {
           const models = await listModels()
-          if (values.json) output.out(`${JSON.stringify(models, null, 2)}\n`)
+          if (values.json) output.out(`${JSON.stringify(models.map(shown), null, 2)}\n`)
           else for (const m of models) output.out(`${describe(m)}\n`)
           if (models.length === 0 && !values.json) output.out('No models.\n')
         },

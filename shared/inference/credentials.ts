@@ -2,17 +2,21 @@ import { get } from 'node:http'
 import { credentialFromEnv, secretsExtension } from '#shared/config'
 import { UpstreamError } from '#shared/inference/upstream-errors'
 import { logger } from '#shared/logger'
+import { API_KEY_REF_PATTERN } from '#shared/schemas/model'
 
 // Credentials are never stored in the catalog: an entry names where to find one. Secrets are fetched through the
 // AWS Parameters and Secrets Lambda extension (plain HTTP on localhost, no SDK in the bundle) and cached briefly.
 const SECRET_TTL_MS = 5 * 60_000
 const secrets = new Map<string, { value: string; expires: number }>()
 
-/** Why a credential could not be resolved: a setting the operator must fix, or a secret that could not be read. */
+/**
+ * Why a credential could not be resolved: an entry written past the checks (`misconfigured`), a variable or secret
+ * the operator must set, or a secret that could not be read.
+ */
 class CredentialError extends Error {
   constructor(
     message: string,
-    readonly kind: 'not configured' | 'unreadable',
+    readonly kind: 'misconfigured' | 'not configured' | 'unreadable',
   ) {
     super(message)
   }
@@ -24,7 +28,12 @@ function unavailable(model: string, error: unknown): UpstreamError {
   const kind = error instanceof CredentialError ? error.kind : 'unreadable'
   const detail = error instanceof Error ? error.message : String(error)
   logger.error('upstream credential unavailable', { model, detail })
-  const why = kind === 'not configured' ? 'is not configured' : 'cannot be read'
+  const why =
+    kind === 'misconfigured'
+      ? 'is misconfigured: its reference must be env:NAME or secret:<id>'
+      : kind === 'not configured'
+        ? 'is not configured'
+        : 'cannot be read'
   return new UpstreamError(503, `The upstream credential of model \`${model}\` ${why}`, { cause: error })
 }
 
@@ -62,26 +71,29 @@ function fetchSecret(id: string): Promise<string> {
 }
 
 async function resolveReference(ref: string, now: number): Promise<string> {
+  // Written to the table past the checks (by hand, or by an older version): perhaps a key pasted in place of a
+  // reference, so neither the answer nor the log repeats it.
+  if (!API_KEY_REF_PATTERN.test(ref)) {
+    throw new CredentialError('the reference is neither env:NAME nor secret:<id> (value not shown)', 'misconfigured')
+  }
   if (ref.startsWith('env:')) {
     const value = credentialFromEnv(ref.slice(4))
     if (value === undefined) throw new CredentialError(`${ref} is not set`, 'not configured')
     return value
   }
-  if (ref.startsWith('secret:')) {
-    const id = ref.slice(7)
-    const hit = secrets.get(id)
-    if (hit !== undefined && hit.expires > now) return hit.value
-    const value = await fetchSecret(id)
-    secrets.set(id, { value, expires: now + SECRET_TTL_MS })
-    return value
-  }
-  throw new CredentialError(`unknown credential reference ${ref}`, 'not configured')
+  const id = ref.slice('secret:'.length)
+  const hit = secrets.get(id)
+  if (hit !== undefined && hit.expires > now) return hit.value
+  const value = await fetchSecret(id)
+  secrets.set(id, { value, expires: now + SECRET_TTL_MS })
+  return value
 }
 
 /**
  * Resolves the credential reference of catalog model `model`: `env:NAME` reads an environment variable, `secret:<id>`
- * a Secrets Manager secret (through the Lambda extension). Undefined reference → no credential. Unresolvable → 503
- * naming the model (docs/inference.md §4.4).
+ * a Secrets Manager secret (through the Lambda extension). Undefined reference → no credential. Unresolvable, or not
+ * a reference at all → 503 naming the model (docs/inference.md §4.4); a reference goes to the log only, a value that
+ * is not one nowhere.
  */
 export async function resolveCredential(
   ref: string | undefined,

@@ -23,6 +23,18 @@ export const UpstreamUrlSchema = z.url({
   error: 'must be an http or https URL, such as http://10.0.0.5:8000/v1',
 })
 
+/**
+ * What a credential reference looks like: `env:NAME` (an environment variable's name) or `secret:<id>` (a Secrets
+ * Manager name or ARN). Anything else, a pasted key above all, is refused on the way in and never served.
+ */
+export const API_KEY_REF_PATTERN = /^(env:[A-Za-z_][A-Za-z0-9_]*|secret:.+)$/
+
+/** The refusal of a reference that fails `API_KEY_REF_PATTERN`; it never repeats the value, which may be a key. */
+const API_KEY_REF_ERROR = 'must be env:NAME or secret:<id>; the catalog never stores a credential itself'
+
+/** A credential reference (`API_KEY_REF_PATTERN`), checked wherever an entry comes in. */
+export const ApiKeyRefSchema = z.string().check(z.regex(API_KEY_REF_PATTERN, { error: API_KEY_REF_ERROR }))
+
 /** Settings of a model served by an upstream OpenAI-compatible server (vLLM, SGLang, llama.cpp, Ollama, hosted). */
 export const OpenAiCompatibleSettingsSchema = z.object({
   kind: z.literal('openai-compatible'),
@@ -34,7 +46,7 @@ export const OpenAiCompatibleSettingsSchema = z.object({
    * Where the upstream credential comes from, never the credential itself: `env:NAME` (an environment variable) or
    * `secret:<arn-or-name>` (AWS Secrets Manager, resolved at run time).
    */
-  apiKeyRef: z.optional(z.string()),
+  apiKeyRef: z.optional(ApiKeyRefSchema),
   connectTimeoutMs: z.optional(TimeoutMs),
   firstByteTimeoutMs: z.optional(TimeoutMs),
   /**
@@ -103,12 +115,13 @@ export type CatalogModel = z.infer<typeof CatalogModelSchema>
 /**
  * A catalog entry as the table may hold it: written by hand or before the checks above existed. Reads accept what
  * the checks refuse, so one bad entry cannot hide the whole catalog; the gateway answers for it instead (an unusable
- * upstream URL is a 503 naming the model) and `npm run models -- list` marks it.
+ * upstream URL or credential reference is a 503 naming the model) and `npm run models -- list` marks it.
  */
 export const StoredCatalogModelSchema = z.extend(CatalogModelSchema, {
   backend: z.discriminatedUnion('kind', [
     z.extend(OpenAiCompatibleSettingsSchema, {
       baseUrl: z.string(),
+      apiKeyRef: z.optional(z.string()),
       connectTimeoutMs: z.optional(z.number()),
       firstByteTimeoutMs: z.optional(z.number()),
     }),

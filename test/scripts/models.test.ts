@@ -267,6 +267,110 @@ describe('npm run models', () => {
     )
   })
 
+  it('refuses a plaintext credential in an imported file, naming the field and never the value', async () => {
+    // Prepare
+    const dir = await mkdtemp(join(tmpdir(), 'loom-models-'))
+    const id = `qa/plain-${randomUUID().slice(0, 8)}`
+    const file = join(dir, 'models.json')
+    const secret = 'sk-live-plaintext-import'
+    await writeFile(
+      file,
+      JSON.stringify({
+        id,
+        entities: ['*'],
+        backend: { kind: 'openai-compatible', baseUrl: 'http://x/v1', apiKeyRef: secret },
+      }),
+    )
+
+    // Act
+    const imported = await models('import', file)
+    const flag = await models('add', id, '--base-url', 'http://x/v1', '--entities', '*', '--api-key-ref', secret)
+    await rm(dir, { recursive: true, force: true })
+
+    // Assess
+    expect(imported.code).toBe(2)
+    expect(imported.stderr).toContain(
+      `${file}: invalid model at backend.apiKeyRef: must be env:NAME or secret:<id>; the catalog never stores a credential itself\n`,
+    )
+    expect(flag.code).toBe(2)
+    expect(flag.stderr).toContain('--api-key-ref must be env:NAME or secret:<id>')
+    expect(`${imported.stdout}${imported.stderr}${flag.stdout}${flag.stderr}`).not.toContain(secret)
+    expect(await getModel(id)).toBeUndefined()
+  })
+
+  it('lists a plaintext credential stored past the checks as INVALID, hiding it from list and list --json', async () => {
+    // Prepare
+    const id = `qa/raw-key-${randomUUID().slice(0, 8)}`
+    const secret = 'sk-live-plaintext-stored'
+    await putRawModel({
+      id,
+      backend: { kind: 'openai-compatible', baseUrl: 'http://x/v1', apiKeyRef: secret },
+      entities: ['*'],
+    })
+
+    // Act
+    const listed = await models('list')
+    const json = await models('list', '--json')
+
+    // Assess
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toContain(
+      `${id}  openai-compatible http://x/v1  entities=*  INVALID (backend.apiKeyRef: must be env:NAME or secret:<id>`,
+    )
+    expect(json.code).toBe(0)
+    const entry = (JSON.parse(json.stdout) as { id: string; backend: { apiKeyRef?: string } }[]).find(
+      (m) => m.id === id,
+    )
+    expect(entry?.backend.apiKeyRef).toBe('(hidden: not an env: or secret: reference)')
+    expect(`${listed.stdout}${listed.stderr}${json.stdout}${json.stderr}`).not.toContain(secret)
+  })
+
+  it('sets continuous usage stats off with --no-continuous-usage, on with --continuous-usage, not both', async () => {
+    // Prepare
+    const off = `org/cu-off-${randomUUID().slice(0, 8)}`
+    const on = `org/cu-on-${randomUUID().slice(0, 8)}`
+    const upstream = (id: string, ...flags: string[]) =>
+      models('add', id, '--base-url', 'http://x/v1', '--entities', '*', ...flags)
+
+    // Act
+    const addedOff = await upstream(off, '--no-continuous-usage')
+    const addedOn = await upstream(on, '--continuous-usage')
+    const both = await upstream(`${off}-both`, '--continuous-usage', '--no-continuous-usage')
+    const reference = await models(
+      'add',
+      `${off}-ref`,
+      '--backend',
+      'reference',
+      '--entities',
+      '*',
+      '--no-continuous-usage',
+    )
+    const help = await models('--help')
+
+    // Assess
+    expect(addedOff.code).toBe(0)
+    expect((await getModel(off))?.backend).toEqual({
+      kind: 'openai-compatible',
+      baseUrl: 'http://x/v1',
+      continuousUsage: false,
+    })
+    expect(addedOn.code).toBe(0)
+    expect((await getModel(on))?.backend).toEqual({
+      kind: 'openai-compatible',
+      baseUrl: 'http://x/v1',
+      continuousUsage: true,
+    })
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain('--continuous-usage and --no-continuous-usage exclude each other')
+    expect(reference.code).toBe(2)
+    expect(reference.stderr).toContain(
+      '--no-continuous-usage applies to openai-compatible models, not --backend reference',
+    )
+    expect(help.stdout).toContain('--no-continuous-usage')
+    expect(await getModel(`${off}-both`)).toBeUndefined()
+    expect(await getModel(`${off}-ref`)).toBeUndefined()
+  })
+
   it('runs as a script: adds a model to the table it is pointed at and exits with status 0', async () => {
     // Prepare
     const id = `org/script-${randomUUID().slice(0, 8)}`

@@ -251,4 +251,30 @@ describe('starting the local stack', () => {
     )
     expect(entries.sort()).toEqual(['broken.json', 'models.json'])
   })
+
+  it('refuses a LOOM_MODELS_FILE holding a plaintext credential, naming the field and never the value', async () => {
+    // Prepare
+    const dir = await tempDir()
+    const file = join(dir, 'models.json')
+    const secret = 'sk-live-plaintext-file'
+    const backend = { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:8000/v1', apiKeyRef: secret }
+    await writeFile(file, JSON.stringify([{ id: 'org/m', backend, entities: ['*'] }]))
+
+    // Act
+    const failed = await startStack(
+      options({ dynamoEndpoint: undefined, dataDir: join(dir, 'data'), modelsFile: file }),
+      () => undefined,
+    ).then(
+      () => new Error('started'),
+      (error: unknown) => error as Error,
+    )
+
+    // Assess
+    expect(failed).toBeInstanceOf(SetupError)
+    expect(failed.message).toBe(
+      `LOOM_MODELS_FILE ${file}: invalid model at 0.backend.apiKeyRef: must be env:NAME or secret:<id>; the catalog never stores a credential itself (expected one model object or an array of them, as \`npm run models -- list --json\` prints)`,
+    )
+    expect(failed.message).not.toContain(secret)
+    expect(await readdir(dir)).toEqual(['models.json'])
+  })
 })

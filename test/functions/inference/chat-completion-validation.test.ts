@@ -686,6 +686,33 @@ describe('POST /v1/chat/completions on the reference engine', () => {
     )
   })
 
+  it('serves a structured-outputs backend named in the request as if none were named, as vLLM drops it', async () => {
+    // Prepare: `backend` is no field of vLLM's StructuredOutputsParams, `_backend` and `_backend_was_auto` are
+    // init=False, so pydantic drops all three and the server-wide backend is used (docs/inference.md §3.3).
+    const choice = ['yes', 'no']
+
+    // Act
+    const named = await complete({ max_tokens: 4, structured_outputs: { choice, backend: 'xgrammar' } })
+    const internal = await complete({
+      max_tokens: 4,
+      structured_outputs: { choice, _backend: 'outlines', _backend_was_auto: true },
+    })
+    const upstreamNamed = await post({ messages, model, structured_outputs: { regex: 'a', backend: 'xgrammar' } })
+
+    // Assess
+    expect(named.status).toBe(200)
+    expect(choice).toContain(contents(named.completion)[0])
+    expect(internal.status).toBe(200)
+    expect(choice).toContain(contents(internal.completion)[0])
+    expect(upstreamNamed.status).toBe(200)
+    // The constraint-count error prints the dataclass as parsed: `_backend` None whatever was sent.
+    await expectRequestError(
+      { messages, model: reference.id, structured_outputs: { regex: 'a', json_object: true, _backend: 'outlines' } },
+      `${MULTIPLE}${structuredDict({ regex: "'a'", json_object: 'True' })}`,
+      'body.structured_outputs',
+    )
+  })
+
   it('keeps the engine 400 for a structural tag xgrammar accepts but the engine cannot enforce', async () => {
     // Act
     const res = await complete({

@@ -3,12 +3,14 @@ import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { inspect } from 'node:util'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
 import { config } from '#shared/config'
 import { listUsage } from '#shared/db/usage-repository'
 import { clearCatalogCache } from '#shared/inference/catalog'
 import { estimatePromptTokens, flushUsage, hourOf } from '#shared/inference/usage-meter'
+import { logger } from '#shared/logger'
 import type { ChatCompletionRequest } from '#shared/schemas/chat-completion'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { addUpstreamModel, putRawModel, upstreamModelFixture } from '../../support/models.js'
@@ -303,6 +305,44 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
 
     // Assess
     expect(res.status).toBe(503)
+  })
+
+  it('answers 503 for a plaintext credential stored past the checks, never sending or printing it', async () => {
+    // Prepare
+    const id = `qa/plain-${randomUUID().slice(0, 8)}`
+    const secret = 'sk-live-plaintext-served'
+    await putRawModel({
+      id,
+      backend: { kind: 'openai-compatible', baseUrl: upstream.baseUrl, apiKeyRef: secret },
+      entities: [caller.entity],
+    })
+    const logged = (['error', 'warn', 'info', 'debug'] as const).map((level) => vi.spyOn(logger, level))
+    const sentBefore = upstream.seen.length
+
+    // Act
+    const plain = await chat({ model: id })
+    const streamed = await chat({ model: id, stream: true })
+    const bodies = [await plain.text(), await streamed.text()]
+    const printed = inspect(
+      logged.flatMap((spy) => spy.mock.calls),
+      { depth: 12 },
+    )
+    for (const spy of logged) spy.mockRestore()
+
+    // Assess
+    const misconfigured = {
+      message: `The upstream credential of model \`${id}\` is misconfigured: its reference must be env:NAME or secret:<id>`,
+      type: 'ServiceUnavailableError',
+      param: null,
+      code: 503,
+    }
+    expect(plain.status).toBe(503)
+    expect(streamed.status).toBe(503)
+    expect(bodies.map((text) => (JSON.parse(text) as ErrorBody).error)).toEqual([misconfigured, misconfigured])
+    expect(bodies.join('')).not.toContain(secret)
+    expect(upstream.seen.length).toBe(sentBefore)
+    expect(printed).toContain(id)
+    expect(printed).not.toContain(secret)
   })
 
   it('sends the upstream credential from the environment, never from the table; unset, a 503 naming the model', async () => {

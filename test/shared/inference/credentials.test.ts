@@ -26,7 +26,7 @@ async function secretsExtension(secrets: Record<string, string>) {
 }
 
 describe('upstream credentials', () => {
-  it('reads env: references from the environment and answers unset or unknown ones with a 503 naming the model', async () => {
+  it('reads env: references from the environment; unset ones, and values that are no reference, a 503 naming the model', async () => {
     // Prepare
     vi.stubEnv('LOOM_TEST_CREDENTIAL', 'sk-from-env')
 
@@ -34,6 +34,7 @@ describe('upstream credentials', () => {
     const set = await resolveCredential('env:LOOM_TEST_CREDENTIAL', 'org/m')
     const unset = await resolveCredential('env:LOOM_TEST_UNSET_CREDENTIAL', 'org/m').catch((e: unknown) => e)
     const unknown = await resolveCredential('vault:x', 'org/m').catch((e: unknown) => e)
+    const plaintext = await resolveCredential('sk-live-plaintext', 'org/m').catch((e: unknown) => e)
     const none = await resolveCredential(undefined, 'org/m')
 
     // Assess
@@ -41,7 +42,15 @@ describe('upstream credentials', () => {
     const notConfigured = { statusCode: 503, message: 'The upstream credential of model `org/m` is not configured' }
     expect(unset).toMatchObject(notConfigured)
     expect(String((unset as Error).message)).not.toContain('LOOM_TEST_UNSET_CREDENTIAL')
-    expect(unknown).toMatchObject(notConfigured)
+    // Not a reference at all (written past the checks, perhaps a pasted key): misconfigured, and never repeated.
+    const misconfigured = {
+      statusCode: 503,
+      message:
+        'The upstream credential of model `org/m` is misconfigured: its reference must be env:NAME or secret:<id>',
+    }
+    expect(unknown).toMatchObject(misconfigured)
+    expect(plaintext).toMatchObject(misconfigured)
+    expect(String((plaintext as Error).cause)).not.toContain('sk-live-plaintext')
     expect(none).toBeUndefined()
   })
 
