@@ -61,6 +61,7 @@ export const UNIT_FILES = [
   'test/shared/inference/stream-tally.test.ts',
   'test/shared/inference/trace-completion.test.ts',
   'test/shared/group-commit.test.ts',
+  'test/shared/json-file.test.ts',
   'test/shared/otel/attribute-tree.test.ts',
   'test/shared/otel/otlp-json.test.ts',
   'test/shared/otel/otlp-json-int64.test.ts',

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { parseCatalogFile } from '#shared/inference/catalog'
+import { JsonSyntaxError } from '#shared/json-file'
 import { SetupError } from './setup-error.js'
 
 /**
@@ -18,9 +19,8 @@ export async function checkModelsFile(file: string): Promise<void> {
   try {
     parseCatalogFile(text, `LOOM_MODELS_FILE ${file}`)
   } catch (error) {
-    if (error instanceof SyntaxError) {
-      throw new SetupError(`LOOM_MODELS_FILE ${file} is not valid JSON (${error.message})`, { cause: error })
-    }
+    // Its message has the line and column, never the file's text (a pasted key may be in it).
+    if (error instanceof JsonSyntaxError) throw new SetupError(error.message, { cause: error })
     const hint = 'one model object or an array of them, as `npm run models -- list --json` prints'
     throw new SetupError(`${(error as Error).message} (expected ${hint})`, { cause: error })
   }

@@ -3,6 +3,7 @@ import { safeParse } from 'zod/mini'
 import { config } from '#shared/config'
 import { listModels } from '#shared/db/model-repository'
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '#shared/errors/http-error'
+import { parseJsonFile } from '#shared/json-file'
 import { logger } from '#shared/logger'
 import { RefreshingCache } from '#shared/refreshing-cache'
 import { type CatalogModel, CatalogModelSchema } from '#shared/schemas/model'
@@ -14,9 +15,12 @@ const cache = new RefreshingCache<CatalogModel[]>({
   maxEntries: () => 1,
 })
 
-/** Parses a catalog file's text: one model object or an array of them; throws with the first problem. */
+/**
+ * Parses a catalog file's text: one model object or an array of them; throws with the first problem, a syntax error
+ * as `JsonSyntaxError` with its line and column and none of the text (a pasted key may be in it).
+ */
 export function parseCatalogFile(text: string, source = 'models file'): CatalogModel[] {
-  const raw: unknown = JSON.parse(text)
+  const raw = parseJsonFile(text, source)
   const items = Array.isArray(raw) ? raw : [raw]
   return items.map((item, index) => {
     const parsed = safeParse(CatalogModelSchema, item)
@@ -47,8 +51,7 @@ function readCatalogFile(file: string): CatalogModel[] {
   try {
     return parseCatalogFile(text, 'LOOM_MODELS_FILE')
   } catch (error) {
-    const detail = error instanceof SyntaxError ? 'LOOM_MODELS_FILE is not valid JSON' : (error as Error).message
-    throw misconfiguredCatalog(detail, file, error)
+    throw misconfiguredCatalog((error as Error).message, file, error)
   }
 }
 

@@ -152,12 +152,29 @@ export function constraintConflict(r: ChatCompletionRequest): string | undefined
   return constraintCountError(so ?? {}, overrides)
 }
 
+// The characters Python's `str.strip()` removes (`str.isspace`), which differ from JavaScript's `trim()`.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: Python counts the separators U+001C–U+001F as spaces.
+const PY_BLANK = /^[\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/
+
+// Newest vLLM's request content checks in `SamplingParams._validate_structured_outputs`, in its order, none naming a
+// parameter. They read the params after `response_format` is merged in (`replace(structured_outputs, **overrides)`),
+// so a format's schema replaces a blank `json` and its `json_object: true` a false one.
 function checkStructuredOutputs(r: ChatCompletionRequest): void {
   const so = r.structured_outputs as Record<string, unknown> | null | undefined
   if (so === undefined || so === null) return
-  if (Array.isArray(so.choice) && so.choice.length === 0) bad("Choice '[]' cannot be an empty list")
-  if (typeof so.grammar === 'string' && so.grammar.trim() === '') {
+  const merged = { ...so, ...responseFormatConstraint(r) }
+  if (Array.isArray(merged.choice) && merged.choice.length === 0) bad("Choice '[]' cannot be an empty list")
+  if (typeof merged.grammar === 'string' && PY_BLANK.test(merged.grammar)) {
     bad('structured_outputs.grammar cannot be an empty string')
+  }
+  if (typeof merged.json === 'string' && PY_BLANK.test(merged.json)) {
+    bad('structured_outputs.json cannot be an empty string')
+  }
+  if (merged.json_object === false) {
+    bad('structured_outputs.json_object must be True if set; omit structured_outputs to disable structured outputs')
+  }
+  if (typeof merged.regex === 'string' && merged.regex.includes('\0')) {
+    bad("structured_outputs.regex must not contain a NUL character ('\\x00')")
   }
 }
 

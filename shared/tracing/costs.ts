@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { config } from '#shared/config'
 import { listPriceRows } from '#shared/db/cost-repository'
+import { parseJsonFile } from '#shared/json-file'
 import type { PriceRow } from '#shared/schemas/cost'
 import type { LoadedCall } from '#shared/tracing/call-view'
 import { renderDatetime } from '#shared/tracing/time'
@@ -80,7 +81,8 @@ function defaultPrices(): Promise<Map<string, PriceRow[]>> {
     const file = config.tracing.pricesFile ?? BUNDLED_TABLE
     const source = typeof file === 'string' ? file : 'default-prices.json'
     try {
-      return parsePriceTable(JSON.parse(await readFile(file, 'utf8')), source)
+      // A syntax error names the line and column, never the file's text, which the logged cause would carry.
+      return parsePriceTable(parseJsonFile(await readFile(file, 'utf8'), source), source)
     } catch (error) {
       defaults = undefined
       throw new Error(`cannot load the price table ${source}`, { cause: error })

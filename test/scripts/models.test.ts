@@ -298,6 +298,28 @@ describe('npm run models', () => {
     expect(await getModel(id)).toBeUndefined()
   })
 
+  it('refuses an imported file that is not JSON by line and column, never printing its text', async () => {
+    // Prepare
+    const dir = await mkdtemp(join(tmpdir(), 'loom-models-'))
+    const id = `qa/syntax-${randomUUID().slice(0, 8)}`
+    const file = join(dir, 'models.json')
+    // A key pasted unquoted where the reference belongs: Node's JSON.parse message would quote it.
+    await writeFile(
+      file,
+      `{"id": "${id}", "entities": ["*"], "backend": {"kind": "openai-compatible", "baseUrl": "http://x/v1",\n  "apiKeyRef": sk-live-0123456789abcdef}}`,
+    )
+
+    // Act
+    const imported = await models('import', file)
+    await rm(dir, { recursive: true, force: true })
+
+    // Assess
+    expect(imported.code).toBe(2)
+    expect(imported.stderr).toContain(`${file} is not valid JSON (line 2, column 16)\n`)
+    expect(`${imported.stdout}${imported.stderr}`).not.toContain('sk-live')
+    expect(await getModel(id)).toBeUndefined()
+  })
+
   it('lists a plaintext credential stored past the checks as INVALID, hiding it from list and list --json', async () => {
     // Prepare
     const id = `qa/raw-key-${randomUUID().slice(0, 8)}`

@@ -4,6 +4,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { connect, createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { inspect } from 'node:util'
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb'
 import { afterEach, describe, expect, it } from 'vitest'
 import { config, localConfig } from '#shared/config'
@@ -228,7 +229,8 @@ describe('starting the local stack', () => {
     const dataDir = join(dir, 'data')
     const notJson = join(dir, 'broken.json')
     const badModel = join(dir, 'models.json')
-    await writeFile(notJson, '[{"id": ')
+    // A key pasted unquoted where the reference belongs: Node's JSON.parse message would quote it.
+    await writeFile(notJson, '[{"id": "org/m",\n  "apiKeyRef": sk-live-0123456789abcdef}]')
     await writeFile(badModel, JSON.stringify([{ id: 'org/m', backend: { kind: 'openai-compatible' }, entities: [] }]))
     const start = (modelsFile: string) =>
       startStack(options({ dynamoEndpoint: undefined, dataDir, modelsFile }), () => undefined).then(
@@ -245,7 +247,9 @@ describe('starting the local stack', () => {
     // Assess
     expect(missing).toBeInstanceOf(SetupError)
     expect(missing.message).toBe(`LOOM_MODELS_FILE ${join(dir, 'none.json')} cannot be read (ENOENT)`)
-    expect(syntax.message).toMatch(new RegExp(`^LOOM_MODELS_FILE ${notJson} is not valid JSON \\(`))
+    expect(syntax).toBeInstanceOf(SetupError)
+    expect(syntax.message).toBe(`LOOM_MODELS_FILE ${notJson} is not valid JSON (line 2, column 16)`)
+    expect(inspect(syntax, { depth: 12 })).not.toContain('sk-live')
     expect(invalid.message).toMatch(
       new RegExp(`^LOOM_MODELS_FILE ${badModel}: invalid model at 0\\.backend\\.baseUrl: .+ \\(expected one model`),
     )

@@ -445,6 +445,43 @@ describe('POST /v1/chat/completions serving rules', () => {
     )
   })
 
+  it('refuses a blank json string, a false json_object and a regex with NUL while serving, without a parameter', async () => {
+    // Prepare
+    const jsonObject =
+      'structured_outputs.json_object must be True if set; omit structured_outputs to disable structured outputs'
+
+    // Act
+    const schemaReplacesBlank = await post({
+      messages,
+      model,
+      response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } },
+      structured_outputs: { json: ' ' },
+    })
+    const formatSetsJsonObject = await post({
+      messages,
+      model,
+      response_format: { type: 'json_object' },
+      structured_outputs: { json_object: false },
+    })
+
+    // Assess
+    const blankJson = 'structured_outputs.json cannot be an empty string'
+    await expectServingError({ messages, model, structured_outputs: { json: '' } }, blankJson, null)
+    // Blank as Python's str.strip() sees it: U+001C and U+0085 are spaces there, not for JavaScript's trim().
+    await expectServingError({ messages, model, structured_outputs: { json: ' \n\x1c\x85' } }, blankJson, null)
+    await expectServingError({ messages, model, structured_outputs: { json_object: false } }, jsonObject, null)
+    // pydantic's lax bool reads 'false' as False.
+    await expectServingError({ messages, model, structured_outputs: { json_object: 'false' } }, jsonObject, null)
+    await expectServingError(
+      { messages, model, structured_outputs: { regex: 'a\u0000b' } },
+      "structured_outputs.regex must not contain a NUL character ('\\x00')",
+      null,
+    )
+    // vLLM checks the params once response_format is merged in: its schema or json_object replaces the field.
+    expect(schemaReplacesBlank.status).toBe(200)
+    expect(formatSetsJsonObject.status).toBe(200)
+  })
+
   it('checks sampling parameter ranges with vLLM messages, naming the parameter only where vLLM does', async () => {
     await expectServingError({ messages, model, n: 0 }, 'n must be at least 1, got 0.', null)
     await expectServingError(

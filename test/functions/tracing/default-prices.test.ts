@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { inspect } from 'node:util'
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { app as costApp } from '#functions/tracing/create-cost/handler'
 import { app as readApp } from '#functions/tracing/read-call/handler'
@@ -202,5 +203,27 @@ describe('default prices, with no cost/create', () => {
 
     // Assess
     await expect(loading).rejects.toThrow(`cannot load the price table ${file}`)
+  })
+
+  it('name a syntax error in the table by line and column, never quoting its text, cause included', async () => {
+    // Prepare
+    const file = join(dir, 'not-json.json')
+    // Something pasted unquoted into a row: Node's JSON.parse message would quote it.
+    writeFileSync(
+      file,
+      '{"effective_date": "2024-01-01 00:00:00",\n "rows": [["m", "p", sk-live-0123456789abcdef, 0]]}',
+    )
+    const { loadPrices } = await costsModuleWith(file)
+
+    // Act
+    const failure = await loadPrices(newProject(await newCaller())).then(
+      () => new Error('loaded'),
+      (error: unknown) => error as Error,
+    )
+
+    // Assess
+    expect(failure.message).toBe(`cannot load the price table ${file}`)
+    expect((failure.cause as Error).message).toBe(`${file} is not valid JSON (line 2, column 22)`)
+    expect(inspect(failure, { depth: 12 })).not.toContain('sk-live')
   })
 })

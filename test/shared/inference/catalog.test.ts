@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { inspect } from 'node:util'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { config } from '#shared/config'
 import { putModel } from '#shared/db/model-repository'
 import { allModels, clearCatalogCache, modelsFor, parseCatalogFile, resolveModel } from '#shared/inference/catalog'
+import { logger } from '#shared/logger'
 import { putRawModel } from '../../support/models.js'
 
 afterEach(() => {
@@ -56,6 +58,38 @@ describe('model catalog', () => {
       ),
     })
     await rm(dir, { recursive: true, force: true })
+  })
+
+  it('answers a catalog file that is not JSON with its line and column, never its text, in the answer or the log', async () => {
+    // Prepare
+    const dir = await mkdtemp(join(tmpdir(), 'loom-catalog-'))
+    const file = join(dir, 'models.json')
+    // A key pasted unquoted where the reference belongs: Node's JSON.parse message would quote it.
+    await writeFile(file, '[{"id": "org/m", "entities": ["*"],\n  "apiKeyRef": sk-live-0123456789abcdef}]')
+    config.inference.modelsFile = file
+    clearCatalogCache()
+    const logged = (['error', 'warn', 'info', 'debug'] as const).map((level) => vi.spyOn(logger, level))
+
+    // Act
+    const failure = await allModels().then(
+      () => new Error('loaded'),
+      (error: unknown) => error as Error,
+    )
+    const printed = inspect(
+      logged.flatMap((spy) => spy.mock.calls),
+      { depth: 12 },
+    )
+    for (const spy of logged) spy.mockRestore()
+    await rm(dir, { recursive: true, force: true })
+
+    // Assess
+    expect(failure).toMatchObject({
+      statusCode: 503,
+      message: 'The model catalog is misconfigured: LOOM_MODELS_FILE is not valid JSON (line 2, column 16)',
+    })
+    expect(`${inspect(failure, { depth: 12 })}${printed}`).not.toContain('sk-live')
+    expect(printed).toContain(file)
+    expect(printed).toContain('line 2, column 16')
   })
 
   it('reads per-project limits from a catalog file and refuses one that is not a positive integer', () => {
