@@ -52,13 +52,14 @@ const RETRY_AFTER = {
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
 }
 
-// The errors every route of a family may answer, in the family's shape: request errors, and for authenticated routes
-// the key's refusal, rate limits (429) and an unavailable store or engine (503), both with `Retry-After`.
-function errorResponses(family: string, auth: boolean): Record<string, unknown> {
+// The errors every route of a family may answer, in the family's shape: request errors, an unexpected failure (500),
+// for authenticated routes the key's refusal and rate limits (429), and an unavailable store or engine (503), 429 and
+// 503 with `Retry-After`; then the statuses the route itself declares (`errors`), described as it describes them.
+function errorResponses(family: string, auth: boolean, route: RouteDeclaration): Record<string, unknown> {
   const name = FAMILY_ERROR[family]
   if (name === undefined) return {}
   const content = { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } }
-  return {
+  const common: Record<string, Record<string, unknown>> = {
     '4XX': { description: 'Invalid request (validation, not found, conflict, too large)', content },
     ...(auth
       ? {
@@ -67,8 +68,13 @@ function errorResponses(family: string, auth: boolean): Record<string, unknown> 
           '429': { description: 'Over a key or model rate or concurrency limit', headers: RETRY_AFTER, content },
         }
       : {}),
+    '500': { description: 'Unexpected error: a generic message, the details in the log only', content },
     '503': { description: 'Storage or model server unavailable after retries', headers: RETRY_AFTER, content },
   }
+  for (const [status, description] of Object.entries(route.errors ?? {})) {
+    common[status] = { ...common[status], description, content }
+  }
+  return common
 }
 
 function jsonSchema(schema: z.core.$ZodType): Record<string, unknown> {
@@ -105,7 +111,8 @@ function headerParameters(headers: readonly HeaderParameter[] = []): unknown[] {
   }))
 }
 
-// The 200 in the declared media type, or for a route that only redirects its 302.
+// The 200 in the declared media type (and the alternative the request may choose), or for a route that only
+// redirects its 302.
 function successResponse(route: RouteDeclaration, example: unknown): Record<string, unknown> {
   if (route.redirect !== undefined) {
     return {
@@ -118,10 +125,15 @@ function successResponse(route: RouteDeclaration, example: unknown): Record<stri
       },
     }
   }
-  const content = route.responseMediaType
-    ? { [route.responseMediaType]: {} }
-    : { 'application/json': { schema: route.response ? jsonSchema(route.response) : {}, ...exampleOf(example) } }
-  return { '200': { description: 'Success', content } }
+  const primary = route.responseMediaType ?? 'application/json'
+  const content: Record<string, unknown> = route.responseMediaType
+    ? { [primary]: {} }
+    : { [primary]: { schema: route.response ? jsonSchema(route.response) : {}, ...exampleOf(example) } }
+  const alternative = route.alternativeResponse
+  if (alternative === undefined) return { '200': { description: 'Success', content } }
+  content[alternative.mediaType] = alternative.schema ? { schema: jsonSchema(alternative.schema) } : {}
+  const description = `Success: \`${primary}\`, or \`${alternative.mediaType}\` ${alternative.description}`
+  return { '200': { description, content } }
 }
 
 // The JSON body with its schema and example, and any other media type it may be sent in without one.
@@ -156,7 +168,7 @@ export function buildOpenApiDocument(
           ...(route.query ? queryParameters(route.query, example.query) : []),
           ...headerParameters(route.headers),
         ],
-        responses: { ...successResponse(route, example.response), ...errorResponses(fn.family, fn.auth) },
+        responses: { ...successResponse(route, example.response), ...errorResponses(fn.family, fn.auth, route) },
       }
       if (route.body) operation.requestBody = requestBody(route, route.body, example.body)
       if (fn.auth) operation.security = SECURITY[fn.family] ?? []

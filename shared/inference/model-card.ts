@@ -1,11 +1,12 @@
 import { maxModelLenOf } from '#shared/engine/settings'
 import type { CatalogModel } from '#shared/schemas/model'
+import type { ModelCard } from '#shared/schemas/model-response'
 
 /**
  * A model as `GET /v1/models` lists it (docs/inference.md §10): W&B's defaults where the catalog entry leaves a field
  * out.
  */
-export function modelCard(model: CatalogModel) {
+export function modelCard(model: CatalogModel): ModelCard {
   return {
     id: model.id,
     object: 'model' as const,

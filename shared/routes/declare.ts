@@ -33,6 +33,24 @@ export type HeaderParameter = {
   schema?: Schema
 }
 
+type Digit = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9
+
+/** An error status OpenAPI lists (`404`, `501`), or a range (`5XX`). */
+export type ErrorStatus = `${4 | 5}${Digit}${Digit}` | '4XX' | '5XX'
+
+/**
+ * Another media type a 200 may come in, chosen by the request (an SSE stream when the body sets `stream`): `schema`
+ * describes one item (one event's `data`), as OpenAI's OpenAPI document describes its streams.
+ */
+export type AlternativeResponse = {
+  /** `text/event-stream`, `application/jsonl`. */
+  mediaType: string
+  /** When the route answers in this type and how it is framed. */
+  description: string
+  /** The schema of one item of the stream. */
+  schema?: Schema
+}
+
 /** One route: how a client calls it and what it answers, as the handler, OpenAPI and the tests read it. */
 export type RouteDeclaration = {
   method: HttpMethod
@@ -56,6 +74,13 @@ export type RouteDeclaration = {
   response?: Schema
   /** Media type of a non-JSON response (`text/event-stream`, `application/jsonl`, `application/octet-stream`). */
   responseMediaType?: string
+  /** A second media type of the 200 besides `response`'s JSON (a completion's stream). */
+  alternativeResponse?: AlternativeResponse
+  /**
+   * Error statuses the route answers beyond its family's common ones (`4XX`, 500, 503 and, with credentials, 401, 403,
+   * 429), each with what answers it; OpenAPI shows them in the family's error shape.
+   */
+  errors?: Readonly<Partial<Record<ErrorStatus, string>>>
   /** For a route that only redirects: the `Location` of its 302, which replaces the 200 (no `response` then). */
   redirect?: string
   /** A request a client would send (and optionally its answer); required where the route has a body or query. */
@@ -97,6 +122,8 @@ function routeOf(route: RouteDeclaration): RouteDeclaration {
     query,
     response,
     responseMediaType,
+    alternativeResponse,
+    errors,
     redirect,
     example,
   } = route
@@ -110,6 +137,8 @@ function routeOf(route: RouteDeclaration): RouteDeclaration {
     ...(query === undefined ? {} : { query }),
     ...(response === undefined ? {} : { response }),
     ...(responseMediaType === undefined ? {} : { responseMediaType }),
+    ...(alternativeResponse === undefined ? {} : { alternativeResponse }),
+    ...(errors === undefined ? {} : { errors }),
     ...(redirect === undefined ? {} : { redirect }),
     ...(example === undefined ? {} : { example }),
   }

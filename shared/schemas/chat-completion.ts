@@ -192,73 +192,93 @@ export function requestedMaxTokens(request: ChatCompletionRequest): number | und
   return request.max_completion_tokens ?? request.max_tokens ?? undefined
 }
 
+// The answers below are documented, not parsed: `/openapi.json` shows them (the 200 of `POST /v1/chat/completions`,
+// JSON and SSE) and the code builds values of their types. An optional key is absent, never `undefined`, as the
+// types stated before these schemas had it (exactOptionalPropertyTypes).
+const absentOrNull = <T extends z.core.$ZodType>(schema: T) => z.exactOptional(z.nullable(schema))
+
 /** Usage counts of one completion (non-streaming body, usage chunk, continuous usage). */
-export type ChatUsage = {
-  prompt_tokens: number
-  completion_tokens: number
-  total_tokens: number
-  prompt_tokens_details?: { cached_tokens: number } | null
-  completion_tokens_details?: { reasoning_tokens: number } | null
-}
+export const ChatUsageSchema = z.object({
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+  prompt_tokens_details: absentOrNull(z.object({ cached_tokens: z.number() })),
+  completion_tokens_details: absentOrNull(z.object({ reasoning_tokens: z.number() })),
+})
+export type ChatUsage = z.infer<typeof ChatUsageSchema>
 
 /** The assistant message of a non-streaming choice (docs/inference.md §5): every key present, nulls included. */
-export type ChatResponseMessage = {
-  role: string
-  content: string | null
-  refusal: null
-  annotations: null
-  audio: null
-  function_call: null
-  reasoning: string | null
-  tool_calls?: unknown[]
-}
+export const ChatResponseMessageSchema = z.object({
+  role: z.string(),
+  content: z.nullable(z.string()),
+  refusal: z.null(),
+  annotations: z.null(),
+  audio: z.null(),
+  function_call: z.null(),
+  reasoning: z.nullable(z.string()),
+  tool_calls: z.exactOptional(z.array(z.unknown())),
+})
+export type ChatResponseMessage = z.infer<typeof ChatResponseMessageSchema>
+
+const StopReasonSchema = z.nullable(z.union([z.string(), z.number()]))
+const TokenIdsSchema = z.nullable(z.array(z.number()))
 
 /** One choice of a non-streaming response. */
-export type ChatChoice = {
-  index: number
-  message: ChatResponseMessage
-  logprobs: unknown
-  finish_reason: string | null
-  stop_reason: string | number | null
-  token_ids: number[] | null
-}
+export const ChatChoiceSchema = z.object({
+  index: z.number(),
+  message: ChatResponseMessageSchema,
+  logprobs: z.unknown(),
+  finish_reason: z.nullable(z.string()),
+  stop_reason: StopReasonSchema,
+  token_ids: TokenIdsSchema,
+})
+export type ChatChoice = z.infer<typeof ChatChoiceSchema>
 
 /** The non-streaming response body (`ChatCompletionResponse`, docs/inference.md §5). */
-export type ChatCompletionResponse = {
-  id: string
-  object: 'chat.completion'
-  created: number
-  model: string
-  choices: ChatChoice[]
-  service_tier: null
-  system_fingerprint: string | null
-  usage: ChatUsage
-  prompt_logprobs: unknown
-  prompt_token_ids: number[] | null
-  kv_transfer_params: unknown
-}
+export const ChatCompletionResponseSchema = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion'),
+  created: z.number(),
+  model: z.string(),
+  choices: z.array(ChatChoiceSchema),
+  service_tier: z.null(),
+  system_fingerprint: z.nullable(z.string()),
+  usage: ChatUsageSchema,
+  prompt_logprobs: z.unknown(),
+  prompt_token_ids: TokenIdsSchema,
+  kv_transfer_params: z.unknown(),
+})
+export type ChatCompletionResponse = z.infer<typeof ChatCompletionResponseSchema>
 
 /** A streamed delta (docs/inference.md §6.2). */
-export type ChatDelta = { role?: string; content?: string | null; reasoning?: string | null; tool_calls?: unknown[] }
+export const ChatDeltaSchema = z.object({
+  role: z.exactOptional(z.string()),
+  content: absentOrNull(z.string()),
+  reasoning: absentOrNull(z.string()),
+  tool_calls: z.exactOptional(z.array(z.unknown())),
+})
+export type ChatDelta = z.infer<typeof ChatDeltaSchema>
 
 /** One choice of a stream chunk; `stop_reason` appears on the finish chunk only, `token_ids` with `return_token_ids`. */
-export type ChatChunkChoice = {
-  index: number
-  delta: ChatDelta
-  logprobs: unknown
-  finish_reason: string | null
-  stop_reason?: string | number | null
-  token_ids?: number[] | null
-}
+export const ChatChunkChoiceSchema = z.object({
+  index: z.number(),
+  delta: ChatDeltaSchema,
+  logprobs: z.unknown(),
+  finish_reason: z.nullable(z.string()),
+  stop_reason: z.exactOptional(StopReasonSchema),
+  token_ids: z.exactOptional(TokenIdsSchema),
+})
+export type ChatChunkChoice = z.infer<typeof ChatChunkChoiceSchema>
 
 /** One SSE chunk (`chat.completion.chunk`, docs/inference.md §6); `choices: []` with `usage` is the usage chunk. */
-export type ChatCompletionChunk = {
-  id: string
-  object: 'chat.completion.chunk'
-  created: number
-  model: string
-  choices: ChatChunkChoice[]
-  usage?: ChatUsage | null
-  prompt_token_ids?: number[] | null
-  system_fingerprint?: string | null
-}
+export const ChatCompletionChunkSchema = z.object({
+  id: z.string(),
+  object: z.literal('chat.completion.chunk'),
+  created: z.number(),
+  model: z.string(),
+  choices: z.array(ChatChunkChoiceSchema),
+  usage: absentOrNull(ChatUsageSchema),
+  prompt_token_ids: absentOrNull(z.array(z.number())),
+  system_fingerprint: absentOrNull(z.string()),
+})
+export type ChatCompletionChunk = z.infer<typeof ChatCompletionChunkSchema>

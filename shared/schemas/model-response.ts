@@ -8,7 +8,8 @@ export const ModelCardSchema = z.object({
   owned_by: z.string(),
   root: z.string(),
   parent: z.null(),
-  max_model_len: z.number(),
+  // The window the model enforces (`maxModelLenOf`): null for an upstream model whose entry sets no `maxModelLen`.
+  max_model_len: z.nullable(z.number()),
 })
 export type ModelCard = z.infer<typeof ModelCardSchema>
 

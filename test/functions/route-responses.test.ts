@@ -9,6 +9,7 @@ import { newCaller, type TestCaller } from '../support/auth.js'
 import {
   buildFixtures,
   callRoute,
+  declaredRoute,
   type Fixtures,
   probe,
   probeName,
@@ -26,13 +27,21 @@ beforeAll(async () => {
 
 describe("every route's happy-path answer", () => {
   it('matches the response schema its declaration documents, key for key at the top level', async () => {
-    // Prepare: a valid request of the data's owner on every route, model routes last (the delete removes the model)
+    // Prepare: a valid request of the data's owner on every route, model routes last (the delete removes the model);
+    // a completion of a model the owner may use (the project probes' model is unknown, for the tenancy tests)
+    await putModel({ id: EXAMPLE_IDS.model, backend: { kind: 'reference' }, entities: [owner.entity] })
+    clearCatalogCache()
+    const chat = declaredRoute('inference/create-chat-completion')
     const model = { model_id: fixtures.modelId }
     const probes = [
       probe('meta/get-health'),
       probe('meta/get-server-info'),
       probe('tracing/list-projects'),
-      ...projectProbes(fixtures, owner.entity),
+      ...projectProbes(fixtures, owner.entity).filter((p) => p.route !== chat),
+      probe('inference/create-chat-completion', {
+        headers: { 'openai-project': fixtures.project },
+        body: { model: EXAMPLE_IDS.model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 },
+      }),
       probe('training/get-model-metrics', { params: model }),
       probe('training/log-trajectories', {
         params: model,
@@ -72,6 +81,49 @@ describe("every route's happy-path answer", () => {
     expect(failures).toEqual([])
     const withSchema = FUNCTIONS.flatMap((f) => f.routes).filter((r) => r.response !== undefined)
     expect(withSchema.filter((r) => !checked.has(r)).map((r) => `${r.method} ${r.path}`)).toEqual([])
+  })
+})
+
+describe("every route's alternative answer", () => {
+  it('streams events whose data its declaration documents, key for key at the top level', async () => {
+    // Prepare: a streamed completion with its usage chunk, of a model the owner may use
+    await putModel({ id: EXAMPLE_IDS.model, backend: { kind: 'reference' }, entities: [owner.entity] })
+    clearCatalogCache()
+    const streamed = FUNCTIONS.flatMap((f) => f.routes).filter((r) => r.alternativeResponse !== undefined)
+    const chat = probe('inference/create-chat-completion', {
+      body: {
+        model: EXAMPLE_IDS.model,
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: 4,
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+    })
+    const schema = chat.route.alternativeResponse?.schema
+    const failures: string[] = []
+
+    // Act
+    const res = await callRoute(owner, chat.probe)
+    const events = res.text
+      .split('\n\n')
+      .filter((event) => event.startsWith('data: ') && event !== 'data: [DONE]')
+      .map((event) => JSON.parse(event.slice('data: '.length)) as object)
+    for (const event of events) {
+      const parsed = schema && z.safeParse(schema, event)
+      if (!parsed?.success) failures.push(`${JSON.stringify(event)}: ${JSON.stringify(parsed?.error?.issues)}`)
+      else if (
+        JSON.stringify(Object.keys(parsed.data as object).sort()) !== JSON.stringify(Object.keys(event).sort())
+      ) {
+        failures.push(`${JSON.stringify(event)}: schema keeps ${Object.keys(parsed.data as object)}`)
+      }
+    }
+
+    // Assess
+    expect(streamed.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/chat/completions'])
+    expect(res.status).toBe(200)
+    expect(res.text.endsWith('data: [DONE]\n\n')).toBe(true)
+    expect(events.length).toBeGreaterThan(2)
+    expect(failures).toEqual([])
   })
 })
 

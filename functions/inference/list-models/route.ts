@@ -1,4 +1,5 @@
 import { declareRoute } from '#shared/routes/declare'
+import { projectHeaders } from '#shared/routes/inference-headers'
 import { ModelListResSchema } from '#shared/schemas/model-response'
 
 /** `GET /v1/models`: the route inference/list-models serves. */
@@ -11,4 +12,5 @@ export const route = declareRoute({
   path: '/v1/models',
   summary: 'List the models the caller may use',
   response: ModelListResSchema,
+  headers: projectHeaders('the models listed are those its entity may use'),
 })
