@@ -123,8 +123,13 @@ export function firstOf(tree: AttrTree, keys: readonly string[]): [string, AttrV
   return undefined
 }
 
-/** A value given as JSON text (messages, `input.value` of `application/json`) as JSON; anything else as it is. */
-export const jsonValue = (v: AttrValue): AttrValue => parseJsonText(v) ?? v
+/**
+ * A value given as JSON text (messages, `input.value` of `application/json`) as JSON; anything else as it is. As
+ * Weave's `expand_attributes`, only text whose first character is `{` or `[` is JSON: with leading whitespace it stays
+ * text, here as in the attributes.
+ */
+export const jsonValue = (v: AttrValue): AttrValue =>
+  typeof v === 'string' && (v[0] === '{' || v[0] === '[') ? (parseJsonText(v) ?? v) : v
 
 // Text Python's `int()` reads (Weave's `try_parse_int`): a sign, digits with single underscores between them, spaces.
 const INT_TEXT_RE = /^\s*[+-]?\d+(?:_\d+)*\s*$/

@@ -137,6 +137,24 @@ describe('spanToCall', () => {
     })
   })
 
+  it('keeps JSON text with leading whitespace as text in inputs, output and model_parameters, as Weave does', () => {
+    // Prepare: Weave parses only text starting with `{` or `[` (`expand_attributes`), everywhere alike.
+    const attrs = {
+      'llm.model_name': 'm',
+      'llm.invocation_parameters': ' {"temperature": 0.5}',
+      'input.value': ' {"q": 1}',
+      'output.value': '\n[1, 2]',
+    }
+
+    // Act
+    const { start, end } = map(span(attrs))
+
+    // Assess
+    expect(start.inputs).toEqual({ 'input.value': ' {"q": 1}' })
+    expect(end.output).toEqual({ 'output.value': '\n[1, 2]' })
+    expect(start.attributes).toMatchObject({ model_parameters: ' {"temperature": 0.5}' })
+  })
+
   it('maps OpenLLMetry: gen_ai.prompt.N.* and gen_ai.completion.N.* lists, llm.usage.* counts', () => {
     // Prepare
     const attrs = {
