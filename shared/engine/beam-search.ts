@@ -34,32 +34,59 @@ function extend(kept: Candidate[]): Live[] {
   })
 }
 
-// The returned beam, decoded once from its path.
+// The returned beam, decoded once from its path. As in vLLM, a beam ending at EOS keeps the EOS token (in its token ids,
+// logprobs and `completion_tokens`) only with `include_stop_str_in_output`, and never in its text.
 function materialise(job: Job, { path }: Finished): { sequence: Sequence; logprobs: LogprobEntry[] } {
   const steps: Path[] = []
   for (let p: Path | null = path; p !== null; p = p.prev) steps.push(p)
   steps.reverse()
+  const eos = path.token === EOS_TOKEN_ID && !job.params.ignoreEos ? steps.pop() : undefined
   const sequence = new Sequence(job, new Rng('beam'))
   for (const step of steps) sequence.append(step.token, step.logprob)
-  if (path.token === EOS_TOKEN_ID && !job.params.ignoreEos) {
-    sequence.finishReason = 'stop'
-    sequence.stopReason = EOS_TOKEN_ID
+  const logprobs = steps.map((s) => s.entry)
+  if (eos) {
+    sequence.stopAtEos(job.params.includeStopStr, eos.logprob)
+    if (job.params.includeStopStr) logprobs.push(eos.entry)
   }
-  return { sequence, logprobs: steps.map((s) => s.entry) }
+  return { sequence, logprobs }
 }
 
 /**
  * Beam search as vLLM's serving layer runs it: each step expands every live beam by its 2×width most likely tokens
- * (masks and penalties applied, no temperature), moves beams ending in EOS to the finished set, keeps the `width` best
- * by cumulative logprob, and finally returns the `width` best by length-penalised score. `yieldEvery` lets other
- * requests run between steps.
+ * (the engine's constraint applied; no request masks, bias, penalties or temperature), moves beams ending in EOS to
+ * the finished set, keeps the `width` best by cumulative logprob, and finally returns the `width` best by
+ * length-penalised score. `yieldEvery` lets other requests run between steps.
  */
 export async function beamSearch(job: Job, width: number, yieldEvery: () => Promise<boolean>): Promise<Beam[]> {
   const { params } = job
   // vLLM's BeamSearchParams carry no `stop`, `stop_token_ids` or repetition detection: a beam ends at EOS (finish
-  // reason `stop`, stop reason the EOS id) or at max_tokens (`length`) only, and its text is never cut.
-  const beamJob: Job = { ...job, params: { ...params, stop: [], stopTokenIds: [], repetition: undefined } }
-  const greedy: Job = { ...beamJob, params: { ...beamJob.params, sampling: { ...params.sampling, temperature: 0 } } }
+  // reason `stop`, stop reason the EOS id) or at max_tokens (`length`) only, and its text is never cut. Each step's
+  // SamplingParams hold only logprobs, max_tokens 1 and temperature (allowed tokens come from structured outputs
+  // alone), so the request's `logit_bias`, penalties, `allowed_token_ids`, `bad_words` and `min_tokens` do not apply;
+  // the engine's own constraint (grammar, reasoning budget) still does.
+  const beamJob: Job = {
+    ...job,
+    params: {
+      ...params,
+      stop: [],
+      stopTokenIds: [],
+      repetition: undefined,
+      allowedTokenIds: undefined,
+      badWords: [],
+      minTokens: 0,
+      sampling: {
+        ...params.sampling,
+        presencePenalty: 0,
+        frequencyPenalty: 0,
+        repetitionPenalty: 1,
+        logitBias: new Map(),
+      },
+    },
+  }
+  const greedy: Job = {
+    ...beamJob,
+    params: { ...beamJob.params, sampling: { ...beamJob.params.sampling, temperature: 0 } },
+  }
   let live: Live[] = [{ sequence: new Sequence(greedy, new Rng('beam')), path: null, cum: 0 }]
   const finished: Finished[] = []
   while (live.length > 0) {

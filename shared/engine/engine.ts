@@ -102,13 +102,15 @@ export function resetEngines(): void {
 }
 
 /**
- * Log-probabilities of each prompt token given only the tokens before it, as vLLM's causal forward pass gives them:
- * position i reports the raw distribution (before sampling parameters, like logprobs) that generation would start from
+ * Log-probabilities of each prompt token given only the tokens before it, as vLLM's causal forward pass gives them
+ * (null when not asked for, or with beam search): position i reports the raw distribution (before sampling parameters, like logprobs) that generation would start from
  * after a prompt of the first i tokens, so the prompt's counts and the question's topic come from those tokens only.
  */
-export function promptLogprobs(prepared: Prepared): PromptLogprobs {
+export function promptLogprobs(prepared: Prepared): PromptLogprobs | null {
   const { params, prompt, engine } = prepared
-  const k = params.promptLogprobs ?? 0
+  // None asked for, or beam search: vLLM's beam search returns `prompt_logprobs=None` whatever the request asked.
+  if (params.promptLogprobs === undefined || params.beamSearch) return null
+  const k = params.promptLogprobs
   const out: PromptLogprobs = [null]
   const scored = causalLogits(prompt.ids, {
     contextWeight: engine.settings.contextWeight,

@@ -65,7 +65,7 @@ async function complete(call: ChatBackendCall): Promise<ChatCompletionResponse> 
   const admitted = await admit(call)
   const { prepared } = admitted
   try {
-    const prompt = prepared.params.promptLogprobs === undefined ? null : promptLogprobs(prepared)
+    const prompt = promptLogprobs(prepared)
     const sequences: Sequence[] = []
     const entries: LogprobEntry[][] = Array.from({ length: prepared.params.n }, () => [])
     for await (const event of generate(prepared, call.signal)) {

@@ -303,6 +303,22 @@ export class Sequence {
     return { token, content: this.release(), reasoning }
   }
 
+  /**
+   * Ends the sequence at EOS without decoding it, as vLLM's beam search ends a beam: `keep` (its
+   * `include_stop_str_in_output`) adds the token to the output, never to the text.
+   */
+  stopAtEos(keep: boolean, logprob: number): void {
+    if (keep) {
+      this.output.push(EOS_TOKEN_ID)
+      this.history.push(EOS_TOKEN_ID)
+    }
+    this.cumulativeLogprob += logprob
+    this.finishReason = 'stop'
+    this.stopReason = EOS_TOKEN_ID
+    this.content += this.contentText.flush()
+    this.reasoning += this.reasoningText.flush()
+  }
+
   // Cuts the text at the first stop string (stop-strings.ts) the latest token completed.
   private matchStop(before: number): boolean {
     const match = matchStop(this.content, before, this.job.params.stop, this.job.params.includeStopStr)

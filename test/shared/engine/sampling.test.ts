@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest'
 import { applyBiasAndPenalties, finalDistribution, type SamplingOptions } from '#shared/engine/sampler'
 import { Sequence } from '#shared/engine/sequence'
 import { decode, EOS_TOKEN_ID, encode, tokenBytes, tokenText, VOCAB_SIZE } from '#shared/engine/tokenizer'
-import type { ChatCompletionResponse } from '#shared/schemas/chat-completion'
+import type { ChatCompletionRequest, ChatCompletionResponse } from '#shared/schemas/chat-completion'
 import { ask, complete, type Entry, logprobsOf, model, streamAll, text } from './support.js'
 
 // This file loads fresh copies of modules; the worker's next file starts from a clean registry (test files share
@@ -307,6 +307,8 @@ describe('reference engine sampling', () => {
             max_completion_tokens: 12,
             logprobs: true,
             return_token_ids: true,
+            // With it a beam's EOS stays in its token ids and logprobs, so the whole score can be recomputed.
+            include_stop_str_in_output: true,
           }),
         )
 
@@ -350,6 +352,69 @@ describe('reference engine sampling', () => {
         ['stop', EOS_TOKEN_ID],
       ]).toContainEqual([c.finish_reason, c.stop_reason])
     }
+  })
+
+  it('keeps the EOS that ends a beam out of its token ids, logprobs and usage unless include_stop_str_in_output', async () => {
+    // Prepare: at this length the best beams end at EOS
+    const base = ask('What is the capital of France?', {
+      use_beam_search: true,
+      n: 2,
+      max_tokens: 40,
+      logprobs: true,
+      return_token_ids: true,
+    })
+
+    // Act
+    const plain = await complete(base)
+    const kept = await complete({ ...base, include_stop_str_in_output: true })
+
+    // Assess
+    expect(plain.choices.some((c) => c.stop_reason === EOS_TOKEN_ID)).toBe(true)
+    for (const c of plain.choices) {
+      expect(c.token_ids).not.toContain(EOS_TOKEN_ID)
+      expect(logprobsOf(plain, c.index)).toHaveLength(c.token_ids?.length ?? -1)
+    }
+    const lengths = (r: ChatCompletionResponse) => r.choices.reduce((s, c) => s + (c.token_ids?.length ?? 0), 0)
+    expect(plain.usage.completion_tokens).toBe(lengths(plain))
+    for (const [i, c] of kept.choices.entries()) {
+      const eos = c.stop_reason === EOS_TOKEN_ID ? [EOS_TOKEN_ID] : []
+      expect(c.token_ids).toEqual([...(plain.choices[i]?.token_ids ?? []), ...eos])
+      expect(logprobsOf(kept, c.index)).toHaveLength(c.token_ids?.length ?? -1)
+      expect(c.message.content).toBe(plain.choices[i]?.message.content)
+    }
+    expect(kept.usage.completion_tokens).toBe(lengths(kept))
+  })
+
+  it.each([
+    ['logit_bias', { logit_bias: { '72': 100 } }],
+    ['penalties', { presence_penalty: 2, frequency_penalty: 2, repetition_penalty: 2 }],
+    ['allowed_token_ids', { allowed_token_ids: [72, 101] }],
+    ['bad_words', { bad_words: ['Paris', 'The', 'capital'] }],
+    ['min_tokens', { min_tokens: 30 }],
+  ] satisfies [string, Partial<ChatCompletionRequest>][])(
+    'ignores %s in beam search, as vLLM does',
+    async (_, extra) => {
+      // Prepare
+      const base = ask('What is the capital of France?', { use_beam_search: true, n: 2, max_tokens: 40 })
+
+      // Act
+      const plain = await complete(base)
+      const varied = await complete({ ...base, ...extra })
+
+      // Assess
+      expect(varied.choices.map((c) => c.message.content)).toEqual(plain.choices.map((c) => c.message.content))
+    },
+  )
+
+  it('returns null prompt_logprobs in beam search, as vLLM does', async () => {
+    // Act
+    const response = await complete(
+      ask('What is the capital of France?', { use_beam_search: true, n: 2, max_tokens: 4, prompt_logprobs: 1 }),
+    )
+
+    // Assess
+    expect(response.prompt_logprobs).toBeNull()
+    expect(response.choices).toHaveLength(2)
   })
 
   it('extends each beam by one token per step instead of replaying it from the start', async () => {
