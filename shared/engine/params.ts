@@ -150,17 +150,20 @@ export function engineParams(
   promptLength: number,
 ): EngineParams {
   const L = settings.maxModelLen
+  const requested = requestedMaxTokens(r)
+  // vLLM's `TokenizeParams._token_len_check`: the prompt may fill what the output budget (0 when none is asked for)
+  // leaves of the window.
+  const output = requested || 0
+  if (promptLength > L - output) {
+    bad(
+      `You passed ${promptLength} input tokens and requested ${output} output tokens. However, the model's context length is only ${L} tokens, resulting in a maximum input length of ${L - output} tokens. Please reduce the length of the input prompt.`,
+      'input_tokens',
+    )
+  }
   if (promptLength >= L) {
     bad(
       `This model's maximum context length is ${L} tokens. However, your request has ${promptLength} input tokens. Please reduce the length of the input messages.`,
       'input_tokens',
-    )
-  }
-  const requested = requestedMaxTokens(r)
-  if (requested !== undefined && requested > L - promptLength) {
-    bad(
-      `'max_tokens' or 'max_completion_tokens' is too large: ${requested}. This model's maximum context length is ${L} tokens and your request has ${promptLength} input tokens (${requested} > ${L} - ${promptLength}).`,
-      'max_tokens',
     )
   }
   const gen = settings.generationConfig

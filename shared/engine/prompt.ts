@@ -3,6 +3,7 @@ import type { ResolvedEngineSettings } from '#shared/engine/settings'
 import { encode, TOKEN } from '#shared/engine/tokenizer'
 import { BadRequestError } from '#shared/errors/http-error'
 import { MEDIA_PARTS, partType, TEXT_PARTS } from '#shared/inference/message-rules'
+import { checkTokenizeParams } from '#shared/inference/serving-rules'
 import { CHAT_DEFAULTS, type ChatCompletionRequest, type ContentPart } from '#shared/schemas/chat-completion'
 
 /** The tokenized prompt of a request and what the response needs to know about it. */
@@ -114,6 +115,8 @@ export function buildPrompt(request: ChatCompletionRequest, settings: ResolvedEn
     return message
   })
   const addGenerationPrompt = request.add_generation_prompt ?? CHAT_DEFAULTS.add_generation_prompt
+  // vLLM builds its `TokenizeParams` before it renders the chat, so these refusals come first.
+  const { room } = checkTokenizeParams(request, settings.maxModelLen)
   let text: string
   try {
     text = renderChat({
@@ -131,14 +134,11 @@ export function buildPrompt(request: ChatCompletionRequest, settings: ResolvedEn
   }
   let ids = encode(text, request.add_special_tokens ?? CHAT_DEFAULTS.add_special_tokens)
   const truncate = request.truncate_prompt_tokens
-  if (typeof truncate === 'number' && truncate !== 0) {
-    if (truncate > settings.maxModelLen) {
-      throw new BadRequestError(
-        'truncate_prompt_tokens value is greater than max_model_len. Please, select a smaller truncation size.',
-      )
-    }
-    const keep = truncate === -1 ? settings.maxModelLen : truncate
-    if (ids.length > keep) ids = ids.slice(ids.length - keep)
+  if (typeof truncate === 'number') {
+    // vLLM's `TokenizeParams._token_truncation`: -1 keeps the room the output budget leaves, 0 keeps nothing (and the
+    // empty prompt is refused below), from the left as the tokenizer truncates.
+    const keep = truncate < 0 ? room : truncate
+    if (ids.length > keep) ids = keep === 0 ? [] : ids.slice(ids.length - keep)
   }
   if (ids.length === 0) throw new BadRequestError('The decoder prompt cannot be empty')
   const last = request.messages[request.messages.length - 1]

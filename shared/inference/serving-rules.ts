@@ -194,6 +194,33 @@ function checkTemplate(r: ChatCompletionRequest, model: CatalogModel): void {
 }
 
 /**
+ * vLLM's `TokenizeParams.__post_init__` as the chat protocol's `build_tok_params` fills it: the output budget
+ * (`max_completion_tokens` when given, else `max_tokens`, else 0) may not exceed `max_model_len`, and
+ * `truncate_prompt_tokens` may not exceed the room it leaves. Needs no tokenizer, so the gateway applies it to upstream
+ * models too. Returns the output budget and the prompt room (`max_model_len` less that budget). vLLM's own spacing.
+ */
+export function checkTokenizeParams(r: ChatCompletionRequest, maxModelLen: number): { output: number; room: number } {
+  const param =
+    r.max_completion_tokens !== undefined && r.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens'
+  const output = requestedMaxTokens(r) || 0
+  if (output > maxModelLen) {
+    bad(
+      `${param}=${output}cannot be greater than max_model_len=max_total_tokens=${maxModelLen}. Please request fewer output tokens.`,
+      param,
+    )
+  }
+  const room = maxModelLen - output
+  const truncate = r.truncate_prompt_tokens
+  if (typeof truncate === 'number' && truncate > room) {
+    bad(
+      `truncate_prompt_tokens=${truncate} cannot be greater than max_model_len - ${param} = ${room}. Please request a smaller truncation size.`,
+      'truncate_prompt_tokens',
+    )
+  }
+  return { output, room }
+}
+
+/**
  * Applies the serving-time rules that need only the request and the catalog entry: priority scheduling, chat
  * templates, the chat layer's message rules, multimodal kwargs, truncation against the context window, token-id lists, structured outputs and the
  * sampling parameters' ranges. Throws `BadRequestError` with vLLM's message.
@@ -210,11 +237,8 @@ export function checkServingRules(r: ChatCompletionRequest, model: CatalogModel)
       'Per-request mm_processor_kwargs are disabled by default because they can change multimodal preprocessing resource usage. Start the server with --trust-request-mm-kwargs only when clients are trusted.',
     )
   }
-  const truncate = r.truncate_prompt_tokens
   const maxModelLen = maxModelLenOf(model)
-  if (typeof truncate === 'number' && maxModelLen !== null && truncate > maxModelLen) {
-    bad('truncate_prompt_tokens value is greater than max_model_len. Please, select a smaller truncation size.')
-  }
+  if (maxModelLen !== null) checkTokenizeParams(r, maxModelLen)
   if (Array.isArray(r.allowed_token_ids) && r.allowed_token_ids.length === 0) {
     bad('allowed_token_ids is not None and empty!', 'allowed_token_ids')
   }

@@ -208,7 +208,7 @@ describe('GET /v1/models through the openai SDK', () => {
     // Assess
     expect(listed?.max_model_len).toBe(8192)
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError)
-    expect((refused as Error).message).toContain("This model's maximum context length is 8192 tokens")
+    expect((refused as Error).message).toContain("the model's context length is only 8192 tokens")
   })
 })
 

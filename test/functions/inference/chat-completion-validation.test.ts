@@ -432,7 +432,19 @@ describe('POST /v1/chat/completions serving rules', () => {
     const small = await addUpstreamModel(upstream.baseUrl, [caller.entity], { maxModelLen: 16 })
     await expectServingError(
       { messages, model: small.id, truncate_prompt_tokens: 17 },
-      'truncate_prompt_tokens value is greater than max_model_len. Please, select a smaller truncation size.',
+      'truncate_prompt_tokens=17 cannot be greater than max_model_len - max_tokens = 16. Please request a smaller truncation size.',
+      'truncate_prompt_tokens',
+    )
+    // vLLM's `TokenizeParams`: the room is what the output budget leaves, named after the field the request used.
+    await expectServingError(
+      { messages, model: small.id, truncate_prompt_tokens: 12, max_completion_tokens: 5 },
+      'truncate_prompt_tokens=12 cannot be greater than max_model_len - max_completion_tokens = 11. Please request a smaller truncation size.',
+      'truncate_prompt_tokens',
+    )
+    await expectServingError(
+      { messages, model: small.id, max_tokens: 17, truncate_prompt_tokens: -1 },
+      'max_tokens=17cannot be greater than max_model_len=max_total_tokens=16. Please request fewer output tokens.',
+      'max_tokens',
     )
     await expectServingError({ messages, model, allowed_token_ids: [] }, 'allowed_token_ids is not None and empty!')
     await expectServingError(
@@ -679,6 +691,49 @@ describe('POST /v1/chat/completions on the reference engine', () => {
     return { ...res, completion: res.body as unknown as Completion }
   }
   const contents = (c: Completion) => c.choices.map((choice) => choice.message.content)
+  const long = [{ role: 'user', content: 'abcdefghij'.repeat(5) }]
+
+  it("answers vLLM's TokenizeParams refusals: output budget, prompt room and truncation size", async () => {
+    // Act
+    const overPrompt = await complete({ messages: long, max_tokens: 5 })
+    const overOutput = await complete({ max_tokens: 65 })
+    const overCompletion = await complete({ max_completion_tokens: 65 })
+    const overTruncate = await complete({ messages: long, truncate_prompt_tokens: 60, max_tokens: 5 })
+
+    // Assess
+    expect(overPrompt.status).toBe(400)
+    expect(overPrompt.body.error.param).toBe('input_tokens')
+    expect(overPrompt.body.error.message).toMatch(
+      /^You passed \d+ input tokens and requested 5 output tokens\. However, the model's context length is only 64 tokens, resulting in a maximum input length of 59 tokens\. Please reduce the length of the input prompt\.$/,
+    )
+    expect(overOutput.body.error).toMatchObject({
+      message:
+        'max_tokens=65cannot be greater than max_model_len=max_total_tokens=64. Please request fewer output tokens.',
+      param: 'max_tokens',
+    })
+    expect(overCompletion.body.error).toMatchObject({
+      message:
+        'max_completion_tokens=65cannot be greater than max_model_len=max_total_tokens=64. Please request fewer output tokens.',
+      param: 'max_completion_tokens',
+    })
+    expect(overTruncate.body.error).toMatchObject({
+      message:
+        'truncate_prompt_tokens=60 cannot be greater than max_model_len - max_tokens = 59. Please request a smaller truncation size.',
+      param: 'truncate_prompt_tokens',
+    })
+  })
+
+  it('truncates to max_model_len less max_tokens for -1, and to nothing (an empty prompt) for 0', async () => {
+    // Act
+    const whole = await complete({ messages: long, truncate_prompt_tokens: -1, max_tokens: 5 })
+    const none = await complete({ truncate_prompt_tokens: 0, max_tokens: 3 })
+
+    // Assess
+    expect(whole.status).toBe(200)
+    expect(whole.completion.usage.prompt_tokens).toBe(59)
+    expect(none.status).toBe(400)
+    expect(none.body.error.message).toBe('The decoder prompt cannot be empty')
+  })
 
   it('refuses min_tokens above the effective max_tokens when the request sets none, as vLLM does', async () => {
     // Prepare: without max_tokens the budget is the context left after the prompt (vLLM's get_max_tokens)

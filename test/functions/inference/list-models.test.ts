@@ -82,7 +82,7 @@ describe('GET /v1/models', () => {
     expect(card?.max_model_len).toBe(enforced)
     expect(tooLong.status).toBe(400)
     expect(((await tooLong.json()) as { error: { message: string } }).error.message).toContain(
-      `This model's maximum context length is ${card?.max_model_len} tokens`,
+      `the model's context length is only ${card?.max_model_len} tokens`,
     )
   })
 

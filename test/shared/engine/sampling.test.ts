@@ -580,15 +580,26 @@ describe('reference engine sampling', () => {
     const filled = await complete(ask('Hi', { ignore_eos: true }), small)
     const tooLong = complete(ask('Hi', { max_completion_tokens: 79 }), small)
     const hugePrompt = complete(ask('x'.repeat(100)), small)
+    const overWindow = complete(ask('Hi', { max_completion_tokens: 81 }), small)
 
     // Assess
     expect(filled.usage.total_tokens).toBe(80)
     expect(filled.choices[0]?.finish_reason).toBe('length')
     await expect(tooLong).rejects.toMatchObject({
-      param: 'max_tokens',
-      message: expect.stringContaining("This model's maximum context length is 80 tokens"),
+      param: 'input_tokens',
+      message: expect.stringMatching(
+        /^You passed \d+ input tokens and requested 79 output tokens\. However, the model's context length is only 80 tokens, resulting in a maximum input length of 1 tokens\./,
+      ),
     })
-    await expect(hugePrompt).rejects.toMatchObject({ param: 'input_tokens' })
+    await expect(hugePrompt).rejects.toMatchObject({
+      param: 'input_tokens',
+      message: expect.stringContaining('and requested 0 output tokens.'),
+    })
+    await expect(overWindow).rejects.toMatchObject({
+      param: 'max_completion_tokens',
+      message:
+        'max_completion_tokens=81cannot be greater than max_model_len=max_total_tokens=80. Please request fewer output tokens.',
+    })
   })
 
   it('returns token ids, ids as token strings, and special tokens when not skipped', async () => {
