@@ -1,6 +1,7 @@
 import OpenAI from 'openai'
 import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { app as createModelApp } from '#functions/training/create-preview-model/handler'
 import { putModel } from '#shared/db/model-repository'
 import { referenceCatalogModel } from '#shared/engine/settings'
 import { settleAfterResponse } from '#shared/http/after-response'
@@ -790,6 +791,62 @@ describe('Loom Console in Chromium', () => {
     await waitForTextContaining(page, 'training-pick-hint', 'Pick a model above')
     await page.getByTestId('training-model-toggle').first().check()
     await page.getByTestId('training-pick-hint').waitFor({ state: 'detached' })
+  })
+
+  it('keeps a 150-character feedback type and a 126-character model name inside the page', async () => {
+    // Prepare: a project of their own, so the other tests' pickers and counts stay as they are
+    const wide = `${caller.entity}/wide`
+    const longType = `rating-${'that-keeps-on-going-'.repeat(7)}`
+    await seedFeedback(wide, new Date().toISOString(), { score: 1 }, { feedback_type: longType })
+    const res = await createModelApp.request(
+      '/v1/preview/models',
+      jsonInit(
+        {
+          entity: caller.entity,
+          project: 'wide',
+          name: `model-${'long-'.repeat(24)}`,
+          base_model: 'Qwen/Qwen2.5-7B-Instruct',
+        },
+        caller.bearer,
+      ),
+    )
+    const model = (await res.json()) as { id: string; name: string }
+    const body = {
+      model_id: model.id,
+      split: 'train',
+      trajectory_groups: [{ trajectories: [trajectory(0.5), trajectory(0.7)], exceptions: [] }],
+    }
+    const logged = await fetch(`${server.url}/v1/preview/models/${model.id}/log`, jsonInit(body, caller.bearer))
+    expect(logged.status).toBe(200)
+    const at = (hash: string) => `${server.url}/console/#/${encodeURIComponent(caller.entity)}/wide/${hash}`
+
+    try {
+      // Act: the Feedback page on a phone, the type picker as wide as its longest option unless it may shrink
+      await resizeTo(page, NARROW)
+      await page.goto(at('feedback'))
+      await expect.poll(() => page.getByTestId('feedback-type').inputValue()).toBe(longType)
+      await page.locator('[data-testid=feedback-chart] .uplot canvas').waitFor()
+
+      // Assess
+      expect(await sidewaysOverflow(page)).toEqual({ overflow: 0, culprits: [] })
+      await screenshot(page, 'feedback-long-type-390')
+
+      // Act: the Training charts, whose legend names the model, at both widths
+      for (const viewport of [WIDE, NARROW]) {
+        await resizeTo(page, viewport)
+        await page.goto(at(`training?models=${model.id}`))
+        const chart = page.getByTestId('training-chart-train-train/reward')
+        await chart.locator('.u-legend .u-label', { hasText: model.name }).waitFor()
+
+        // Assess
+        expect(await sidewaysOverflow(page)).toEqual({ overflow: 0, culprits: [] })
+        await screenshot(page, `training-long-model-${viewport.width}`)
+      }
+    } finally {
+      await resizeTo(page, WIDE)
+      await page.goto(`${server.url}/console/#/${encodeURIComponent(caller.entity)}/console/traces`)
+      await page.getByTestId('page-traces').waitFor()
+    }
   })
 
   it('shows annotation queues with annotation_queues/stats and their items', async () => {

@@ -150,6 +150,9 @@ describe('pagerState', () => {
     expect(pagerState(5_000, 0, 50, { count: 1_200 })).toEqual({ range: '', hasNext: false, previous: 1_150 })
     expect(pagerState(1_250, 0, 50, { count: 1_250 })).toEqual({ range: '', hasNext: false, previous: 1_200 })
     expect(pagerState(75, 0, 50, { count: 0 })).toEqual({ range: '', hasNext: false, previous: 0 })
+    // Just past the end of a last page that is not full: the last page's own offset, not one page back
+    expect(pagerState(61, 0, 25, { count: 61 }).previous).toBe(50)
+    expect(pagerState(1_230, 0, 50, { count: 1_210 }).previous).toBe(1_200)
     // Just past the end, one page back is the last page already
     expect(pagerState(1_200, 0, 50, { count: 1_200 }).previous).toBe(1_150)
     // Unknown or capped totals: one page back

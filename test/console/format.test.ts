@@ -98,8 +98,19 @@ describe('formatNumber and formatCost', () => {
     expect(formatNumber(42)).toBe('42')
     expect(formatNumber(1e-7)).toBe('0.0000001')
     expect(formatNumber(-0.25)).toBe('-0.25')
-    expect(formatNumber(1e22)).toBe('10000000000000000000000')
-    expect(formatCost(1.5e21)).toBe('$1500000000000000000000')
+    expect(formatNumber(1e-12)).toBe('0.000000000001')
+    expect(formatNumber(1.23456e20)).toBe('123456000000000000000')
+  })
+
+  it('writes magnitudes whose digits would not fit in exponent notation', () => {
+    // A feedback total of 1e300 was 301 digits wide, and 1e-300 read "0"
+    expect(formatNumber(1e300)).toBe('1e+300')
+    expect(formatNumber(1e-300)).toBe('1e-300')
+    expect(formatNumber(-1.234567e-13)).toBe('-1.23457e-13')
+    expect(formatNumber(1e22)).toBe('1e+22')
+    expect(formatNumber(Number.MAX_VALUE)).toBe('1.79769e+308')
+    expect(formatNumber(Number.MIN_VALUE)).toBe('4.94066e-324')
+    expect(formatCost(1.5e21)).toBe('$1.5e+21')
   })
 
   it('formats costs in dollars and shows a dash when the API has no price', () => {

@@ -68,13 +68,24 @@ export function TableRows({
   const columns = columnsOf(shown.map((r) => r.val))
   const pager = pagerState(offset, shown.length, TABLE_PAGE_SIZE, count === undefined ? undefined : { count })
   const name = field === '' ? 'the table' : field
+  // A Dataset's table is its `rows` field: "Rows of rows 240 rows" said it three times, so it is just "Table".
+  const named = field !== '' && field !== 'rows'
   return (
     <section aria-label={`Rows of ${name}`} data-testid="object-table" data-digest={digest}>
       <h3>
-        Rows of <code>{name}</code>{' '}
-        <span class="muted small" data-testid="object-table-count">
-          {count === undefined ? '' : formatCountOf(count, 'row')}
-        </span>
+        Table
+        {named && (
+          <>
+            {' '}
+            <code>{field}</code>
+          </>
+        )}
+        {count === undefined ? null : (
+          <span class="muted small">
+            {' · '}
+            <span data-testid="object-table-count">{formatCountOf(count, 'row')}</span>
+          </span>
+        )}
       </h3>
       <ErrorBox error={error} testId="object-table-error" />
       {rows !== undefined && rows.length === 0 ? (

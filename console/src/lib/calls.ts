@@ -202,7 +202,7 @@ export function pagerState(
   const back = Math.max(0, offset - pageSize)
   const pastEnd = rows === 0 && total !== undefined && total.has_more !== true && offset >= total.count
   const last = total === undefined ? 0 : Math.max(0, Math.floor((total.count - 1) / pageSize) * pageSize)
-  return { range, hasNext: rows >= pageSize && more, previous: pastEnd ? Math.min(back, last) : back }
+  return { range, hasNext: rows >= pageSize && more, previous: pastEnd ? last : back }
 }
 
 /** The body of `calls/query_stats` for the same filters (the total behind the pager), capped unless unfiltered. */

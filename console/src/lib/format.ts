@@ -28,7 +28,6 @@ export function formatDuration(ms: number | null | undefined): string {
 // read back as the same number, zeros after them).
 const LARGE = 1e21
 const largeCount = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
-const largeNumber = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0, useGrouping: false })
 
 /** An integer count with thousands separators (`12,345`, `10,000,000,000,000,000,000,000`), exact; `—` when absent. */
 export function formatCount(n: number | null | undefined): string {
@@ -58,13 +57,25 @@ export function formatCountOf(n: number, one: string, many?: string): string {
 /** Token counts are counts. */
 export const formatTokens = formatCount
 
-/** A number to at most 6 significant digits, never in exponent notation (`0.000123`, `1234.57`). */
+// Beyond these magnitudes a number's digits would run off the page (1e300 is 301 of them) or past the 20 decimals
+// `toFixed` keeps (1e-300 would read "0"), so they are written in exponent notation, as JavaScript writes them.
+const FIXED_MAX = LARGE
+const FIXED_MIN = 1e-12
+
+/**
+ * A number to at most 6 significant digits (`0.000123`, `1234.57`), in exponent notation only from 1e21 up and below
+ * 1e-12 (`1e+300`, `1.23457e-300`), where the digits would no longer fit on a page or in `toFixed`.
+ */
 export function formatNumber(n: number | null | undefined): string {
   if (n === null || n === undefined || !Number.isFinite(n)) return DASH
   if (n === 0) return '0'
   const rounded = Number(n.toPrecision(6))
-  if (Math.abs(rounded) >= LARGE) return largeNumber.format(rounded)
-  const digits = Math.max(0, 5 - Math.floor(Math.log10(Math.abs(rounded))))
+  const size = Math.abs(rounded)
+  if (size >= FIXED_MAX || size < FIXED_MIN) {
+    const [mantissa = '0', exponent = '0'] = rounded.toExponential(5).split('e')
+    return `${mantissa.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '')}e${exponent}`
+  }
+  const digits = Math.max(0, 5 - Math.floor(Math.log10(size)))
   return rounded
     .toFixed(Math.min(digits, 20))
     .replace(/(\.\d*?)0+$/, '$1')
