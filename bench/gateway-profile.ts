@@ -74,7 +74,10 @@ const STAGES: [string, (fn: string, file: string) => boolean][] = [
   ],
   [
     'request body, JSON parse and validation',
-    (_fn, file) => /read-json|request-body|validate-request|raw-request-rules|present-fields|serving-rules|zod|message-rules/.test(file),
+    (_fn, file) =>
+      /read-json|request-body|validate-request|raw-request-rules|present-fields|serving-rules|zod|message-rules/.test(
+        file,
+      ),
   ],
   [
     'auth, project, limits, catalog',
