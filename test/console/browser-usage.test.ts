@@ -550,6 +550,34 @@ describe('Loom Console figures in Chromium', () => {
     await fresh.context().close()
   })
 
+  it('keeps a date typed into the form before the page has painted: only a new route fills the form anew', async () => {
+    // Prepare: a tab away from Traces, and a watcher that types into From as soon as the form is in the document (in
+    // the render's own task, before the effects Preact runs after paint)
+    const page = await tab()
+    await showFresh(page, '#/api')
+    await page.getByTestId('page-api').waitFor()
+    const typed = '2000-01-01T00:00'
+
+    // Act: open Traces with the watcher in place
+    await page.evaluate(
+      `(() => {
+        const observer = new MutationObserver(() => {
+          const input = document.querySelector('[data-testid=filter-from]')
+          if (input === null) return
+          observer.disconnect()
+          input.value = ${JSON.stringify(typed)}
+          input.dispatchEvent(new Event('input', { bubbles: true }))
+        })
+        observer.observe(document.body, { childList: true, subtree: true })
+        location.hash = ${JSON.stringify(projectHash('traces'))}
+      })()`,
+    )
+    await rowsSettled(page)
+
+    // Assess: the page's first rows are in (its mount effects have run long since), and the typed date is still there
+    expect(await page.getByTestId('filter-from').inputValue()).toBe(typed)
+  })
+
   it('offers the first page for a link past the last row, and says no call matches only for a filter', async () => {
     // Prepare: the roots' total, and the last page with rows
     const roots = await post('calls/query_stats', callsStatsRequest(project, ROOTS))

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks'
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { Empty, ErrorBox, PageHeader, Pager, PastLastPage, SendDataHint } from '../components/common'
 import { TracesFilters } from '../components/TracesFilters'
 import type { Api } from '../lib/api'
@@ -80,9 +80,15 @@ export function TracesPage({ api, project, params }: { api: Api; project: string
   const { filters, sort, offset } = view
   const viewKey = JSON.stringify(view)
   const filtersKey = JSON.stringify(filters)
-  // The form edits a draft of the applied filters; a route with other filters (Back, a link) fills it anew.
+  // The form edits a draft of the applied filters; a route with other filters (Back, a link) fills it anew. Only a
+  // change of route does: effects run after paint, so a mount's own run could wipe what was typed since the render.
   const [draft, setDraft] = useState(filters)
-  useEffect(() => setDraft(filters), [filtersKey])
+  const draftFor = useRef(filtersKey)
+  useEffect(() => {
+    if (draftFor.current === filtersKey) return
+    draftFor.current = filtersKey
+    setDraft(filters)
+  }, [filtersKey])
   // Apply with the filters already shown reads the page again (new calls may have come in), without a new route.
   const [reload, setReload] = useState(0)
   const [calls, setCalls] = useState<Call[]>([])
