@@ -551,11 +551,11 @@ describe('Loom Console figures in Chromium', () => {
   })
 
   it('keeps a date typed into the form before the page has painted: only a new route fills the form anew', async () => {
-    // Prepare: a tab away from Traces, and a watcher that types into From as soon as the form is in the document (in
+    // Prepare: a tab on the Sign in page, and a watcher that types into From as soon as the form is in the document (in
     // the render's own task, before the effects Preact runs after paint)
     const page = await tab()
-    await showFresh(page, '#/api')
-    await page.getByTestId('page-api').waitFor()
+    await page.evaluate("location.replace('#/signin')")
+    await page.getByTestId('page-signin').waitFor()
     const typed = '2000-01-01T00:00'
 
     // Act: open Traces with the watcher in place
