@@ -1,5 +1,6 @@
+import { clampLogprob, type LogprobEntry, tokenLabel, topEntry } from '#shared/engine/logprob-entry'
 import { Rng, topTokens } from '#shared/engine/sampler'
-import { clampLogprob, type Job, type LogprobEntry, Sequence, tokenLabel, topEntry } from '#shared/engine/sequence'
+import { type Job, Sequence } from '#shared/engine/sequence'
 import { EOS_TOKEN_ID, tokenBytes } from '#shared/engine/tokenizer'
 
 /** A finished beam: its sequence (text, tokens, finish reason) and score. */

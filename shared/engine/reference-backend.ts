@@ -1,5 +1,6 @@
 import { engineFor, type GenerationEvent, generate, type Prepared, promptLogprobs } from '#shared/engine/engine'
-import type { LogprobEntry, Sequence } from '#shared/engine/sequence'
+import type { LogprobEntry } from '#shared/engine/logprob-entry'
+import type { Sequence } from '#shared/engine/sequence'
 import { ServiceUnavailableError } from '#shared/errors/http-error'
 import type { ChatBackend, ChatBackendCall } from '#shared/inference/backend'
 import type {

@@ -1,26 +1,12 @@
 import type { Matcher, MatchState } from '#shared/engine/grammar/matcher'
+import { clampLogprob, type LogprobEntry, sampledFirst, tokenLabel, topEntry } from '#shared/engine/logprob-entry'
 import type { NgramModel } from '#shared/engine/ngram'
 import { type EngineParams, REASONING_BUDGET } from '#shared/engine/params'
 import { isRepetitive } from '#shared/engine/repetition'
-import {
-  applyBiasAndPenalties,
-  argmax,
-  finalDistribution,
-  logSoftmax,
-  type Rng,
-  sample,
-  topTokens,
-} from '#shared/engine/sampler'
+import { applyBiasAndPenalties, argmax, finalDistribution, logSoftmax, type Rng, sample } from '#shared/engine/sampler'
 import { heldFrom, matchStop, stopHoldBack } from '#shared/engine/stop-strings'
-import {
-  Detokenizer,
-  EOS_TOKEN_ID,
-  isSpecial,
-  TOKEN,
-  tokenBytes,
-  tokenText,
-  VOCAB_SIZE,
-} from '#shared/engine/tokenizer'
+import { grammarMask, only, requestMask } from '#shared/engine/token-mask'
+import { Detokenizer, EOS_TOKEN_ID, isSpecial, TOKEN, tokenBytes, VOCAB_SIZE } from '#shared/engine/tokenizer'
 
 /** What one request shares between its choices. */
 export type Job = {
@@ -32,52 +18,10 @@ export type Job = {
   reasoningOpen: boolean
 }
 
-/** One logprob entry in OpenAI's chat format. */
-export type LogprobEntry = {
-  token: string
-  logprob: number
-  bytes: number[]
-  top_logprobs: { token: string; logprob: number; bytes: number[] }[]
-}
-
 /** What one decoding step produced. */
 export type StepResult = { token: number; content: string; reasoning: string; logprobs: LogprobEntry | undefined }
 
 const NEG_INF = Number.NEGATIVE_INFINITY
-
-/** vLLM clamps -inf to -9999.0 in responses. */
-export function clampLogprob(v: number): number {
-  return v === NEG_INF || Number.isNaN(v) ? -9999 : v
-}
-
-// vLLM's sampler lists the sampled token, then the top k (vllm/v1/sample/sampler.py); the position's logprob dict
-// keeps each token once, where it first came (vllm/logprobs.py `append_logprobs_for_next_position`), and serving
-// shows its first k entries (`_get_top_logprobs`). So: the sampled token, then the top k without it, cut to k.
-function sampledFirst(raw: Float64Array, token: number, k: number): [number, number][] {
-  if (k <= 0) return []
-  const top = topTokens(raw, k)
-  const at = top.findIndex(([t]) => t === token)
-  if (at < 0) top.pop()
-  else top.splice(at, 1)
-  top.unshift([token, raw[token] as number])
-  return top
-}
-
-/** The token as logprobs show it (`token_id:<id>` with `return_tokens_as_token_ids`). */
-export function tokenLabel(id: number, asIds: boolean): string {
-  return asIds ? `token_id:${id}` : tokenText(id)
-}
-
-const utf8 = new TextEncoder()
-
-/**
- * One `top_logprobs` entry. vLLM's `_get_top_logprobs` takes its `bytes` from the label it shows, so with
- * `return_tokens_as_token_ids` they are the bytes of `token_id:<id>`; the main entry's stay the token's own.
- */
-export function topEntry(id: number, logprob: number, asIds: boolean): LogprobEntry['top_logprobs'][number] {
-  const token = tokenLabel(id, asIds)
-  return { token, logprob: clampLogprob(logprob), bytes: asIds ? [...utf8.encode(token)] : tokenBytes(id) }
-}
 
 /**
  * One choice being generated: the token history, the grammar state, the reasoning section, decoded text with stop
@@ -161,57 +105,8 @@ export class Sequence {
       if (this.reasoningTokens >= budget || remaining <= reserve) return only(TOKEN.thinkEnd)
       return undefined
     }
-    return matcher && this.grammar ? this.grammarMask(matcher, this.grammar, remaining) : undefined
-  }
-
-  /** The request's masks (`allowed_token_ids`, `bad_words`, `min_tokens`) narrowing `base`; vLLM's logits processors. */
-  private requestMask(base: Uint8Array | undefined): Uint8Array | undefined {
-    const { params, matcher } = this.job
-    let mask = base
-    // Request masks narrow the choice only while something stays allowed: an empty mask would leave nothing to sample.
-    const restrict = (keep: (t: number) => boolean) => {
-      const next = mask ? Uint8Array.from(mask) : new Uint8Array(VOCAB_SIZE).fill(1)
-      let any = false
-      for (let t = 0; t < VOCAB_SIZE; t++) {
-        if (next[t] === 1 && !keep(t)) next[t] = 0
-        if (next[t] === 1) any = true
-      }
-      if (any) mask = next
-    }
-    if (params.allowedTokenIds) restrict((t) => params.allowedTokenIds?.has(t) === true)
-    for (const word of params.badWords) {
-      const prefix = word.slice(0, -1)
-      const tail = this.output.slice(this.output.length - prefix.length)
-      if (prefix.length <= this.output.length && prefix.every((t, i) => tail[i] === t)) {
-        restrict((t) => t !== word[word.length - 1])
-      }
-    }
-    if (this.output.length < params.minTokens && !(matcher && !this.inReasoning)) {
-      restrict((t) => t !== EOS_TOKEN_ID && !params.stopTokenIds.includes(t))
-    }
-    return mask
-  }
-
-  // Grammar mask with budget forcing: a byte is allowed only if the grammar can still be completed, and `<|im_end|>`
-  // emitted, within the tokens left; when even that is impossible the shortest completions are preferred.
-  private grammarMask(matcher: Matcher, state: MatchState, remaining: number): Uint8Array {
-    const mask = new Uint8Array(VOCAB_SIZE)
-    const successors = matcher.successors(state)
-    let fits = false
-    for (const [b, next] of successors) {
-      if (next.dist <= remaining - 2) {
-        mask[b] = 1
-        fits = true
-      }
-    }
-    // min_tokens holds EOS back while the grammar can go on; the constraint wins when it cannot.
-    const early = this.output.length < this.job.params.minTokens && fits
-    if (matcher.accepting(state) && !early) mask[EOS_TOKEN_ID] = 1
-    else if (!fits && !matcher.accepting(state)) {
-      const best = Math.min(...successors.map(([, n]) => n.dist))
-      for (const [b, next] of successors) if (next.dist === best) mask[b] = 1
-    }
-    return mask
+    const held = this.output.length < params.minTokens
+    return matcher && this.grammar ? grammarMask(matcher, this.grammar, remaining, held) : undefined
   }
 
   /** The distribution the next token is drawn from (log-probabilities). */
@@ -229,10 +124,11 @@ export class Sequence {
     const constraint = this.constraint()
     if (constraint) for (let t = 0; t < VOCAB_SIZE; t++) if (constraint[t] === 0) logits[t] = NEG_INF
     const raw = wantRaw ? logSoftmax(logits) : undefined
-    const mask = this.requestMask(constraint)
+    const { params, matcher } = this.job
+    const mask = requestMask(params, this.output, matcher !== undefined && !this.inReasoning, constraint)
     if (mask && mask !== constraint) for (let t = 0; t < VOCAB_SIZE; t++) if (mask[t] === 0) logits[t] = NEG_INF
-    applyBiasAndPenalties(logits, this.job.params.sampling, this.job.promptSet, this.counts)
-    return { sampled: finalDistribution(logits, this.job.params.sampling), raw }
+    applyBiasAndPenalties(logits, params.sampling, this.job.promptSet, this.counts)
+    return { sampled: finalDistribution(logits, params.sampling), raw }
   }
 
   /** Samples (or picks greedily) the next token, appends it and applies the stop rules. */
@@ -334,10 +230,4 @@ export class Sequence {
     this.released = upTo
     return text
   }
-}
-
-function only(token: number): Uint8Array {
-  const mask = new Uint8Array(VOCAB_SIZE)
-  mask[token] = 1
-  return mask
 }
