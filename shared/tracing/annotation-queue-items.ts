@@ -84,7 +84,9 @@ export async function updateItemProgress(
     const row = await getProgress(project, queueId, itemId, annotator)
     if (row?.annotation_state === to) break
     if (row !== undefined && to === 'in_progress') {
-      throw new BadRequestError(`Cannot transition to 'in_progress' when a record already exists for item '${itemId}'`)
+      throw new BadRequestError(
+        "Cannot transition to 'in_progress' when a record already exists. 'in_progress' can only be set on new items.",
+      )
     }
     if (row !== undefined && row.annotation_state !== 'in_progress' && row.annotation_state !== 'unstarted') {
       throw new BadRequestError(

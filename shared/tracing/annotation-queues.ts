@@ -148,7 +148,8 @@ export async function deleteQueue(project: string, queueId: string): Promise<Ann
 /**
  * Adds calls as items: one item per found call without a live item (the call claim is a conditional write, so retries
  * and concurrent adds never create a second item for a call; a claim left by an attempt that failed before writing
- * its item is completed under the claimed item id). Unknown call ids are dropped.
+ * its item is completed under the claimed item id). Unknown call ids are dropped; soft-deleted calls are added like
+ * live ones (Weave's `make_queue_add_calls_fetch_calls_query` reads the calls with no `deleted_at` filter).
  */
 export async function addQueueCalls(userId: string, project: string, queueId: string, body: QueueAddCallsBody) {
   const existing = await listQueueCallIds(project, queueId)
@@ -158,7 +159,7 @@ export async function addQueueCalls(userId: string, project: string, queueId: st
   const parts = await getCallParts(project, fresh)
   const itemOf = (callId: string, id: string, now: string): QueueItem | undefined => {
     const start = parts.get(callId)?.start
-    if (start === undefined || start.deleted_at != null) return undefined
+    if (start === undefined) return undefined
     const end = parts.get(callId)?.end
     return {
       id,

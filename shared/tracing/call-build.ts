@@ -4,6 +4,7 @@ import { CHUNK_BYTES, INLINE_LIMIT_BYTES, type StoredJson } from '#shared/db/lar
 import { BadRequestError } from '#shared/errors/http-error'
 import type { EndedCall, StartedCall } from '#shared/schemas/call'
 import type { CallEndItem, CallStartItem } from '#shared/schemas/call-item'
+import { pythonDumpsInOrder } from '#shared/tracing/digest'
 import { redactingReplacer, shouldRedact } from '#shared/tracing/redact'
 import { toStoredDatetime } from '#shared/tracing/time'
 
@@ -40,10 +41,18 @@ export function storedTime(value: unknown, field: string): string {
   return stored
 }
 
-/** A start's JSON columns as text, and the refs among its inputs. */
-export type StartJson = { attributes: string; inputs: string; otel: string | undefined; refs: string[] }
-/** An end's JSON columns as text, and the refs in its output. */
-export type EndJson = { output: string; summary: string; refs: string[] }
+/** A start's JSON columns as text, the refs among its inputs, and its storage size (see `dumpSize`). */
+export type StartJson = { attributes: string; inputs: string; otel: string | undefined; refs: string[]; size: number }
+/** An end's JSON columns as text, the refs in its output, and its storage size (see `dumpSize`). */
+export type EndJson = { output: string; summary: string; refs: string[]; size: number }
+
+/**
+ * A JSON column's storage size as Weave measures it (docs/tracing.md §7.6): ClickHouse's `length(inputs_dump)` of
+ * Python's `json.dumps(value)` (`", "`/`": "` separators, non-ASCII as `\uXXXX`, so characters are bytes), of the value
+ * as stored (redacted).
+ */
+const dumpSize = (value: unknown, redact: boolean) =>
+  pythonDumpsInOrder(value, redact ? redactingReplacer : undefined).length
 
 /**
  * Serialises a start's JSON columns (once per request). Every ingest path (call/start, call/upsert_batch, OTel, calls
@@ -57,15 +66,18 @@ export function startJson(s: StartedCall): StartJson {
     otel:
       s.otel_dump === null || s.otel_dump === undefined ? undefined : JSON.stringify(s.otel_dump, redactingReplacer),
     refs: [...collectRefs(s.inputs)],
+    size: dumpSize(s.attributes, true) + dumpSize(s.inputs, true),
   }
 }
 
 /** Serialises an end's JSON columns (once per request), redacting the output as `startJson` does the inputs. */
 export function endJson(e: EndedCall): EndJson {
+  const output = e.output === undefined ? null : e.output
   return {
-    output: JSON.stringify(e.output === undefined ? null : e.output, redactingReplacer),
+    output: JSON.stringify(output, redactingReplacer),
     summary: JSON.stringify(e.summary),
     refs: [...collectRefs(e.output)],
+    size: dumpSize(output, true) + dumpSize(e.summary, false),
   }
 }
 
@@ -95,7 +107,7 @@ function startItem(
     wb_run_id: opt(s.wb_run_id),
     wb_run_step: s.wb_run_step ?? undefined,
     input_refs: json.refs.length > 0 ? json.refs : undefined,
-    size: bytes(json.attributes) + bytes(json.inputs),
+    size: json.size,
   }
 }
 
@@ -112,7 +124,7 @@ function endItem(e: EndedCall, json: EndJson, columns: EndColumns, traceId: stri
     trace_id: traceId,
     wb_run_step_end: e.wb_run_step_end ?? undefined,
     output_refs: json.refs.length > 0 ? json.refs : undefined,
-    size: bytes(json.output) + bytes(json.summary),
+    size: json.size,
   } satisfies CallEndItem
 }
 

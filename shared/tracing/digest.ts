@@ -55,7 +55,10 @@ function sortedKeys(value: object): string[] {
   return keys.some((k) => SURROGATE.test(k)) ? keys.sort(compareCodePoints) : keys.sort()
 }
 
-function dumps(value: unknown, sortKeys: boolean): string {
+// A `JSON.stringify`-style replacer, applied to object members only (the root and array items are kept as they are).
+type KeyReplacer = (this: unknown, key: string, value: unknown) => unknown
+
+function dumps(value: unknown, sortKeys: boolean, replacer?: KeyReplacer): string {
   if (value === null || value === undefined) return 'null'
   if (value === true) return 'true'
   if (value === false) return 'false'
@@ -63,11 +66,12 @@ function dumps(value: unknown, sortKeys: boolean): string {
   if (typeof value === 'string') return pyString(value)
   if (value instanceof PyFloat) return pyFloat(value.value)
   if (value instanceof PyInt) return value.digits
-  if (Array.isArray(value)) return `[${value.map((v) => dumps(v, sortKeys)).join(', ')}]`
+  if (Array.isArray(value)) return `[${value.map((v) => dumps(v, sortKeys, replacer)).join(', ')}]`
   if (typeof value === 'object') {
     const keys = sortKeys ? sortedKeys(value) : Object.keys(value)
     const record = value as Record<string, unknown>
-    return `{${keys.map((k) => `${pyString(k)}: ${dumps(record[k], sortKeys)}`).join(', ')}}`
+    const member = (k: string) => (replacer === undefined ? record[k] : replacer.call(record, k, record[k]))
+    return `{${keys.map((k) => `${pyString(k)}: ${dumps(member(k), sortKeys, replacer)}`).join(', ')}}`
   }
   return pyString(String(value))
 }
@@ -79,10 +83,11 @@ export function pythonDumps(value: unknown): string {
 
 /**
  * `json.dumps(value)`: as `pythonDumps` with the keys in the object's own order, as Weave writes JSON columns such as
- * feedback's `payload_dump` (a JavaScript object lists integer-like keys first, so only their order can differ).
+ * feedback's `payload_dump` and a call's `inputs_dump` (a JavaScript object lists integer-like keys first, so only
+ * their order can differ). `replacer` rewrites object members as `JSON.stringify`'s does (e.g. `redactingReplacer`).
  */
-export function pythonDumpsInOrder(value: unknown): string {
-  return dumps(value, false)
+export function pythonDumpsInOrder(value: unknown, replacer?: KeyReplacer): string {
+  return dumps(value, false, replacer)
 }
 
 /** Weave's `bytes_digest`: base64url(sha256) with `-`→`X`, `_`→`Y` and no padding (43 alphanumeric characters). */

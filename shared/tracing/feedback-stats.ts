@@ -4,6 +4,7 @@ import type { Aggregation, FeedbackMetricSpec, FeedbackStatsReq } from '#shared/
 import { isoInZone, pydanticUtc } from '#shared/tracing/datetime'
 import { assertJsonPath, metricSlug } from '#shared/tracing/feedback-json-path'
 import { assertTimeZone, bucketGrid, granularityFor, resolveWindow } from '#shared/tracing/feedback-window'
+import { PyFloat } from '#shared/tracing/json-exact'
 import { pyFloat } from '#shared/tracing/py-number'
 
 const DEFAULT_AGGS: Record<FeedbackMetricSpec['value_type'], Aggregation[]> = {
@@ -195,13 +196,15 @@ export async function feedbackStats(req: FeedbackStatsReq) {
     b.count = rows[slot] as number
     return b
   })
-  const windowStats: Record<string, Record<string, number | null>> = {}
+  // Weave's `_extract_window_stats` answers `float(val)` (a count of 10 is `10.0`; null stays null): written exactly by
+  // `jsonExactResponse`. Bucket values keep their ClickHouse column types there (`rows_to_bucket_dicts`), so stay as is.
+  const windowStats: Record<string, Record<string, PyFloat | null>> = {}
   const put = (alias: string, value: number | null) => {
     const parsed = parseWindowAlias(alias)
     if (parsed === null) return
     const entry = windowStats[parsed[1]] ?? {}
     windowStats[parsed[1]] = entry
-    entry[parsed[0]] = value
+    entry[parsed[0]] = value === null ? null : new PyFloat(value)
   }
   for (const [i, m] of metrics.entries()) {
     const acc = accs[i] as Acc

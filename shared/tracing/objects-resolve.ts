@@ -3,29 +3,7 @@ import { findVersionsByIndex, getObjVersion, type ObjVersionRecord } from '#shar
 import type { ObjOut, ObjVersion } from '#shared/schemas/obj'
 import { isContentHash } from '#shared/tracing/digest'
 import { parseStoredJson } from '#shared/tracing/json-exact'
-
-const DECIMAL = /\p{Nd}/u
-
-// The value of a Unicode decimal digit: Unicode encodes each set of them as 10 consecutive code points from 0 to 9
-// (some sets adjoin), so it is the distance from the start of its run of digits, modulo 10.
-function digitValue(char: string): string {
-  if (char >= '0' && char <= '9') return char
-  const cp = char.codePointAt(0) ?? 0
-  let start = cp
-  while (DECIMAL.test(String.fromCodePoint(start - 1))) start--
-  return String((cp - start) % 10)
-}
-
-/**
- * Python's `int(s)`: optional whitespace and sign, decimal digits of any script (`v٢` and `v２` are version 2) with
- * single underscores between them.
- */
-export function parsePythonInt(text: string): number | undefined {
-  const m = /^\s*([+-]?)(\p{Nd}+(?:_\p{Nd}+)*)\s*$/u.exec(text)
-  if (m === null) return undefined
-  const n = Number(Array.from((m[2] as string).replaceAll('_', ''), digitValue).join(''))
-  return m[1] === '-' ? -n : n
-}
+import { parsePythonInt } from '#shared/tracing/py-number'
 
 /** The version index a `v<N>` reference names, or undefined when `digest` is not version-like. */
 export function versionLikeIndex(digest: string): number | undefined {

@@ -6,7 +6,8 @@ import type { Principal } from '#shared/schemas/api-key'
 import type { RefsReadBatchReq } from '#shared/schemas/ref'
 import { pyRepr } from '#shared/tracing/digest'
 import { isJsonObject, parseStoredJson } from '#shared/tracing/json-exact'
-import { parsePythonInt, recordVal } from '#shared/tracing/objects-resolve'
+import { recordVal } from '#shared/tracing/objects-resolve'
+import { parsePythonInt } from '#shared/tracing/py-number'
 
 /**
  * `refs/read_batch` (docs/tracing.md, `refs/read_batch`), as Weave's ClickHouse server answers it (`refs_read_batch`,

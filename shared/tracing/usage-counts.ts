@@ -1,5 +1,6 @@
 // How a call's `summary.usage` is read, per model, by `trace/usage` and `calls/usage` (shared/tracing/usage.ts) and by
 // the Console (console/src/lib/usage.ts), which counts traces itself: pure, so the browser bundle imports it too.
+import { parsePythonInt } from '#shared/tracing/py-number'
 
 /** The counts of one model's usage, as `trace/usage` answers them. */
 export const USAGE_COUNTS = [
@@ -26,11 +27,12 @@ export type UsageCounts = Record<(typeof USAGE_COUNTS)[number], number>
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
-// Python's int(): integers and integer strings, floats truncated, anything else 0.
+// Weave's `usage_utils._safe_int`: `int(value)` (bools 1/0, floats truncated, integer strings as Python reads them:
+// `"1_0"` 10, `" 7 "` 7, `"٣"` 3), and 0 for null and for what `int()` refuses (`"1.5"`, lists, objects).
 function toInt(v: unknown): number {
   if (typeof v === 'boolean') return v ? 1 : 0
   if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : 0
-  if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) return Number(v)
+  if (typeof v === 'string') return parsePythonInt(v) ?? 0
   return 0
 }
 

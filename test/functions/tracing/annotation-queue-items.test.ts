@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { app as deleteApp } from '#functions/tracing/delete-calls/handler'
 import { app as statsApp } from '#functions/tracing/get-annotation-queues-stats/handler'
 import { app as itemsApp } from '#functions/tracing/query-annotation-queue-items/handler'
 import { app as progressApp } from '#functions/tracing/update-annotation-queue-item-progress/handler'
@@ -41,6 +42,24 @@ describe('annotation queue items', () => {
     expect(again).toEqual({ added_count: 0, duplicates: 1 })
     expect(more).toEqual({ added_count: 2, duplicates: 3 })
     expect(unknown).toEqual({ added_count: 0, duplicates: 0 })
+  })
+
+  it('adds a soft-deleted call as Weave does (its call query has no deleted_at filter)', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const q = await newQueue(caller)
+    const [c1] = await newCalls(caller, 1)
+    const deleted = await send(deleteApp, '/calls/delete', { project_id: caller.project, call_ids: [c1] }, caller)
+    expect(deleted.status).toBe(200)
+
+    // Act
+    const added = await addCalls(caller, q, [c1 as string])
+    const again = await addCalls(caller, q, [c1 as string, c1 as string])
+
+    // Assess
+    expect(added).toEqual({ added_count: 1, duplicates: 0 })
+    expect(again).toEqual({ added_count: 0, duplicates: 1 })
+    expect((await items(caller, q)).map((i: { call_id: string }) => i.call_id)).toEqual([c1])
   })
 
   it('adds a call once under concurrent requests', async () => {
@@ -143,7 +162,10 @@ describe('annotation queue items', () => {
     expect(doneAgain.status).toBe(200)
     expect(back).toEqual({
       status: 400,
-      body: { reason: `Cannot transition to 'in_progress' when a record already exists for item '${i1}'` },
+      body: {
+        reason:
+          "Cannot transition to 'in_progress' when a record already exists. 'in_progress' can only be set on new items.",
+      },
     })
     expect(skipAfterDone).toEqual({
       status: 400,

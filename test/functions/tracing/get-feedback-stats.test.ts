@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { app as createApp } from '#functions/tracing/create-feedback/handler'
 import { app } from '#functions/tracing/get-feedback-stats/handler'
+import { jsonInit } from '../../support/auth.js'
 import { seedFeedback } from '../../support/feedback.js'
 import { newProjectCaller, send } from '../../support/tracing.js'
 
@@ -80,6 +81,26 @@ describe('POST /feedback/stats', () => {
     ])
     expect(res.body.window_stats.output_score.avg).toBeCloseTo(2.3 / 3, 10)
     expect(res.body.window_stats.output_score).toMatchObject({ min: 0.5, max: 1 })
+  })
+
+  it('writes window_stats values as Python floats (a count of 2 as 2.0, null stays null) and bucket values as they are', async () => {
+    // Prepare
+    const caller = await newProjectCaller()
+    const p = caller.project
+    const t = '2024-03-01T10:00:00.000Z'
+    for (const payload of [{ x: 1 }, { x: 2 }, { y: 5 }]) await seedFeedback(p, t, payload)
+    const metric = numeric('x', { aggregations: ['count', 'sum', 'min'] })
+    const empty = numeric('z', { aggregations: ['count', 'min'] })
+    const body = { project_id: p, start: '2024-03-01T09:00:00Z', end: '2024-03-01T11:00:00Z', metrics: [metric, empty] }
+
+    // Act
+    const res = await app.request('/feedback/stats', jsonInit(body, caller.basic))
+
+    // Assess: Weave's _extract_window_stats answers float(val); rows_to_bucket_dicts keeps the column types
+    const text = await res.text()
+    expect(res.status).toBe(200)
+    expect(text).toContain('"window_stats":{"x":{"count":2.0,"sum":3.0,"min":1.0},"z":{"count":null,"min":null}}')
+    expect(text).toContain('"count_x":2,"sum_x":3,"min_x":1,"count_z":0,"min_z":null,"count":3}')
   })
 
   it('extracts values per type the ClickHouse way', async () => {

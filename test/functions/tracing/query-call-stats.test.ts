@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { app as deleteApp } from '#functions/tracing/delete-calls/handler'
 import { app, handler } from '#functions/tracing/query-call-stats/handler'
 import { db } from '#shared/db/client'
+import { pythonDumpsInOrder } from '#shared/tracing/digest'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { type CallFixture, callFixture } from '../../support/call-fixture.js'
 import { authorizerFor, endPart, newProject, startPart, writeCalls } from '../../support/calls.js'
@@ -41,7 +42,8 @@ describe('POST /calls/query_stats', () => {
 
   it('sums whole-trace storage over matching root calls', async () => {
     // Prepare
-    const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v))
+    // Weave's length(json.dumps(v)) per JSON column (docs/tracing.md §7.6).
+    const size = (v: unknown) => pythonDumpsInOrder(v).length
     const traceA =
       size({}) +
       size({ x: 5, name: 'Hello World', tags: [1, 2] }) +

@@ -76,6 +76,33 @@ describe('POST /call/read', () => {
     expect(await stats.json()).toEqual({ count: 1, has_more: false, total_storage_size_bytes: rootSize + childSize })
   })
 
+  it("sizes each JSON column as Python's json.dumps of the stored value (docs/tracing.md §7.6)", async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const inputs = { x: 5, s: 'é', p: 1e-7, q: 0.5, api_key: 'sk-secret-1234' }
+    const start = startPart(project, { attributes: { env: 'prod' }, inputs })
+    const summary = { usage: { 'gpt-4': { requests: 1 } } }
+    const end = endPart(project, start.id as string, { output: { y: 1, z: [1, 'ü'] }, summary })
+    await writeCalls(caller, [{ start, end }])
+
+    // Act
+    const res = await app.request(
+      '/call/read',
+      jsonInit(
+        { project_id: project, id: start.id, include_storage_size: true, include_total_storage_size: true },
+        caller.basic,
+      ),
+    )
+
+    // Assess
+    // len(json.dumps(v)) in Python: {"env": "prod"} 15; {"x": 5, "s": "\u00e9", "p": 1e-07, "q": 0.5, "api_key":
+    // "REDACTED"} 68 (the stored, redacted value); {"y": 1, "z": [1, "\u00fc"]} 28; the summary 37.
+    const { call } = (await res.json()) as { call: Record<string, unknown> }
+    expect(call.storage_size_bytes).toBe(15 + 68 + 28 + 37)
+    expect(call.total_storage_size_bytes).toBe(15 + 68 + 28 + 37)
+  })
+
   it('answers {call: null} for an unknown id and 403 for a foreign project', async () => {
     const caller = await newCaller()
     const stranger = await newCaller()

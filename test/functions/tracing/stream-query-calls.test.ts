@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { app, handler } from '#functions/tracing/stream-query-calls/handler'
 import { config } from '#shared/config'
 import { db } from '#shared/db/client'
+import { pythonDumpsInOrder } from '#shared/tracing/digest'
 import { jsonInit, newCaller } from '../../support/auth.js'
 import { type CallFixture, callFixture } from '../../support/call-fixture.js'
 import { authorizerFor, endPart, startPart, writeCalls } from '../../support/calls.js'
@@ -249,7 +250,8 @@ describe('POST /calls/stream_query', () => {
 
   it('returns storage sizes: the call own size and the whole trace on roots', async () => {
     // Prepare
-    const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v))
+    // Weave's length(json.dumps(v)) per JSON column (docs/tracing.md §7.6).
+    const size = (v: unknown) => pythonDumpsInOrder(v).length
     const aSize = size({}) + size({ x: 5, name: 'Hello World', tags: [1, 2] }) + size('fine') + size({})
     const bSize = size({}) + size({ x: '12', name: 'hello-there' }) + size(null) + size({})
 

@@ -72,6 +72,32 @@ describe('POST /trace/usage', () => {
     })
   })
 
+  it("reads counts as Weave's _safe_int (Python int()): numeric strings with spaces, underscores or other scripts' digits", async () => {
+    // Prepare
+    const caller = await newCaller()
+    const project = newProject(caller)
+    const counts = {
+      prompt_tokens: '1_0',
+      input_tokens: ' 7 ',
+      completion_tokens: '٣',
+      output_tokens: 2.9,
+      requests: true,
+      cache_read_input_tokens: '1.5',
+      cache_creation_input_tokens: [4],
+    }
+    const { ids, trace } = await chain(caller, project, [{ usage: { 'gpt-4': counts } }])
+
+    // Act
+    const res = await post(caller, { project_id: project, filter: { trace_ids: [trace] } })
+
+    // Assess: int("1_0") + int(" 7 ") = 17, int("٣") + int(2.9) = 5, int(True) = 1; "1.5" and a list are refused → 0
+    expect(res.body.call_usage).toEqual({
+      [ids[0] as string]: {
+        'gpt-4': usage({ requests: 1, prompt_tokens: 17, completion_tokens: 5, total_tokens: 22 }),
+      },
+    })
+  })
+
   it('adds costs from the price table when include_costs is set (contract example)', async () => {
     // Prepare
     const caller = await newCaller()
