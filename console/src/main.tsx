@@ -4,6 +4,7 @@ import './styles.css'
 import { ErrorBox, PageHeader } from './components/common'
 import { ErrorBoundary } from './components/ErrorBoundary'
 import { Api } from './lib/api'
+import { ROUTE_SHOWN } from './lib/navigate'
 import {
   type ListedProject,
   mayOpenProject,
@@ -31,7 +32,11 @@ function useHash(): string {
   useEffect(() => {
     const onChange = () => setHash(location.hash)
     addEventListener('hashchange', onChange)
-    return () => removeEventListener('hashchange', onChange)
+    addEventListener(ROUTE_SHOWN, onChange)
+    return () => {
+      removeEventListener('hashchange', onChange)
+      removeEventListener(ROUTE_SHOWN, onChange)
+    }
   }, [])
   return hash
 }
@@ -188,7 +193,16 @@ function App() {
         page = <TracesPage {...props} params={route.params} />
         break
       case 'trace':
-        page = <TracePage {...props} traceId={route.parts[0] ?? ''} selected={route.params.get('call') ?? undefined} />
+        // Keyed by trace: another trace starts empty and loading, never drawn for a frame as the previous one's calls
+        // (and their root's details) under the new trace's id until its effects run after paint.
+        page = (
+          <TracePage
+            key={route.parts[0]}
+            {...props}
+            traceId={route.parts[0] ?? ''}
+            selected={route.params.get('call') ?? undefined}
+          />
+        )
         break
       case 'feedback':
         page = <FeedbackPage {...props} params={route.params} />

@@ -281,12 +281,12 @@ describe('Loom Console trace tree in Chromium', () => {
     // Act and assess: each key selects its row and the focus follows it, so the next key works
     await page.keyboard.press('End')
     await waitForFocus(page, last)
-    expect(page.url()).toContain(`call=${last}`)
+    await expect.poll(() => page.url()).toContain(`call=${last}`)
     await page.keyboard.press('ArrowUp')
     await waitForFocus(page, beforeLast)
     await page.keyboard.press('Home')
     await waitForFocus(page, first)
-    expect(page.url()).toContain(`call=${first}`)
+    await expect.poll(() => page.url()).toContain(`call=${first}`)
     await page.keyboard.press('PageDown')
     const paged = await expect
       .poll(() => focusedRow(page), { timeout: FOCUS_WAIT_MS, interval: 50 })
@@ -294,7 +294,7 @@ describe('Loom Console trace tree in Chromium', () => {
       .then(() => focusedRow(page))
     const index = bigCalls.findIndex((c) => c.id === paged)
     expect(index).toBeGreaterThan(5)
-    expect(page.url()).toContain(`call=${paged}`)
+    await expect.poll(() => page.url()).toContain(`call=${paged}`)
     await page.keyboard.press('PageUp')
     await waitForFocus(page, first)
     expect(errors.slice(erred)).toEqual([])
@@ -321,6 +321,32 @@ describe('Loom Console trace tree in Chromium', () => {
     await page.getByTestId('trace-meta').filter({ hasNotText: 'loading' }).waitFor()
     expect(await page.getByTestId('trace-meta').textContent()).toMatch(/^1 call · /)
     expect(await page.getByTestId('trace-under-root').count()).toBe(0)
+  })
+
+  it("shows another trace as loading from its first render, not as the previous trace's calls", async () => {
+    // Prepare: a trace of two calls, all in, and a watcher that reads the page's line of figures in the render that
+    // first names the next trace (before the effects Preact runs after paint)
+    const { page } = await signedIn(`#/trace/${traces.long}`)
+    await page.locator('[data-testid=trace-tree][data-row-count="2"]').waitFor()
+    await page.getByTestId('trace-meta').filter({ hasNotText: 'loading' }).waitFor()
+    await page.evaluate(
+      `(() => {
+        const observer = new MutationObserver(() => {
+          const meta = document.querySelector('[data-testid=trace-meta]')?.textContent ?? ''
+          if (!meta.includes(${JSON.stringify(traces.lone)})) return
+          observer.disconnect()
+          window.__metaAtNext = meta
+        })
+        observer.observe(document.body, { childList: true, subtree: true, characterData: true })
+      })()`,
+    )
+
+    // Act: a link to another trace, from this one
+    await go(page, `#/trace/${traces.lone}`)
+    await page.locator('[data-testid=trace-tree][data-row-count="1"]').waitFor()
+
+    // Assess: no call of the previous trace was counted (or settled) under the new trace's id
+    expect(await page.evaluate('window.__metaAtNext')).toMatch(/^0 calls \(loading…\)/)
   })
 
   it('fits the tree box to a short trace at 390 px, and keeps a long one to its scrolling height', async () => {
@@ -378,7 +404,8 @@ describe('Loom Console trace tree in Chromium', () => {
     // Prepare: signed in to the first project, in a tab of its own (following the link moves its session there)
     const page = await signIn('#/traces')
     await page.getByTestId('page-traces').waitFor()
-    expect(new URL(page.url()).hash).toBe(`#/${encodeURIComponent(caller.entity)}/tree/traces`)
+    // The link without a project is rewritten by an effect, after the page's first paint.
+    await expect.poll(() => new URL(page.url()).hash).toBe(`#/${encodeURIComponent(caller.entity)}/tree/traces`)
 
     // Act: a link to the other project, picked by nobody
     await go(page, `#/${encodeURIComponent(caller.entity)}/${encodeURIComponent(LINKED_NAME)}/trace/${traces.linked}`)

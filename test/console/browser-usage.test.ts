@@ -578,6 +578,78 @@ describe('Loom Console figures in Chromium', () => {
     expect(await page.getByTestId('filter-from').inputValue()).toBe(typed)
   })
 
+  it('keeps both of two inputs into the Traces form in one task (as autofill sends them)', async () => {
+    // Prepare
+    const page = await signedIn('traces')
+    await rowsSettled(page)
+
+    // Act: the op name and the search text, typed in the same task, before the form renders again
+    await page.evaluate(
+      `(() => {
+        for (const [id, value] of [['filter-op', 'alpha'], ['filter-text', 'shown']]) {
+          const input = document.querySelector('[data-testid=' + id + ']')
+          input.value = value
+          input.dispatchEvent(new Event('input', { bubbles: true }))
+        }
+      })()`,
+    )
+    await page.getByTestId('filter-apply').click()
+
+    // Assess: both are in the form and in the filters applied
+    expect(await page.getByTestId('filter-op').inputValue()).toBe('alpha')
+    expect(await page.getByTestId('filter-text').inputValue()).toBe('shown')
+    await expect.poll(() => page.evaluate('location.hash')).toBe(`${projectHash('traces')}?op=alpha&q=shown`)
+  })
+
+  it("keeps both of two picks when the second comes before the browser's hashchange for the first", async () => {
+    // Prepare
+    const page = await signedIn('usage')
+    await page.getByTestId('usage-totals').waitFor()
+
+    // Act: the range, then the stacking, with only microtasks between them (the page's renders run in those; the
+    // hashchange, a task of its own, comes after both, as it does when the second pick's input was queued before it)
+    const hash = await page.evaluate(
+      `(async () => {
+        const pick = (id, value) => {
+          const select = document.querySelector('[data-testid=' + id + ']')
+          select.value = value
+          select.dispatchEvent(new Event('change', { bubbles: true }))
+        }
+        pick('usage-range', '7d')
+        for (let i = 0; i < 10; i++) await Promise.resolve()
+        pick('usage-group', 'project')
+        return location.hash
+      })()`,
+    )
+
+    // Assess: the second pick built on the first
+    expect(hash).toBe(`${projectHash('usage')}?range=7d&group=project`)
+  })
+
+  it('marks the table busy from the render that shows the next page, not only once its request is sent', async () => {
+    // Prepare: a watcher that reads the table's state in the render that first shows the next page's range (before
+    // the effects Preact runs after paint)
+    const page = await signedIn('traces')
+    await rowsSettled(page)
+    await page.evaluate(
+      `(() => {
+        const observer = new MutationObserver(() => {
+          if (!document.querySelector('[data-testid=page-range]')?.textContent?.startsWith('51–')) return
+          observer.disconnect()
+          window.__busyAtNext = document.querySelector('[data-testid=traces-table]')?.getAttribute('aria-busy')
+        })
+        observer.observe(document.body, { childList: true, subtree: true, characterData: true })
+      })()`,
+    )
+
+    // Act
+    await page.getByTestId('page-next').click()
+    await page.getByTestId('page-range').filter({ hasText: /^51–/ }).waitFor()
+
+    // Assess: busy while the first page's rows are still shown, so waiting for a settled table waits for the new rows
+    expect(await page.evaluate('window.__busyAtNext')).toBe('true')
+  })
+
   it('offers the first page for a link past the last row, and says no call matches only for a filter', async () => {
     // Prepare: the roots' total, and the last page with rows
     const roots = await post('calls/query_stats', callsStatsRequest(project, ROOTS))

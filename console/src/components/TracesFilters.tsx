@@ -1,6 +1,9 @@
 import { CALL_STATUSES, type CallFilters } from '../lib/calls'
 
-/** The Traces page's filter form: edits `draft`; Apply hands it over, Reset asks for no filters. */
+/**
+ * The Traces page's filter form: edits `draft`, each input handing over only the field it changed (two inputs in one
+ * task, as autofill sends them, must not build on the same stale draft); Apply hands it over, Reset asks for no filters.
+ */
 export function TracesFilters({
   draft,
   onChange,
@@ -8,7 +11,7 @@ export function TracesFilters({
   onReset,
 }: {
   draft: CallFilters
-  onChange: (draft: CallFilters) => void
+  onChange: (change: Partial<CallFilters>) => void
   onApply: () => void
   onReset: () => void
 }) {
@@ -24,7 +27,7 @@ export function TracesFilters({
           type="search"
           title="Case-insensitive text in the name a row shows: the display name, else the op's name (without the weave:/// ref and version)."
           value={draft.op}
-          onInput={(e) => onChange({ ...draft, op: e.currentTarget.value })}
+          onInput={(e) => onChange({ op: e.currentTarget.value })}
           data-testid="filter-op"
         />
       </label>
@@ -32,7 +35,7 @@ export function TracesFilters({
         Status
         <select
           value={draft.status}
-          onChange={(e) => onChange({ ...draft, status: e.currentTarget.value as CallFilters['status'] })}
+          onChange={(e) => onChange({ status: e.currentTarget.value as CallFilters['status'] })}
           data-testid="filter-status"
         >
           <option value="">any</option>
@@ -48,7 +51,7 @@ export function TracesFilters({
         <input
           type="datetime-local"
           value={draft.from}
-          onInput={(e) => onChange({ ...draft, from: e.currentTarget.value })}
+          onInput={(e) => onChange({ from: e.currentTarget.value })}
           data-testid="filter-from"
         />
       </label>
@@ -57,7 +60,7 @@ export function TracesFilters({
         <input
           type="datetime-local"
           value={draft.to}
-          onInput={(e) => onChange({ ...draft, to: e.currentTarget.value })}
+          onInput={(e) => onChange({ to: e.currentTarget.value })}
           data-testid="filter-to"
         />
       </label>
@@ -68,7 +71,7 @@ export function TracesFilters({
           placeholder="op name, display name, exception, text output"
           title="Case-insensitive text in the op name, display name or exception, or an output that is itself a string or number. Text inside input or output objects is not searched (the API's $contains reads a JSON object as empty, as Weave does)."
           value={draft.text}
-          onInput={(e) => onChange({ ...draft, text: e.currentTarget.value })}
+          onInput={(e) => onChange({ text: e.currentTarget.value })}
           data-testid="filter-text"
         />
       </label>
@@ -76,7 +79,7 @@ export function TracesFilters({
         <input
           type="checkbox"
           checked={draft.rootsOnly}
-          onChange={(e) => onChange({ ...draft, rootsOnly: e.currentTarget.checked })}
+          onChange={(e) => onChange({ rootsOnly: e.currentTarget.checked })}
           data-testid="filter-roots"
         />
         Root calls only

@@ -2,6 +2,9 @@
 // once per query, and moving to a new one.
 import { useMemo } from 'preact/hooks'
 
+/** The event `showRoute` fires on `window` once the address holds the new route (`main.tsx` reads the route on it). */
+export const ROUTE_SHOWN = 'loom:route-shown'
+
 /**
  * Navigates to a route. `push` adds a history entry, for a user's new choice (a filter applied, a picker changed), so
  * Back returns to the previous one; `replace` swaps the current entry (paging, sorting), so Back leaves the page
@@ -11,6 +14,9 @@ export function showRoute(hash: string, entry: 'push' | 'replace'): void {
   if (hash === location.hash) return
   if (entry === 'push') location.hash = hash
   else location.replace(hash)
+  // The browser's hashchange comes in a task of its own, which input already queued may overtake: the page renders the
+  // new route now, so a second pick made before then (another picker, a page) builds on this one, not on the old route.
+  dispatchEvent(new Event(ROUTE_SHOWN))
 }
 
 /** A page's view parsed from its route's query: the same object while the query is the same, so effects can depend on it. */

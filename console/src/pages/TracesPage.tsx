@@ -97,9 +97,13 @@ export function TracesPage({ api, project, params }: { api: Api; project: string
   const [shownSelection, setShownSelection] = useState<string>()
   // The total with the selection it counts: a total of other filters is never shown while the new one is counted.
   const [counted, setCounted] = useState<{ selection: string; stats: { count: number; has_more?: boolean } }>()
-  const [loading, setLoading] = useState(true)
+  // The view whose page has been read: another one is loading from the render that shows it, not from its effect (run
+  // after paint), so the table never reads as settled with the previous view's rows under the new view's range.
+  const [loaded, setLoaded] = useState<string>()
   const [error, setError] = useState<unknown>()
   const selection = JSON.stringify(callsStatsRequest(project, filters))
+  const pageKey = `${project} ${viewKey} ${reload}`
+  const loading = loaded !== pageKey
 
   // A page: its rows, then the tokens and cost of their traces. Paging and sorting run this again, never the count.
   useEffect(() => {
@@ -108,7 +112,6 @@ export function TracesPage({ api, project, params }: { api: Api; project: string
     setCalls([])
     setUsage(undefined)
     setError(undefined)
-    setLoading(true)
     const rows: Call[] = []
     const fail = (err: unknown) => abort.signal.aborted || setError(err)
     api
@@ -122,7 +125,7 @@ export function TracesPage({ api, project, params }: { api: Api; project: string
         abort.signal,
       )
       .finally(() => {
-        if (!abort.signal.aborted) setLoading(false)
+        if (!abort.signal.aborted) setLoaded(pageKey)
       })
       .then(async () => {
         if (rows.length > 0) await readPageUsage(api, project, rows, abort.signal).then(setUsage, fail)
@@ -177,7 +180,12 @@ export function TracesPage({ api, project, params }: { api: Api; project: string
           {totalLabel}
         </span>
       </PageHeader>
-      <TracesFilters draft={draft} onChange={setDraft} onApply={apply} onReset={reset} />
+      <TracesFilters
+        draft={draft}
+        onChange={(change) => setDraft((d) => ({ ...d, ...change }))}
+        onApply={apply}
+        onReset={reset}
+      />
       <ErrorBox error={error} testId="traces-error" />
       {!loading && error === undefined && calls.length === 0 ? (
         <Empty testId="traces-empty">
