@@ -1,13 +1,19 @@
 import { readFile } from 'node:fs/promises'
 import { safeParse } from 'zod/mini'
+import { config } from '#shared/config'
 import { deleteModel, listModels, putModel } from '#shared/db/model-repository'
-import { parseCatalogFile } from '#shared/inference/catalog'
+import { DuplicateModelIdError, parseCatalogFile } from '#shared/inference/catalog'
+import { parseJsonFile } from '#shared/json-file'
+import { EngineSettingsSchema } from '#shared/schemas/engine-settings'
 import {
   API_KEY_REF_PATTERN,
   type BackendSettings,
   type CatalogModel,
   CatalogModelSchema,
+  hasUrlCredentials,
   MODEL_BOUNDS,
+  ModelEntitySchema,
+  StoredCatalogModelSchema,
   UpstreamUrlSchema,
 } from '#shared/schemas/model'
 import { LIMIT_MAX, LIMIT_NAMES } from '#shared/schemas/rate-limit'
@@ -41,9 +47,11 @@ const USAGE = `Usage: npm run models -- <command> [options]
                                     states the default
       --rpm <n> --tpm <n> --concurrency <n>   limits per project using the model: requests/min (at most
                                     ${LIMIT_MAX.rpm}), tokens/min (at most ${LIMIT_MAX.tpm}), in flight (at most ${LIMIT_MAX.concurrency})
-  import <file.json>                add (or replace) every model of a catalog file (one model or an array)
-  list [--json]                     list the catalog (entries the checks above refuse are marked INVALID)
-  remove <id>                       remove a model
+  import <file.json>                add (or replace) every model of a catalog file (one model or an array; each id
+                                    once)
+  list [--json]                     list the catalog (entries the checks above refuse are marked INVALID), with
+                                    LOOM_MODELS_FILE's entries when it is set, marked as coming from the file
+  remove <id>                       remove a model (a LOOM_MODELS_FILE entry is removed from the file instead)
 
 The upstream options (--base-url to --no-continuous-usage) apply to upstream models only, --settings to reference
 models only; a command refuses the options and arguments it does not take. Catalog files follow the same rules.
@@ -115,21 +123,34 @@ function backendFromFlags(values: Values): BackendSettings {
   if (values.backend === 'reference') {
     const stray = UPSTREAM_FLAGS.find((flag) => values[flag] !== undefined)
     if (stray !== undefined) usageError(`--${stray} applies to openai-compatible models, not --backend reference`)
-    let settings: Record<string, unknown> | undefined
-    if (values.settings !== undefined) {
-      try {
-        settings = JSON.parse(values.settings) as Record<string, unknown>
-      } catch {
-        usageError('--settings must be a JSON object')
-      }
+    if (values.settings === undefined) return { kind: 'reference' }
+    let raw: unknown
+    try {
+      raw = JSON.parse(values.settings)
+    } catch {
+      usageError('--settings must be a JSON object')
     }
-    return settings === undefined ? { kind: 'reference' } : { kind: 'reference', settings }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) usageError('--settings must be a JSON object')
+    const settings = safeParse(EngineSettingsSchema, raw)
+    if (!settings.success) {
+      const issue = settings.error.issues[0]
+      usageError(
+        `--settings is invalid: ${issueText({ path: ['settings', ...(issue?.path ?? [])], message: issue?.message ?? 'invalid' })}`,
+      )
+    }
+    return { kind: 'reference', settings: settings.data }
   }
   if (values.backend !== undefined && values.backend !== 'openai-compatible') {
     usageError("--backend must be 'openai-compatible' or 'reference'")
   }
   if (values.settings !== undefined) usageError('--settings applies to --backend reference only')
   const baseUrl = values['base-url'] ?? usageError('--base-url is required for an openai-compatible model')
+  if (hasUrlCredentials(baseUrl)) {
+    // Never echoed: the URL holds a credential.
+    usageError(
+      '--base-url must not contain a user name or password; pass the credential by reference with --api-key-ref',
+    )
+  }
   if (!safeParse(UpstreamUrlSchema, baseUrl).success) {
     usageError('--base-url must be an http or https URL such as http://10.0.0.5:8000/v1')
   }
@@ -162,6 +183,11 @@ function modelFromFlags(values: Values, id: string): CatalogModel {
     .split(',')
     .map((e) => e.trim())
     .filter((e) => e !== '')
+  if (entities.length === 0) usageError('--entities must name at least one entity, or * for every entity')
+  const badEntity = entities.find((e) => !safeParse(ModelEntitySchema, e).success)
+  if (badEntity !== undefined) {
+    usageError(`--entities: '${badEntity}' is not an entity name (letters, digits, '_', '.', '-', max 128) nor *`)
+  }
   const model: Record<string, unknown> = { id, backend: backendFromFlags(values), entities }
   if (values['owned-by'] !== undefined) model.ownedBy = values['owned-by']
   if (values.root !== undefined) model.root = values.root
@@ -199,15 +225,37 @@ function issueText(issue: { path: PropertyKey[]; message: string }): string {
   return `${issue.path.map(String).join('.')}: ${issue.message}`
 }
 
-function describe(m: CatalogModel): string {
-  const where = m.backend.kind === 'openai-compatible' ? m.backend.baseUrl : 'built-in engine'
-  const prices = m.prices ? `  prices=${m.prices.prompt}/${m.prices.completion}` : ''
+// A base URL with credentials in it (stored past the checks) is shown without them, and in a form `import` refuses.
+function shownUrl(url: string): string {
+  if (!hasUrlCredentials(url)) return url
+  const u = new URL(url)
+  return `${u.protocol}//(hidden)@${u.host}${u.pathname}${u.search}${u.hash}`
+}
+
+function upstreamSettings(m: CatalogModel): string {
+  if (m.backend.kind !== 'openai-compatible') return ''
+  const b = m.backend
+  const upstreamModel = b.upstreamModel === undefined ? '' : `  upstreamModel=${b.upstreamModel}`
+  const continuous = b.continuousUsage === false ? '  continuousUsage=false' : ''
+  return `${upstreamModel}${continuous}`
+}
+
+/** Where a listed entry comes from: the table, or `LOOM_MODELS_FILE` (maybe overridden by a table entry). */
+type Origin = { from: 'table' } | { from: 'file'; overridden: boolean }
+
+function describe(m: CatalogModel, origin: Origin = { from: 'table' }, problem?: string): string {
+  const where = m.backend.kind === 'openai-compatible' ? shownUrl(m.backend.baseUrl) : 'built-in engine'
+  const cached = m.prices?.cached === undefined ? '' : ` cached=${m.prices.cached}`
+  const prices = m.prices ? `  prices=${m.prices.prompt}/${m.prices.completion}${cached}` : ''
   const limits = LIMIT_NAMES.filter((n) => m[n] !== undefined).map((n) => `  ${n}=${m[n]}`)
   // Entries written by hand or by an older version are still read (and served); say what to fix.
   const checked = safeParse(CatalogModelSchema, m)
-  const issue = checked.success ? undefined : checked.error.issues[0]
-  const invalid = issue === undefined ? '' : `  INVALID (${issueText(issue)})`
-  return `${m.id}  ${m.backend.kind} ${where}  entities=${m.entities.join(',')}${prices}${limits.join('')}${invalid}`
+  const issue = checked.success ? problem : issueText(checked.error.issues[0] ?? { path: [], message: 'invalid' })
+  const invalid = issue === undefined ? '' : `  INVALID (${issue})`
+  const file =
+    origin.from === 'table' ? '' : `  (LOOM_MODELS_FILE${origin.overridden ? ', overridden by the table entry' : ''})`
+  const settings = upstreamSettings(m)
+  return `${m.id}  ${m.backend.kind} ${where}${settings}  entities=${m.entities.join(',')}${prices}${limits.join('')}${file}${invalid}`
 }
 
 // What `list --json` prints for a stored reference that is not one (a key pasted in its place, written past the
@@ -215,9 +263,42 @@ function describe(m: CatalogModel): string {
 const HIDDEN_REF = '(hidden: not an env: or secret: reference)'
 
 function shown(m: CatalogModel): CatalogModel {
-  if (m.backend.kind !== 'openai-compatible' || m.backend.apiKeyRef === undefined) return m
-  if (API_KEY_REF_PATTERN.test(m.backend.apiKeyRef)) return m
-  return { ...m, backend: { ...m.backend, apiKeyRef: HIDDEN_REF } }
+  if (m.backend.kind !== 'openai-compatible') return m
+  const backend = { ...m.backend, baseUrl: shownUrl(m.backend.baseUrl) }
+  if (backend.apiKeyRef !== undefined && !API_KEY_REF_PATTERN.test(backend.apiKeyRef)) backend.apiKeyRef = HIDDEN_REF
+  return { ...m, backend }
+}
+
+/** One entry of `LOOM_MODELS_FILE` as `list` shows it: read leniently, so that every entry shows with its problem. */
+type FileEntry = { index: number; model: CatalogModel; problem?: string }
+
+/**
+ * The entries of the CLI's own `LOOM_MODELS_FILE`, or none when it is not set. A file that cannot be read or is not
+ * JSON stops the command (one line, status 1); an entry too malformed to show at all is one line too.
+ */
+async function fileEntries(): Promise<FileEntry[]> {
+  const file = config.inference.modelsFile
+  if (file === undefined) return []
+  let raw: unknown
+  try {
+    raw = parseJsonFile(await readFile(file, 'utf8'), `LOOM_MODELS_FILE ${file}`)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    commandError(code === undefined ? (error as Error).message : `LOOM_MODELS_FILE ${file} cannot be read (${code})`)
+  }
+  const items = Array.isArray(raw) ? raw : [raw]
+  const seen = new Set<string>()
+  return items.map((item, index) => {
+    const parsed = safeParse(StoredCatalogModelSchema, item)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0] ?? { path: [], message: 'invalid' }
+      commandError(`LOOM_MODELS_FILE ${file}: invalid model at ${[index, ...issue.path].join('.')}: ${issue.message}`)
+    }
+    const model = parsed.data
+    const duplicate = seen.has(model.id)
+    seen.add(model.id)
+    return duplicate ? { index, model, problem: 'id: appears more than once in the file' } : { index, model }
+  })
 }
 
 const ADD_FLAGS = (Object.keys(OPTIONS) as Flag[]).filter((flag) => flag !== 'json' && flag !== 'help')
@@ -247,6 +328,8 @@ export function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): P
           try {
             models = parseCatalogFile(await readFile(file, 'utf8'), file)
           } catch (error) {
+            // The file is well formed but self-contradictory: not a command-line mistake.
+            if (error instanceof DuplicateModelIdError) commandError(error.message)
             usageError((error as Error).message)
           }
           for (const model of models) await putModel(model)
@@ -258,9 +341,25 @@ export function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): P
         flags: ['json'],
         run: async (_rest, values) => {
           const models = await listModels()
-          if (values.json) output.out(`${JSON.stringify(models.map(shown), null, 2)}\n`)
-          else for (const m of models) output.out(`${describe(m)}\n`)
-          if (models.length === 0 && !values.json) output.out('No models.\n')
+          const fromFile = await fileEntries()
+          const inTable = new Set(models.map((m) => m.id))
+          const rows = [
+            ...models.map((model) => ({ model, origin: { from: 'table' } as Origin, problem: undefined })),
+            ...fromFile.map(({ model, problem }) => ({
+              model,
+              origin: { from: 'file', overridden: inTable.has(model.id) } as Origin,
+              problem,
+            })),
+          ].sort((a, b) => a.model.id.localeCompare(b.model.id))
+          if (values.json) {
+            const json = rows.map(({ model, origin }) =>
+              origin.from === 'table'
+                ? shown(model)
+                : { ...shown(model), source: 'LOOM_MODELS_FILE', ...(origin.overridden ? { overridden: true } : {}) },
+            )
+            output.out(`${JSON.stringify(json, null, 2)}\n`)
+          } else for (const { model, origin, problem } of rows) output.out(`${describe(model, origin, problem)}\n`)
+          if (rows.length === 0 && !values.json) output.out('No models.\n')
         },
       },
       remove: {
@@ -268,8 +367,20 @@ export function modelsCli(argv: string[], output: CliOutput = PROCESS_OUTPUT): P
         flags: [],
         run: async (rest) => {
           const id = rest[0] ?? usageError('remove needs a model id')
-          if (!(await deleteModel(id))) commandError(`No model with id ${id}; \`models list\` shows the ids`)
-          output.out(`Removed ${id}\n`)
+          // A file the gateway cannot read does not stop the removal of a table entry.
+          const inFile = await fileEntries().then(
+            (entries) => entries.some((e) => e.model.id === id),
+            () => false,
+          )
+          if (!(await deleteModel(id))) {
+            if (inFile) {
+              commandError(`Model ${id} comes from LOOM_MODELS_FILE (${config.inference.modelsFile}); remove it there`)
+            }
+            commandError(`No model with id ${id}; \`models list\` shows the ids`)
+          }
+          // The table entry overrode the file's, which serves again.
+          const note = inFile ? ` (LOOM_MODELS_FILE's entry ${id} now applies)` : ''
+          output.out(`Removed ${id}${note}\n`)
         },
       },
     },

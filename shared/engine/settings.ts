@@ -1,39 +1,8 @@
-import * as z from 'zod/mini'
+import { safeParse } from 'zod/mini'
+import { ServiceUnavailableError } from '#shared/errors/http-error'
+import { logger } from '#shared/logger'
+import { type EngineSettings, EngineSettingsSchema } from '#shared/schemas/engine-settings'
 import type { CatalogModel } from '#shared/schemas/model'
-
-/** The engine's own part of a catalog entry (`backend.settings` of a `reference` model). */
-export const EngineSettingsSchema = z.object({
-  /**
-   * Chat template (Jinja). Absent: ChatML. `null`: the model has no template, so requests without one get the
-   * contract's "no chat template" error.
-   */
-  chatTemplate: z.optional(z.nullable(z.string())),
-  /** Requests generating at once; more wait in the model's queue. */
-  maxConcurrency: z.optional(z.int().check(z.minimum(1))),
-  /** Largest `n` (choices, or beams with beam search) one request may ask for. */
-  maxN: z.optional(z.int().check(z.minimum(1))),
-  /** Largest `top_logprobs` / `prompt_logprobs` accepted (-1: the vocabulary size), vLLM's `max_logprobs`. */
-  maxLogprobs: z.optional(z.int().check(z.minimum(-1))),
-  /** Weight of the prompt's n-gram counts against the shipped corpus. */
-  contextWeight: z.optional(z.number().check(z.minimum(0))),
-  /** Prefix-cache capacity in 16-token blocks (0 disables caching). */
-  prefixCacheBlocks: z.optional(z.int().check(z.minimum(0))),
-  /** Whether usage reports `prompt_tokens_details` (vLLM's `--enable-prompt-tokens-details`). */
-  promptTokensDetails: z.optional(z.boolean()),
-  /** Sampling defaults used when the request leaves a field unset (the model's generation config). */
-  generationConfig: z.optional(
-    z.object({
-      temperature: z.optional(z.number()),
-      top_p: z.optional(z.number()),
-      top_k: z.optional(z.number()),
-      min_p: z.optional(z.number()),
-      repetition_penalty: z.optional(z.number()),
-      max_tokens: z.optional(z.number()),
-    }),
-  ),
-})
-/** A reference model's engine settings as stored in the catalog. */
-export type EngineSettings = z.infer<typeof EngineSettingsSchema>
 
 /** The reference model's context window when the catalog entry sets none. */
 export const DEFAULT_MAX_MODEL_LEN = 8192
@@ -69,10 +38,23 @@ export type ResolvedEngineSettings = {
   generationConfig: NonNullable<EngineSettings['generationConfig']>
 }
 
-/** Reads a catalog entry's engine settings, with defaults; invalid settings throw (a catalog error, not a 400). */
+/**
+ * Reads a catalog entry's engine settings, with defaults. Settings that fail `EngineSettingsSchema` (an entry written
+ * to the table past the checks) are a 503 naming the model and the field, like any other catalog entry that cannot
+ * serve, never a bare 500 nor a 400.
+ */
 export function engineSettings(model: CatalogModel): ResolvedEngineSettings {
   const raw = model.backend.kind === 'reference' ? (model.backend.settings ?? {}) : {}
-  const s = EngineSettingsSchema.parse(raw)
+  const parsed = safeParse(EngineSettingsSchema, raw)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const field = ['settings', ...(issue?.path ?? [])].map(String).join('.')
+    logger.error('catalog model has invalid engine settings', { model: model.id, issues: parsed.error.issues })
+    throw new ServiceUnavailableError(
+      `The model \`${model.id}\` is misconfigured: its engine settings are invalid (${field}: ${issue?.message ?? 'invalid'})`,
+    )
+  }
+  const s: EngineSettings = parsed.data
   return {
     id: model.id,
     maxModelLen: maxModelLenOf(model) ?? DEFAULT_MAX_MODEL_LEN,

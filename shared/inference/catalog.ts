@@ -15,20 +15,37 @@ const cache = new RefreshingCache<CatalogModel[]>({
   maxEntries: () => 1,
 })
 
+/** A catalog file that names one model id twice: which entry would win is not the file's author's to guess. */
+export class DuplicateModelIdError extends Error {
+  override readonly name = 'DuplicateModelIdError'
+}
+
 /**
  * Parses a catalog file's text: one model object or an array of them; throws with the first problem, a syntax error
- * as `JsonSyntaxError` with its line and column and none of the text (a pasted key may be in it).
+ * as `JsonSyntaxError` with its line and column and none of the text (a pasted key may be in it), an id given twice
+ * as `DuplicateModelIdError`.
  */
 export function parseCatalogFile(text: string, source = 'models file'): CatalogModel[] {
   const raw = parseJsonFile(text, source)
   const items = Array.isArray(raw) ? raw : [raw]
-  return items.map((item, index) => {
+  const models = items.map((item, index) => {
     const parsed = safeParse(CatalogModelSchema, item)
     if (parsed.success) return parsed.data
     const issue = parsed.error.issues[0]
     const at = [Array.isArray(raw) ? index : undefined, ...(issue?.path ?? [])].filter((p) => p !== undefined)
     throw new Error(`${source}: invalid model at ${at.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`)
   })
+  const first = new Map<string, number>()
+  for (const [index, model] of models.entries()) {
+    const earlier = first.get(model.id)
+    if (earlier !== undefined) {
+      throw new DuplicateModelIdError(
+        `${source}: model id \`${model.id}\` appears more than once (at ${earlier} and ${index})`,
+      )
+    }
+    first.set(model.id, index)
+  }
+  return models
 }
 
 function modelsFromFile(): CatalogModel[] {

@@ -1,4 +1,6 @@
 import * as z from 'zod/mini'
+import { NameSchema } from '#shared/schemas/api-key'
+import { EngineSettingsSchema } from '#shared/schemas/engine-settings'
 import { LIMIT_MAX, RateLimitsSchema } from '#shared/schemas/rate-limit'
 
 /** The bounds of a catalog entry's numbers, checked wherever an entry comes in (CLI, import, `LOOM_MODELS_FILE`). */
@@ -17,11 +19,29 @@ const intIn = (min: number, max: number) => z.int().check(z.minimum(min), z.maxi
 const TimeoutMs = intIn(1, MODEL_BOUNDS.timeoutMs)
 const Price = z.number().check(z.minimum(0), z.maximum(MODEL_BOUNDS.price))
 
-/** An upstream base URL: the upstream pools speak http and https only, so any other scheme would fail every request. */
-export const UpstreamUrlSchema = z.url({
-  protocol: /^https?$/,
-  error: 'must be an http or https URL, such as http://10.0.0.5:8000/v1',
-})
+/** Whether a URL carries a user name or password (`http://user:pass@host/`); false for one that does not parse. */
+export function hasUrlCredentials(url: string): boolean {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined
+  return parsed !== undefined && (parsed.username !== '' || parsed.password !== '')
+}
+
+/**
+ * The refusal of a base URL with credentials in it: the gateway never sends them, and the catalog stores credentials
+ * only by reference. It never repeats the URL.
+ */
+export const URL_CREDENTIALS_ERROR =
+  'must not contain a user name or password; credentials go by reference (--api-key-ref, or backend.apiKeyRef in a catalog file)'
+
+/**
+ * An upstream base URL: the upstream pools speak http and https only, so any other scheme would fail every request;
+ * credentials in it (`user:pass@`) are refused (`URL_CREDENTIALS_ERROR`).
+ */
+export const UpstreamUrlSchema = z
+  .url({
+    protocol: /^https?$/,
+    error: 'must be an http or https URL, such as http://10.0.0.5:8000/v1',
+  })
+  .check(z.refine((url) => !hasUrlCredentials(url), { error: URL_CREDENTIALS_ERROR, abort: true }))
 
 /**
  * What a credential reference looks like: `env:NAME` (an environment variable's name) or `secret:<id>` (a Secrets
@@ -57,10 +77,13 @@ export const OpenAiCompatibleSettingsSchema = z.object({
 })
 export type OpenAiCompatibleSettings = z.infer<typeof OpenAiCompatibleSettingsSchema>
 
-/** Settings of a model served by the built-in reference engine; the engine owns the meaning of `settings`. */
+/**
+ * Settings of a model served by the built-in reference engine; the engine owns the meaning of `settings`
+ * (`EngineSettingsSchema`, checked here so that every way in refuses what the engine would refuse at request time).
+ */
 export const ReferenceSettingsSchema = z.object({
   kind: z.literal('reference'),
-  settings: z.optional(z.record(z.string(), z.unknown())),
+  settings: z.optional(EngineSettingsSchema),
 })
 export type ReferenceSettings = z.infer<typeof ReferenceSettingsSchema>
 
@@ -73,6 +96,16 @@ export type BackendSettings = z.infer<typeof BackendSettingsSchema>
 
 /** The kinds of backend a catalog model may use. */
 export type BackendKind = BackendSettings['kind']
+
+/**
+ * One name in a model's `entities`: `*` (every entity) or an entity name as API keys and memberships take it
+ * (`NameSchema`), so that no entry names an entity no key can belong to.
+ */
+export const ModelEntitySchema = z.string().check(
+  z.refine((entity) => entity === '*' || NameSchema.safeParse(entity).success, {
+    error: "must be * or an entity name: letters, digits, '_', '.', '-' (max 128)",
+  }),
+)
 
 /** Prices in USD per token, used by cost reports. */
 export const ModelPricesSchema = z.object({
@@ -103,8 +136,10 @@ export const CatalogModelSchema = z.object({
   /** `priority` scheduling allows a non-zero request `priority` (docs/inference.md §3.8). */
   scheduling: z.optional(z.enum(['fcfs', 'priority'])),
   prices: z.optional(ModelPricesSchema),
-  /** Entities allowed to use the model; `*` means every entity. */
-  entities: z.array(z.string()),
+  /** Entities allowed to use the model, at least one; `*` means every entity. */
+  entities: z
+    .array(ModelEntitySchema)
+    .check(z.minLength(1, { error: 'must name at least one entity, or * for every entity' })),
   /** Limits applying to each project (`<entity>/<project>`) using the model; absent means unlimited. */
   rpm: z.optional(intIn(1, LIMIT_MAX.rpm)),
   tpm: z.optional(intIn(1, LIMIT_MAX.tpm)),
@@ -115,7 +150,8 @@ export type CatalogModel = z.infer<typeof CatalogModelSchema>
 /**
  * A catalog entry as the table may hold it: written by hand or before the checks above existed. Reads accept what
  * the checks refuse, so one bad entry cannot hide the whole catalog; the gateway answers for it instead (an unusable
- * upstream URL or credential reference is a 503 naming the model) and `npm run models -- list` marks it.
+ * upstream URL, credential reference or engine settings are a 503 naming the model) and `npm run models -- list`
+ * marks it.
  */
 export const StoredCatalogModelSchema = z.extend(CatalogModelSchema, {
   backend: z.discriminatedUnion('kind', [
@@ -125,8 +161,10 @@ export const StoredCatalogModelSchema = z.extend(CatalogModelSchema, {
       connectTimeoutMs: z.optional(z.number()),
       firstByteTimeoutMs: z.optional(z.number()),
     }),
-    ReferenceSettingsSchema,
+    // Checked when the engine reads it (`engineSettings`): a 503 naming the model and the field.
+    z.extend(ReferenceSettingsSchema, { settings: z.optional(z.record(z.string(), z.unknown())) }),
   ]),
+  entities: z.array(z.string()),
   created: z.optional(z.number()),
   maxModelLen: z.optional(z.number()),
   prices: z.optional(z.object({ prompt: z.number(), completion: z.number(), cached: z.optional(z.number()) })),

@@ -2,13 +2,26 @@ import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
+import { config } from '#shared/config'
 import { getModel } from '#shared/db/model-repository'
 import { modelsCli } from '../../scripts/local/models-cli.js'
 import { runCli, spawnCli } from '../support/cli.js'
 import { putRawModel } from '../support/models.js'
 
 const models = (...args: string[]) => runCli(modelsCli, ...args)
+
+afterEach(() => {
+  config.inference.modelsFile = undefined
+})
+
+// Writes a catalog file in a fresh temporary folder; returns its path and a cleanup.
+async function catalogFile(content: unknown): Promise<{ file: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'loom-models-'))
+  const file = join(dir, 'models.json')
+  await writeFile(file, JSON.stringify(content))
+  return { file, cleanup: () => rm(dir, { recursive: true, force: true }) }
+}
 
 describe('npm run models', () => {
   it('adds, lists and removes a model in the configured table', async () => {
@@ -405,4 +418,203 @@ describe('npm run models', () => {
     expect(added.stdout).toContain(`Added ${id}  reference built-in engine  entities=*`)
     expect(await getModel(id)).toEqual({ id, backend: { kind: 'reference' }, entities: ['*'] })
   }, 60_000)
+
+  it("refuses a reference model's invalid engine settings from a flag or a file, and lists a stored one INVALID", async () => {
+    // Prepare
+    const id = `qa/settings-${randomUUID().slice(0, 8)}`
+    const raw = `qa/raw-settings-${randomUUID().slice(0, 8)}`
+    const { file, cleanup } = await catalogFile({
+      id,
+      backend: { kind: 'reference', settings: { maxN: 'many', prefixCacheBlocks: -5 } },
+      entities: ['*'],
+    })
+    await putRawModel({ id: raw, backend: { kind: 'reference', settings: { maxConcurrency: -1 } }, entities: ['*'] })
+
+    // Act
+    const flag = await models(
+      'add',
+      id,
+      '--backend',
+      'reference',
+      '--entities',
+      'local',
+      '--settings',
+      '{"maxConcurrency":-1}',
+    )
+    const notObject = await models('add', id, '--backend', 'reference', '--entities', 'local', '--settings', '[1]')
+    const imported = await models('import', file)
+    const listed = await models('list')
+    await cleanup()
+
+    // Assess
+    expect(flag.code).toBe(2)
+    expect(flag.stderr).toContain('--settings is invalid: settings.maxConcurrency: ')
+    expect(notObject.code).toBe(2)
+    expect(notObject.stderr).toContain('--settings must be a JSON object')
+    expect(imported.code).toBe(2)
+    expect(imported.stderr).toContain(`${file}: invalid model at backend.settings.maxN: `)
+    expect(await getModel(id)).toBeUndefined()
+    expect(listed.stdout).toContain(
+      `${raw}  reference built-in engine  entities=*  INVALID (backend.settings.maxConcurrency: `,
+    )
+  })
+
+  it('refuses credentials in a base URL from a flag or a file, and lists a stored one INVALID without them', async () => {
+    // Prepare
+    const id = `qa/cred-url-${randomUUID().slice(0, 8)}`
+    const raw = `qa/raw-cred-url-${randomUUID().slice(0, 8)}`
+    const secret = 's3cret-in-url'
+    const url = `http://user:${secret}@127.0.0.1:8793/v1`
+    const { file, cleanup } = await catalogFile({
+      id,
+      backend: { kind: 'openai-compatible', baseUrl: url },
+      entities: ['*'],
+    })
+    await putRawModel({ id: raw, backend: { kind: 'openai-compatible', baseUrl: url }, entities: ['*'] })
+
+    // Act
+    const flag = await models('add', id, '--base-url', url, '--entities', '*')
+    const imported = await models('import', file)
+    const listed = await models('list')
+    const json = await models('list', '--json')
+    await cleanup()
+
+    // Assess
+    expect(flag.code).toBe(2)
+    expect(flag.stderr).toContain(
+      '--base-url must not contain a user name or password; pass the credential by reference with --api-key-ref',
+    )
+    expect(imported.code).toBe(2)
+    expect(imported.stderr).toContain(
+      `${file}: invalid model at backend.baseUrl: must not contain a user name or password; credentials go by reference (--api-key-ref, or backend.apiKeyRef in a catalog file)`,
+    )
+    expect(await getModel(id)).toBeUndefined()
+    expect(listed.stdout).toContain(
+      `${raw}  openai-compatible http://(hidden)@127.0.0.1:8793/v1  entities=*  INVALID (backend.baseUrl: must not contain`,
+    )
+    const entry = (JSON.parse(json.stdout) as { id: string; backend: { baseUrl?: string } }[]).find((m) => m.id === raw)
+    expect(entry?.backend.baseUrl).toBe('http://(hidden)@127.0.0.1:8793/v1')
+    expect(
+      `${flag.stderr}${imported.stderr}${listed.stdout}${listed.stderr}${json.stdout}${json.stderr}`,
+    ).not.toContain(secret)
+  })
+
+  it('refuses entity names the keys CLI refuses, and a model no entity may use, from flags or a file', async () => {
+    // Prepare
+    const id = `qa/e1-${randomUUID().slice(0, 8)}`
+    const { file, cleanup } = await catalogFile({ id, backend: { kind: 'reference' }, entities: [] })
+    const add = (entities: string) => models('add', id, '--backend', 'reference', '--entities', entities)
+
+    // Act
+    const empty = await add('')
+    const commas = await add(',,')
+    const spaced = await add('bad entity')
+    const imported = await models('import', file)
+    const fine = await add('acme,team_b.2')
+    await cleanup()
+
+    // Assess
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toContain('--entities must name at least one entity, or * for every entity')
+    expect(commas.code).toBe(2)
+    expect(spaced.code).toBe(2)
+    expect(spaced.stderr).toContain("--entities: 'bad entity' is not an entity name")
+    expect(imported.code).toBe(2)
+    expect(imported.stderr).toContain(`${file}: invalid model at entities: must name at least one entity`)
+    expect(fine.code).toBe(0)
+    expect((await getModel(id))?.entities).toEqual(['acme', 'team_b.2'])
+  })
+
+  it('refuses an imported file naming one id twice in one line (status 1), writing nothing', async () => {
+    // Prepare
+    const id = `qa/dup-${randomUUID().slice(0, 8)}`
+    const other = `qa/dup-other-${randomUUID().slice(0, 8)}`
+    const { file, cleanup } = await catalogFile([
+      { id, backend: { kind: 'reference' }, entities: ['*'], ownedBy: 'first' },
+      { id: other, backend: { kind: 'reference' }, entities: ['*'] },
+      { id, backend: { kind: 'reference' }, entities: ['*'], ownedBy: 'last' },
+    ])
+
+    // Act
+    const imported = await models('import', file)
+    await cleanup()
+
+    // Assess
+    expect(imported.code).toBe(1)
+    expect(imported.stderr).toBe(`${file}: model id \`${id}\` appears more than once (at 0 and 2)\n`)
+    expect(imported.stdout).toBe('')
+    expect(await getModel(id)).toBeUndefined()
+    expect(await getModel(other)).toBeUndefined()
+  })
+
+  it("lists LOOM_MODELS_FILE's entries marked as such, and refuses to remove one, when the CLI has it set", async () => {
+    // Prepare
+    const fileOnly = `file/ref-${randomUUID().slice(0, 8)}`
+    const both = `file/both-${randomUUID().slice(0, 8)}`
+    const { file, cleanup } = await catalogFile([
+      { id: fileOnly, backend: { kind: 'reference' }, entities: ['*'] },
+      { id: both, backend: { kind: 'reference' }, entities: ['*'] },
+    ])
+    await models('add', both, '--backend', 'reference', '--entities', 'acme')
+    const unset = await models('list')
+    config.inference.modelsFile = file
+
+    // Act
+    const listed = await models('list')
+    const json = await models('list', '--json')
+    const removeFileEntry = await models('remove', fileOnly)
+    const removeOverride = await models('remove', both)
+    await cleanup()
+
+    // Assess
+    expect(unset.stdout).not.toContain(fileOnly)
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toContain(`${fileOnly}  reference built-in engine  entities=*  (LOOM_MODELS_FILE)\n`)
+    expect(listed.stdout).toContain(`${both}  reference built-in engine  entities=acme\n`)
+    expect(listed.stdout).toContain(
+      `${both}  reference built-in engine  entities=*  (LOOM_MODELS_FILE, overridden by the table entry)\n`,
+    )
+    const entries = JSON.parse(json.stdout) as { id: string; source?: string; overridden?: boolean }[]
+    expect(entries.find((m) => m.id === fileOnly)).toMatchObject({ source: 'LOOM_MODELS_FILE' })
+    expect(entries.filter((m) => m.id === both).map((m) => [m.source, m.overridden])).toEqual(
+      expect.arrayContaining([
+        [undefined, undefined],
+        ['LOOM_MODELS_FILE', true],
+      ]),
+    )
+    expect(removeFileEntry.code).toBe(1)
+    expect(removeFileEntry.stderr).toBe(`Model ${fileOnly} comes from LOOM_MODELS_FILE (${file}); remove it there\n`)
+    expect(removeOverride.code).toBe(0)
+    expect(removeOverride.stdout).toBe(`Removed ${both} (LOOM_MODELS_FILE's entry ${both} now applies)\n`)
+  })
+
+  it('shows the upstream model, the cached-token price and continuous usage off in the plain list', async () => {
+    // Prepare
+    const id = `qa/plain-list-${randomUUID().slice(0, 8)}`
+    await models(
+      'add',
+      id,
+      '--base-url',
+      'http://x/v1',
+      '--entities',
+      '*',
+      '--upstream-model',
+      'llama',
+      '--no-continuous-usage',
+      '--price-prompt',
+      '0.000002',
+      '--price-completion',
+      '0.000004',
+      '--price-cached',
+      '0.000001',
+    )
+
+    // Act
+    const listed = await models('list')
+
+    // Assess
+    expect(listed.stdout).toContain(
+      `${id}  openai-compatible http://x/v1  upstreamModel=llama  continuousUsage=false  entities=*  prices=0.000002/0.000004 cached=0.000001\n`,
+    )
+  })
 })

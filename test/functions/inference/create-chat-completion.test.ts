@@ -267,6 +267,36 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     expect(((await unparsable.json()) as ErrorBody).error.message).toContain(`model \`${garbled}\` is misconfigured`)
   })
 
+  it('answers 503 naming the model and the field for reference engine settings stored past the checks', async () => {
+    // Prepare
+    const id = `qa/bad-settings-${randomUUID().slice(0, 8)}`
+    await putRawModel({
+      id,
+      backend: { kind: 'reference', settings: { maxConcurrency: -1 } },
+      entities: [caller.entity],
+    })
+
+    // Act
+    const plain = await chat({ model: id })
+    const streamed = await chat({ model: id, stream: true })
+
+    // Assess
+    const misconfigured = {
+      message: expect.stringMatching(
+        new RegExp(
+          `^The model \`${id}\` is misconfigured: its engine settings are invalid \\(settings\\.maxConcurrency: `,
+        ),
+      ),
+      type: 'ServiceUnavailableError',
+      param: null,
+      code: 503,
+    }
+    expect(plain.status).toBe(503)
+    expect(((await plain.json()) as ErrorBody).error).toEqual(misconfigured)
+    expect(streamed.status).toBe(503)
+    expect(((await streamed.json()) as ErrorBody).error).toEqual(misconfigured)
+  })
+
   it('answers 503 saying why when LOOM_MODELS_FILE holds an unusable base URL, never a bare 500', async () => {
     // Prepare
     const dir = await mkdtemp(join(tmpdir(), 'loom-catalog-'))

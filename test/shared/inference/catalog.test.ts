@@ -60,6 +60,30 @@ describe('model catalog', () => {
     await rm(dir, { recursive: true, force: true })
   })
 
+  it('refuses a catalog file naming one model id twice, with a 503 naming the id', async () => {
+    // Prepare
+    const dir = await mkdtemp(join(tmpdir(), 'loom-catalog-'))
+    const file = join(dir, 'models.json')
+    const entry = { id: 'org/twice', backend: { kind: 'reference' }, entities: ['*'] }
+    await writeFile(file, JSON.stringify([entry, { ...entry, ownedBy: 'last' }]))
+    config.inference.modelsFile = file
+    clearCatalogCache()
+
+    // Act
+    const failure = await allModels().then(
+      () => new Error('loaded'),
+      (error: unknown) => error as Error,
+    )
+    await rm(dir, { recursive: true, force: true })
+
+    // Assess
+    expect(failure).toMatchObject({
+      statusCode: 503,
+      message:
+        'The model catalog is misconfigured: LOOM_MODELS_FILE: model id `org/twice` appears more than once (at 0 and 1)',
+    })
+  })
+
   it('answers a catalog file that is not JSON with its line and column, never its text, in the answer or the log', async () => {
     // Prepare
     const dir = await mkdtemp(join(tmpdir(), 'loom-catalog-'))
