@@ -16,6 +16,7 @@ import { ENGINE_NAMES, startLocalDynamo } from './dynamo-engine.js'
 import { type EmbeddedDynamo, tableNameFile } from './embedded-dynamo.js'
 import { gracefulCloser } from './graceful-close.js'
 import { checkModelsFile } from './models-file.js'
+import { checkPricesFile } from './prices-file.js'
 import { listenError, SetupError } from './setup-error.js'
 
 /** How to start the local stack; `stackOptionsFromConfig()` reads them from the settings. */
@@ -29,6 +30,8 @@ export type StackOptions = {
   dynamoEndpoint: string | undefined
   tableName: string
   modelsFile: string | undefined
+  /** `LOOM_PRICES_FILE`, checked at start like the models file. */
+  pricesFile: string | undefined
   bootstrap: { key: string | undefined; userId: string; entity: string }
 }
 
@@ -46,6 +49,7 @@ export function stackOptionsFromConfig(): StackOptions {
     dynamoEndpoint: config.dynamoEndpoint,
     tableName: config.tableName ?? 'loom',
     modelsFile: config.inference.modelsFile,
+    pricesFile: config.tracing.pricesFile,
     bootstrap: {
       key: localConfig.bootstrapKey,
       userId: localConfig.bootstrapUser,
@@ -84,6 +88,7 @@ async function launchDynamo(options: StackOptions): Promise<EmbeddedDynamo> {
  */
 export async function startStack(options: StackOptions, print: (text: string) => void): Promise<RunningStack> {
   if (options.modelsFile !== undefined) await checkModelsFile(options.modelsFile)
+  if (options.pricesFile !== undefined) await checkPricesFile(options.pricesFile)
   const launches = options.dynamoEndpoint === undefined
   // Before anything under the data directory is opened or written (the endpoint file the CLIs read included).
   const lock: DataDirLock | undefined =

@@ -8,9 +8,15 @@ export type BootstrapResult =
   | { kind: 'generated'; key: string; record: ApiKeyRecord }
   | { kind: 'none' }
 
+// True for the first start of a table only, whichever way it bootstraps.
+function claimFirstStart(): Promise<boolean> {
+  return claimMarker('first-start-key', new Date().toISOString())
+}
+
 /**
  * Makes sure the local stack can be used: registers `key` idempotently for the user and entity when given; otherwise
- * generates a key on the very first start only (the plaintext is returned once, to be printed, and never again).
+ * generates a key on the very first start only (the plaintext is returned once, to be printed, and never again). A
+ * start with `key` counts as the first start too: a table that already had a start never gets a generated key later.
  */
 export async function bootstrapKey(options: {
   key?: string | undefined
@@ -24,9 +30,11 @@ export async function bootstrapKey(options: {
       key: options.key,
       name: 'bootstrap',
     })
+    // Claimed after the key is registered, so a start whose registration fails leaves the first start to come.
+    await claimFirstStart()
     return { kind: 'configured', record, created }
   }
-  if (!(await claimMarker('first-start-key', new Date().toISOString()))) return { kind: 'none' }
+  if (!(await claimFirstStart())) return { kind: 'none' }
   const { key, record } = await createApiKey({ userId: options.userId, entity: options.entity, name: 'first-start' })
   return { kind: 'generated', key, record }
 }

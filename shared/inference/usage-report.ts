@@ -1,7 +1,8 @@
-import { assertProjectAccess } from '#shared/auth/authenticate'
+import { assertProjectAccess, projectNameProblem } from '#shared/auth/authenticate'
 import { listUsage } from '#shared/db/usage-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { ProjectRef } from '#shared/http/app-env'
+import { roundUsd } from '#shared/inference/round-usd'
 import { hourOf } from '#shared/inference/usage-meter'
 import { usageWindow } from '#shared/inference/usage-query'
 import type { Principal } from '#shared/schemas/api-key'
@@ -21,14 +22,14 @@ function projectOf(
   if (entity === '' || project === '' || project.includes('/')) {
     throw new BadRequestError('`project` must be `<entity>/<project>` or a project name', { param: 'project' })
   }
+  // Checked before access, with the parameter named (assertProjectAccess's own 400 names none): a name W&B refuses
+  // is no project of any entity.
+  const problem = projectNameProblem(project)
+  if (problem !== undefined) {
+    throw new BadRequestError(`Invalid project '${entity}/${project}': ${problem}`, { param: 'project' })
+  }
   assertProjectAccess(principal, `${entity}/${project}`)
   return { entity, project }
-}
-
-// Costs to 12 significant digits, in rows and totals alike: sums of per-token prices carry binary noise
-// (`0.00005800000000000001`), while 12 digits keep a single token at any price (relative, not a fixed step).
-function roundUsd(usd: number): number {
-  return Number(usd.toPrecision(12))
 }
 
 // The window's counters; none to read when it holds no hour bucket (`start` = `end` on the hour), where the Query's
@@ -94,6 +95,7 @@ export async function usageReport(
     row.cost_usd += c.costUsd
     rows.set(key, row)
   }
+  // Costs rounded in rows and totals alike (roundUsd).
   const data = [...rows.values()].map((row) => ({ ...row, cost_usd: roundUsd(row.cost_usd) }))
   return {
     object: 'usage',

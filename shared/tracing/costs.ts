@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { config } from '#shared/config'
 import { listPriceRows } from '#shared/db/cost-repository'
+import { ServiceUnavailableError } from '#shared/errors/http-error'
 import { parseJsonFile } from '#shared/json-file'
 import type { PriceRow } from '#shared/schemas/cost'
 import type { LoadedCall } from '#shared/tracing/call-view'
@@ -73,6 +74,14 @@ export function parsePriceTable(table: unknown, source = 'price table'): Map<str
   return byModel
 }
 
+/**
+ * Reads and parses a price table file (`parsePriceTable`), `source` naming it in errors: throws the read error (its
+ * `code`), a `JsonSyntaxError` giving the line and column (never the file's text), or the first bad row.
+ */
+export async function readPriceTable(file: string | URL, source: string): Promise<Map<string, PriceRow[]>> {
+  return parsePriceTable(parseJsonFile(await readFile(file, 'utf8'), source), source)
+}
+
 let defaults: Promise<Map<string, PriceRow[]>> | undefined
 
 /** The default prices by model, read and parsed once per process; a failed read is retried by the next request. */
@@ -81,11 +90,15 @@ function defaultPrices(): Promise<Map<string, PriceRow[]>> {
     const file = config.tracing.pricesFile ?? BUNDLED_TABLE
     const source = typeof file === 'string' ? file : 'default-prices.json'
     try {
-      // A syntax error names the line and column, never the file's text, which the logged cause would carry.
-      return parsePriceTable(parseJsonFile(await readFile(file, 'utf8'), source), source)
+      return await readPriceTable(file, source)
     } catch (error) {
       defaults = undefined
-      throw new Error(`cannot load the price table ${source}`, { cause: error })
+      // A 503 that says why rather than a bare 500, as for a bad LOOM_MODELS_FILE (`npm start` refuses both at
+      // start). The answer names the variable, not the path or the file's rows; the logged cause has both.
+      const what = typeof file === 'string' ? 'LOOM_PRICES_FILE' : 'the bundled default-prices.json'
+      throw new ServiceUnavailableError(`The price table is misconfigured: ${what} cannot be loaded`, {
+        cause: error,
+      })
     }
   })()
   return defaults

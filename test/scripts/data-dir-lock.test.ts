@@ -1,6 +1,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { lockDataDir, lockFile } from '../../scripts/local/data-dir-lock.js'
+import { SetupError } from '../../scripts/local/setup-error.js'
 import { tempDirs } from '../support/temp-dirs.js'
 
 const tempDir = tempDirs('loom-lock-')
@@ -59,5 +61,34 @@ describe('data directory lock', () => {
     // Assess
     expect(taken).toEqual({ pid: process.pid, command: 'npm start' })
     expect(entries).toEqual(['loom.lock'])
+  })
+
+  it('refuses a directory that cannot be created with a SetupError naming it and the reason in words (QA)', async () => {
+    // Prepare
+    const dir = await tempDir()
+    const file = join(dir, 'afile')
+    await writeFile(file, '')
+    const lock = (dataDir: string) =>
+      lockDataDir(dataDir, 'npm start').then(
+        () => new Error('locked'),
+        (error: unknown) => error as Error,
+      )
+
+    // Act
+    const throughFile = await lock(join(file, 'data'))
+    const isFile = await lock(file)
+
+    // Assess
+    expect(throughFile).toBeInstanceOf(SetupError)
+    expect(throughFile.message).toBe(
+      `the data directory ${join(file, 'data')} cannot be used: a part of its path is a file, not a directory ` +
+        '(ENOTDIR); set LOOM_DATA_DIR to a directory this user can write',
+    )
+    expect(isFile).toBeInstanceOf(SetupError)
+    expect(isFile.message).toBe(
+      `the data directory ${file} cannot be used: it exists but is not a directory (EEXIST); ` +
+        'set LOOM_DATA_DIR to a directory this user can write',
+    )
+    expect(await readdir(dir)).toEqual(['afile'])
   })
 })

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -340,5 +340,29 @@ describe('npm run keys on the local data directory', () => {
         'stop it, or set LOOM_DATA_DIR to another directory\n',
     )
     expect(entries).toEqual(['loom.lock'])
+  })
+
+  it('refuses in one line (status 1) a LOOM_DATA_DIR that is a file, naming it and why (QA)', async () => {
+    // Prepare
+    const dir = await mkdtemp(join(tmpdir(), 'loom-keys-'))
+    const dataDir = join(dir, 'afile')
+    await writeFile(dataDir, '')
+    const before = { endpoint: config.dynamoEndpoint, table: config.tableName, dataDir: localConfig.dataDir }
+    Object.assign(config, { dynamoEndpoint: undefined, tableName: undefined })
+    localConfig.dataDir = dataDir
+
+    // Act
+    const refused = await keys('list')
+    Object.assign(config, { dynamoEndpoint: before.endpoint, tableName: before.table })
+    localConfig.dataDir = before.dataDir
+    await rm(dir, { recursive: true, force: true })
+
+    // Assess
+    expect(refused.code).toBe(1)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toBe(
+      `Loom: the data directory ${dataDir} cannot be used: it exists but is not a directory (EEXIST); ` +
+        'set LOOM_DATA_DIR to a directory this user can write\n',
+    )
   })
 })

@@ -37,6 +37,7 @@ function options(overrides: Partial<StackOptions> = {}): StackOptions {
     dynamoEndpoint: fileTable.endpoint,
     tableName: fileTable.table ?? 'loom',
     modelsFile: undefined,
+    pricesFile: undefined,
     bootstrap: { key: undefined, userId: `u-${randomUUID().slice(0, 8)}`, entity: 'local' },
     ...overrides,
   }
@@ -93,6 +94,26 @@ describe('starting the local stack', () => {
     expect(keysAfterFailure).toEqual([])
     expect(out.text()).toMatch(/It is shown only this once: loom_/)
     expect(keys).toHaveLength(1)
+  })
+
+  it('creates no first-start key on a restart without the LOOM_BOOTSTRAP_KEY the first start registered (QA)', async () => {
+    // Prepare
+    const dataDir = join(await tempDir(), 'data')
+    const userId = `u-${randomUUID().slice(0, 8)}`
+    const first = printer()
+    const second = printer()
+    const start = (key: string | undefined, print: (text: string) => void) =>
+      startStack(options({ dynamoEndpoint: undefined, dataDir, bootstrap: { key, userId, entity: 'local' } }), print)
+
+    // Act
+    await (await start('boot-key-123456', first.print)).stop(1_000)
+    const restarted = await start(undefined, second.print)
+    const keys = await listApiKeys(userId)
+    await restarted.stop(1_000)
+
+    // Assess
+    expect(second.text()).not.toContain('shown only this once')
+    expect(keys.map((key) => key.name)).toEqual(['bootstrap'])
   })
 
   it('prints connectable URLs for a wildcard HOST, how to stop, and a line once stopped', async () => {
@@ -280,5 +301,40 @@ describe('starting the local stack', () => {
     )
     expect(failed.message).not.toContain(secret)
     expect(await readdir(dir)).toEqual(['models.json'])
+  })
+
+  it('refuses an unusable LOOM_PRICES_FILE before taking anything, naming the file and its first problem (QA)', async () => {
+    // Prepare
+    const dir = await tempDir()
+    const dataDir = join(dir, 'data')
+    const notJson = join(dir, 'broken.json')
+    const badRow = join(dir, 'prices.json')
+    // A key pasted unquoted into a row: Node's JSON.parse message would quote it.
+    await writeFile(
+      notJson,
+      '{"effective_date": "2024-01-01 00:00:00",\n "rows": [["m", "p", sk-live-0123456789abcdef]]}',
+    )
+    await writeFile(badRow, JSON.stringify({ effective_date: '2024-01-01 00:00:00', rows: [['m', 'p', 'free', 0]] }))
+    const start = (pricesFile: string) =>
+      startStack(options({ dynamoEndpoint: undefined, dataDir, pricesFile }), () => undefined).then(
+        () => new Error('started'),
+        (error: unknown) => error as Error,
+      )
+
+    // Act
+    const missing = await start(join(dir, 'none.json'))
+    const syntax = await start(notJson)
+    const invalid = await start(badRow)
+    const entries = await readdir(dir)
+
+    // Assess
+    expect(missing).toBeInstanceOf(SetupError)
+    expect(missing.message).toBe(`LOOM_PRICES_FILE ${join(dir, 'none.json')} cannot be read (ENOENT)`)
+    expect(syntax).toBeInstanceOf(SetupError)
+    expect(syntax.message).toBe(`LOOM_PRICES_FILE ${notJson} is not valid JSON (line 2, column 22)`)
+    expect(inspect(syntax, { depth: 12 })).not.toContain('sk-live')
+    expect(invalid).toBeInstanceOf(SetupError)
+    expect(invalid.message).toBe(`LOOM_PRICES_FILE ${badRow}: bad row 0: ["m","p","free",0]`)
+    expect(entries.sort()).toEqual(['broken.json', 'prices.json'])
   })
 })

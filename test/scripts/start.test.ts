@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import OpenAI from 'openai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -99,6 +99,23 @@ describe('npm start refusing to start', () => {
     expect(failed.code).toBe(1)
     expect(failed.stderr).toContain(
       `Loom: LOOM_DYNAMODB environment variable must be 'dynalite' or 'local', got "foo"\n`,
+    )
+    expect(failed.stderr).not.toMatch(/^\s+at /m)
+    expect(failed.stdout).toBe('')
+  })
+  it('explains a LOOM_DATA_DIR under a file in one line, without a stack trace, and exits with status 1 (QA)', async () => {
+    // Prepare
+    const dir = await tempDir()
+    const file = join(dir, 'afile')
+    await writeFile(file, '')
+
+    // Act
+    const failed = await startToFailure({ LOOM_DATA_DIR: join(file, 'data') })
+
+    // Assess
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).toContain(
+      `Loom: the data directory ${join(file, 'data')} cannot be used: a part of its path is a file, not a directory (ENOTDIR)`,
     )
     expect(failed.stderr).not.toMatch(/^\s+at /m)
     expect(failed.stdout).toBe('')

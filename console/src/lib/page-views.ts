@@ -7,7 +7,8 @@
 // Defaults are left out; a value the page cannot show reads as its default (view-query.ts).
 
 // `.js` paths: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
-import { type TrainingAxis, USAGE_METRICS, type UsageMetric } from './charts.js'
+import type { TrainingAxis } from './charts.js'
+import { USAGE_METRICS, type UsageMetric } from './usage-report.js'
 import { changedParams, knownOf, listParam, offsetParam, oneOf } from './view-query.js'
 
 /** The time ranges of Feedback and Usage: the last 24, 168 or 720 hours. */

@@ -2,6 +2,11 @@ import { useEffect, useMemo, useState } from 'preact/hooks'
 import { Chart } from '../components/Chart'
 import { Empty, ErrorBox, PageHeader, SendDataHint } from '../components/common'
 import type { Api } from '../lib/api'
+import { toCsv } from '../lib/csv'
+import { browserTimeZone, formatCost, formatCount } from '../lib/format'
+import { showRoute, useRouteView } from '../lib/navigate'
+import { parseUsageView, rangeHours, TIME_RANGES, type UsageView, usageViewParams } from '../lib/page-views'
+import { routeHash } from '../lib/route'
 import {
   aggregateUsage,
   USAGE_METRICS,
@@ -13,12 +18,7 @@ import {
   usageTimeColumn,
   usageTimeLabel,
   usageTimeZone,
-} from '../lib/charts'
-import { toCsv } from '../lib/csv'
-import { browserTimeZone, formatCost, formatCount } from '../lib/format'
-import { showRoute, useRouteView } from '../lib/navigate'
-import { parseUsageView, rangeHours, TIME_RANGES, type UsageView, usageViewParams } from '../lib/page-views'
-import { routeHash } from '../lib/route'
+} from '../lib/usage-report'
 
 type UsageReport = {
   entity: string
@@ -31,6 +31,7 @@ type UsageReport = {
 
 const METRIC_LABELS: Record<UsageMetric, string> = {
   requests: 'Requests',
+  aborted_requests: 'Aborted requests',
   prompt_tokens: 'Prompt tokens',
   completion_tokens: 'Completion tokens',
   cached_tokens: 'Cached tokens',
@@ -234,6 +235,7 @@ export function UsagePage({ api, project, params }: { api: Api; project: string;
                     </th>
                     <th scope="col">{groupBy === 'model' ? 'Model' : 'Project'}</th>
                     <th scope="col">Requests</th>
+                    <th scope="col">Aborted</th>
                     <th scope="col">Prompt</th>
                     <th scope="col">Completion</th>
                     <th scope="col">Cached</th>
@@ -247,6 +249,7 @@ export function UsagePage({ api, project, params }: { api: Api; project: string;
                       <td>{timeLabel(r.bucket)}</td>
                       <td>{r.key}</td>
                       <td class="num">{formatCount(r.requests)}</td>
+                      <td class="num">{formatCount(r.aborted_requests)}</td>
                       <td class="num">{formatCount(r.prompt_tokens)}</td>
                       <td class="num">{formatCount(r.completion_tokens)}</td>
                       <td class="num">{formatCount(r.cached_tokens)}</td>

@@ -134,6 +134,33 @@ describe('GET /v1/usage', () => {
     })
   })
 
+  it("refuses a project name W&B refuses with 400 naming `project`, and another entity's project with 403 (QA)", async () => {
+    // Prepare: `%25` and `%23` arrive as '%' and '#'.
+    const cases = [
+      [`${caller.entity}/a:b`, `${caller.entity}/a:b`, "':'"],
+      [`${caller.entity}/a%25b`, `${caller.entity}/a%b`, "'%'"],
+      ['up%23ns', `${caller.entity}/up#ns`, "'#'"],
+    ]
+
+    for (const [query, project, char] of cases) {
+      // Act
+      const res = await app.request(`/v1/usage?project=${query}`, { headers: caller.bearer })
+
+      // Assess
+      expect(res.status).toBe(400)
+      expect(await res.json()).toEqual({
+        error: {
+          message: `Invalid project '${project}': a project name cannot contain characters: ${char}`,
+          type: 'BadRequestError',
+          param: 'project',
+          code: 400,
+        },
+      })
+    }
+    const foreign = await app.request('/v1/usage?project=someone/else', { headers: caller.bearer })
+    expect(foreign.status).toBe(403)
+  })
+
   it('answers 400 for a time outside the years 0000-9999 instead of a failed query', async () => {
     // Prepare: ISO 8601 expanded years, and Unix seconds before year 0.
     const queries = [

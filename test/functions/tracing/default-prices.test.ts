@@ -192,17 +192,22 @@ describe('default prices, with no cost/create', () => {
     })
   })
 
-  it('fail loudly on a broken table instead of pricing calls at 0', async () => {
+  it('fail loudly on a broken table instead of pricing calls at 0, with a 503 naming the variable, not a bare 500', async () => {
     // Prepare
     const file = join(dir, 'broken.json')
     writeFileSync(file, JSON.stringify({ effective_date: '2024-01-01 00:00:00', rows: [['m', 'p', 'free', 0]] }))
     const { loadPrices } = await costsModuleWith(file)
 
     // Act
-    const loading = loadPrices(newProject(await newCaller()))
+    const failure: Error & { statusCode?: number } = await loadPrices(newProject(await newCaller())).then(
+      () => new Error('loaded'),
+      (error: unknown) => error as Error,
+    )
 
     // Assess
-    await expect(loading).rejects.toThrow(`cannot load the price table ${file}`)
+    expect(failure.statusCode).toBe(503)
+    expect(failure.message).toBe('The price table is misconfigured: LOOM_PRICES_FILE cannot be loaded')
+    expect((failure.cause as Error).message).toBe(`${file}: bad row 0: ["m","p","free",0]`)
   })
 
   it('name a syntax error in the table by line and column, never quoting its text, cause included', async () => {
@@ -222,7 +227,7 @@ describe('default prices, with no cost/create', () => {
     )
 
     // Assess
-    expect(failure.message).toBe(`cannot load the price table ${file}`)
+    expect(failure.message).toBe('The price table is misconfigured: LOOM_PRICES_FILE cannot be loaded')
     expect((failure.cause as Error).message).toBe(`${file} is not valid JSON (line 2, column 22)`)
     expect(inspect(failure, { depth: 12 })).not.toContain('sk-live')
   })
