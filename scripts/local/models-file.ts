@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { parseCatalogFile } from '#shared/inference/catalog'
+import { DuplicateModelIdError, parseCatalogFile } from '#shared/inference/catalog'
 import { JsonSyntaxError } from '#shared/json-file'
 import { SetupError } from './setup-error.js'
 
@@ -19,8 +19,11 @@ export async function checkModelsFile(file: string): Promise<void> {
   try {
     parseCatalogFile(text, `LOOM_MODELS_FILE ${file}`)
   } catch (error) {
-    // Its message has the line and column, never the file's text (a pasted key may be in it).
-    if (error instanceof JsonSyntaxError) throw new SetupError(error.message, { cause: error })
+    // Its message has the line and column, never the file's text (a pasted key may be in it); an id named twice is
+    // no matter of format.
+    if (error instanceof JsonSyntaxError || error instanceof DuplicateModelIdError) {
+      throw new SetupError(error.message, { cause: error })
+    }
     const hint = 'one model object or an array of them, as `npm run models -- list --json` prints'
     throw new SetupError(`${(error as Error).message} (expected ${hint})`, { cause: error })
   }

@@ -35,8 +35,9 @@ const endpoints = new Map<string, UpstreamEndpoint>()
 
 /**
  * The endpoint of `path` under a model's upstream base URL (`http://host:8000/v1` + `chat/completions`), cached. A
- * base URL that is not http(s) (a catalog entry past the checks: written by hand or by an older version) is a 503
- * naming the model, where the upstream pool would throw on every request.
+ * base URL that is not http(s), or that holds a user name or password (a catalog entry past the checks: written by
+ * hand or by an older version), is a 503 naming the model, where the upstream pool would throw on every request or the
+ * credentials would silently go unused.
  */
 export function upstreamEndpoint(baseUrl: string, path: string, model: string): UpstreamEndpoint {
   const key = `${baseUrl}\u0000${path}`
@@ -44,13 +45,12 @@ export function upstreamEndpoint(baseUrl: string, path: string, model: string): 
   if (endpoint === undefined) {
     const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`
     const url = URL.canParse(path, base) ? new URL(path, base) : undefined
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      // The URL goes to the log, not to the client: it names the operator's network.
-      logger.error('catalog model has an unusable upstream URL', { model, baseUrl })
-      throw new UpstreamError(
-        503,
-        `The upstream of model \`${model}\` is misconfigured: its base URL must be an http or https URL`,
-      )
+    const credentials = url !== undefined && (url.username !== '' || url.password !== '')
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:') || credentials) {
+      // The URL goes to the log, not to the client (it names the operator's network); one holding credentials, nowhere.
+      logger.error('catalog model has an unusable upstream URL', { model, ...(credentials ? {} : { baseUrl }) })
+      const problem = credentials ? 'must not contain a user name or password' : 'must be an http or https URL'
+      throw new UpstreamError(503, `The upstream of model \`${model}\` is misconfigured: its base URL ${problem}`)
     }
     endpoint = { url, origin: url.origin, path: `${url.pathname}${url.search}` }
     // Catalog base URLs are few; the bound only guards against a catalog that churns through many.

@@ -253,6 +253,9 @@ describe('starting the local stack', () => {
     // A key pasted unquoted where the reference belongs: Node's JSON.parse message would quote it.
     await writeFile(notJson, '[{"id": "org/m",\n  "apiKeyRef": sk-live-0123456789abcdef}]')
     await writeFile(badModel, JSON.stringify([{ id: 'org/m', backend: { kind: 'openai-compatible' }, entities: [] }]))
+    const twice = join(dir, 'twice.json')
+    const reference = { id: 'org/r', backend: { kind: 'reference' }, entities: ['*'] }
+    await writeFile(twice, JSON.stringify([reference, reference]))
     const start = (modelsFile: string) =>
       startStack(options({ dynamoEndpoint: undefined, dataDir, modelsFile }), () => undefined).then(
         () => new Error('started'),
@@ -263,6 +266,7 @@ describe('starting the local stack', () => {
     const missing = await start(join(dir, 'none.json'))
     const syntax = await start(notJson)
     const invalid = await start(badModel)
+    const repeated = await start(twice)
     const entries = await readdir(dir)
 
     // Assess
@@ -274,7 +278,9 @@ describe('starting the local stack', () => {
     expect(invalid.message).toMatch(
       new RegExp(`^LOOM_MODELS_FILE ${badModel}: invalid model at 0\\.backend\\.baseUrl: .+ \\(expected one model`),
     )
-    expect(entries.sort()).toEqual(['broken.json', 'models.json'])
+    // A file of valid models, one id twice: the problem alone, not the format's hint
+    expect(repeated.message).toBe(`LOOM_MODELS_FILE ${twice}: model id \`org/r\` appears more than once (at 0 and 1)`)
+    expect(entries.sort()).toEqual(['broken.json', 'models.json', 'twice.json'])
   })
 
   it('refuses a LOOM_MODELS_FILE holding a plaintext credential, naming the field and never the value', async () => {

@@ -238,19 +238,22 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     expect(refused.status).toBe(503)
   })
 
-  it('answers 503 naming the model whose upstream URL is unusable, streamed or not, for entries past the checks', async () => {
+  it('answers 503 naming the model whose upstream URL is unusable or holds credentials, streamed or not, for entries past the checks', async () => {
     // Prepare
     const ftp = `qa/ftp-${randomUUID().slice(0, 8)}`
     const garbled = `qa/garbled-${randomUUID().slice(0, 8)}`
     const upstreamOf = (id: string, baseUrl: string) =>
       putRawModel({ id, backend: { kind: 'openai-compatible', baseUrl }, entities: [caller.entity] })
+    const userinfo = `qa/userinfo-${randomUUID().slice(0, 8)}`
     await upstreamOf(ftp, 'ftp://x/v1')
     await upstreamOf(garbled, 'not a url')
+    await upstreamOf(userinfo, 'http://user:secret-pass@127.0.0.1:1/v1')
 
     // Act
     const plain = await chat({ model: ftp })
     const streamed = await chat({ model: ftp, stream: true })
     const unparsable = await chat({ model: garbled })
+    const credentials = await chat({ model: userinfo })
 
     // Assess
     const misconfigured = {
@@ -265,6 +268,10 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     expect(((await streamed.json()) as ErrorBody).error).toEqual(misconfigured)
     expect(unparsable.status).toBe(503)
     expect(((await unparsable.json()) as ErrorBody).error.message).toContain(`model \`${garbled}\` is misconfigured`)
+    expect(credentials.status).toBe(503)
+    expect(((await credentials.json()) as ErrorBody).error.message).toBe(
+      `The upstream of model \`${userinfo}\` is misconfigured: its base URL must not contain a user name or password`,
+    )
   })
 
   it('answers 503 naming the model and the field for reference engine settings stored past the checks', async () => {
