@@ -58,7 +58,7 @@ export function upstreamError(status: number, text: string, retryAfter?: string)
       logger.warn('upstream answered an error that is not JSON', { status, body: text.slice(0, 1_000) })
   }
   if (status === 401 || status === 403 || status === 404 || status < 400 || status > 599) {
-    logger.error('upstream refused the gateway', { status, message })
+    logger.error('upstream refused the gateway', { status, upstreamMessage: message })
     return new UpstreamError(500, 'The server had an error while processing your request')
   }
   const fallback = status >= 500 ? 'The server had an error while processing your request' : 'Bad Request'

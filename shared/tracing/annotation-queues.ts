@@ -28,6 +28,7 @@ import type {
 import type { Principal } from '#shared/schemas/api-key'
 import { projectOfRef } from '#shared/tracing/call-ref'
 import { uuidv7 } from '#shared/tracing/ids'
+import { ilikeMatcher } from '#shared/tracing/ilike'
 import { renderDatetime } from '#shared/tracing/time'
 
 const QUEUE_SORT_FIELDS = ['id', 'name', 'created_at', 'updated_at'] as const
@@ -65,14 +66,6 @@ export async function createQueue(userId: string, req: QueueCreateReq, retryKey?
   return { id: first.id }
 }
 
-// SQL ILIKE '%name%': case-insensitive substring in which `%` and `_` keep their wildcard meaning.
-function ilike(name: string): RegExp {
-  const body = [...name]
-    .map((ch) => (ch === '%' ? '.*' : ch === '_' ? '.' : ch.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-    .join('')
-  return new RegExp(body, 'is')
-}
-
 function compareBy(a: Record<string, unknown>, b: Record<string, unknown>, field: string): number {
   const x = String(a[field] ?? '')
   const y = String(b[field] ?? '')
@@ -101,8 +94,8 @@ export function sortRows<T extends { id: string }>(
 export async function queryQueues(req: QueuesQueryReq): Promise<AnnotationQueue[]> {
   let queues = await listLiveQueues(req.project_id)
   if (req.name != null && req.name !== '') {
-    const re = ilike(req.name)
-    queues = queues.filter((q) => re.test(q.name))
+    const matches = ilikeMatcher(req.name)
+    queues = queues.filter((q) => matches(q.name))
   }
   sortRows(queues, req.sort_by, QUEUE_SORT_FIELDS, [{ field: 'created_at', direction: 'desc' }])
   const start = req.offset ?? 0

@@ -93,6 +93,21 @@ describe('annotation queues', () => {
     expect(byName.rows.map((q) => q.name)).toEqual(['Gamma_review', 'beta'])
   })
 
+  it('filters by a name pattern that would make a backtracking match run for hours, at once', async () => {
+    // Prepare: a long run of one letter, and `%a` five times then `%b` (a single regular expression took 35 s, the
+    // server blocked meanwhile)
+    const caller = await newProjectCaller()
+    const run = await newQueue(caller, 'a'.repeat(80))
+
+    // Act
+    const none = await queryQueues(caller, { name: `${'%a'.repeat(5)}%b` })
+    const found = await queryQueues(caller, { name: `${'%a'.repeat(5)}%` })
+
+    // Assess
+    expect(none.rows).toEqual([])
+    expect(found.rows.map((q) => q.id)).toEqual([run])
+  })
+
   it('updates only the given fields and answers unchanged when none are given', async () => {
     // Prepare
     const caller = await newProjectCaller()
