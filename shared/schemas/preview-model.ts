@@ -1,10 +1,15 @@
 import * as z from 'zod/mini'
 import { NameSchema } from '#shared/schemas/api-key'
 
+// A project is named as a tracing project is (W&B's rule: no `/ \\ # ? % :` or control characters), which
+// `registerModel` and `listModels` check with `projectNameProblem` (shared/auth/authenticate.ts): the manifest reads
+// these schemas and may not import shared/auth/ (test/infra/manifest-imports.test.ts).
+const ProjectSchema = z.string()
+
 /** Body of `POST /v1/preview/models` (ART `Models.create`); a null entity means the key's own entity. */
 export const CreatePreviewModelReqSchema = z.looseObject({
   entity: z.optional(z.nullable(NameSchema)),
-  project: NameSchema,
+  project: ProjectSchema,
   name: NameSchema,
   base_model: z.string().check(z.minLength(1)),
   return_existing: z.optional(z.boolean()),
@@ -28,7 +33,7 @@ export type PreviewModel = z.infer<typeof PreviewModelSchema>
 /** Query of `GET /v1/preview/models`. */
 export const ListPreviewModelsQuerySchema = z.object({
   entity: z.optional(NameSchema),
-  project: z.optional(NameSchema),
+  project: z.optional(ProjectSchema),
 })
 
 /** The public view of a model (ART's `Model`: `{id, entity, project, name, base_model, run_id}`). */

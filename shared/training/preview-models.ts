@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { assertProjectAccess } from '#shared/auth/authenticate'
+import { assertProjectAccess, projectNameProblem } from '#shared/auth/authenticate'
 import {
   assertPreviewModelFits,
   createPreviewModel,
@@ -8,9 +8,18 @@ import {
   listPreviewModels,
 } from '#shared/db/preview-model-repository'
 import { registerProject } from '#shared/db/project-repository'
-import { ConflictError, ForbiddenError, NotFoundError } from '#shared/errors/http-error'
+import { ConflictError, ForbiddenError, NotFoundError, RequestValidationError } from '#shared/errors/http-error'
 import type { Principal } from '#shared/schemas/api-key'
 import type { CreatePreviewModelReq, PreviewModel } from '#shared/schemas/preview-model'
+
+// A model's project is a tracing project (`registerModel` registers it as one), so it is named by the same rule: the
+// family's 422 at the field's location, as a pydantic validator's `ValueError` would answer.
+function assertProjectName(project: string, loc: (string | number)[]): void {
+  const problem = projectNameProblem(project)
+  if (problem !== undefined) {
+    throw new RequestValidationError([{ type: 'value_error', loc, msg: `Value error, ${problem}`, input: project }])
+  }
+}
 
 /**
  * Creates a preview model in one of the caller's entities (the key's own when `entity` is null). An existing
@@ -23,6 +32,7 @@ export async function registerModel(
   req: CreatePreviewModelReq,
   now = new Date(),
 ): Promise<{ model: PreviewModel; created: boolean }> {
+  assertProjectName(req.project, ['body', 'project'])
   const entity = req.entity ?? principal.entity
   assertProjectAccess(principal, `${entity}/${req.project}`)
   const candidate: PreviewModel = {
@@ -62,6 +72,7 @@ export async function listModels(
   principal: Principal,
   filter: { entity?: string | undefined; project?: string | undefined },
 ): Promise<PreviewModel[]> {
+  if (filter.project !== undefined) assertProjectName(filter.project, ['query', 'project'])
   if (filter.entity !== undefined && !principal.entities.includes(filter.entity)) {
     throw new ForbiddenError(`You do not have access to entity '${filter.entity}'`)
   }

@@ -247,8 +247,9 @@ describe('ApiStack', () => {
       templateOf(Stack.of(fn)).toJSON().Resources[Stack.of(fn).getLogicalId(fn.node.defaultChild as CfnResource)]
         .Properties as { MemorySize: number; Timeout: number }
 
-    // Assess: the tracing reads whose answers may pass Lambda's 6 MB stream with the buffered functions' settings.
+    // Assess: the reads whose answers may pass Lambda's 6 MB stream with the buffered functions' settings.
     expect(FUNCTIONS.filter((f) => f.stream && !f.longRunning).map((f) => f.id)).toEqual([
+      'training/get-model-metrics',
       'tracing/read-call',
       'tracing/read-obj',
       'tracing/read-refs-batch',

@@ -1,5 +1,5 @@
 import { createTrainingApp } from '#shared/http/create-app'
-import { lambdaHandler } from '#shared/http/lambda-handler'
+import { lambdaStreamHandler } from '#shared/http/lambda-stream'
 import { validate } from '#shared/http/validate'
 import { metricsHistory } from '#shared/training/metrics-history'
 import { route } from './route.js'
@@ -14,4 +14,4 @@ export const app = createTrainingApp().on(route.method, route.path, validate('qu
   return c.json(history, 200)
 })
 
-export const handler = lambdaHandler(app)
+export const handler = lambdaStreamHandler(app)

@@ -7,6 +7,10 @@ export const route = declareRoute({
   id: 'training/get-model-metrics',
   family: 'training',
   access: 'read',
+  // Streams: the Console reads the whole history, which no limit or page narrows (every log is at step 0,
+  // docs/training.md §5.3), so past Lambda's 6 MB buffered limit it must still arrive (docs/architecture.md,
+  // "Streamed answers").
+  stream: true,
   auth: true,
   method: 'GET',
   path: '/v1/preview/models/:model_id/metrics',

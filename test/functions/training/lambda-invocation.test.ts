@@ -9,14 +9,15 @@ import { handler as logHandler } from '#functions/training/log-trajectories/hand
 import { principalToAuthorizerContext } from '#shared/http/authorizer-context'
 import { newCaller, type TestCaller } from '../../support/auth.js'
 import { lambdaContext, type RestEventOptions, restEvent } from '../../support/events.js'
+import { invokeLambda } from '../../support/lambda-invoke.js'
 import { trajectory } from '../../support/training.js'
 
 type Buffered = (event: ReturnType<typeof restEvent>, context: ReturnType<typeof lambdaContext>) => Promise<unknown>
 type Result = { statusCode: number; body: string }
 
 // Behind API Gateway the REQUEST authorizer has resolved the key and passes the principal in the context.
-async function invoke(handler: Buffered, caller: TestCaller, options: RestEventOptions) {
-  const event = restEvent({
+function eventFor(caller: TestCaller, options: RestEventOptions) {
+  return restEvent({
     ...options,
     headers: { ...caller.bearer, 'content-type': 'application/json', ...options.headers },
     authorizer: principalToAuthorizerContext({
@@ -26,7 +27,10 @@ async function invoke(handler: Buffered, caller: TestCaller, options: RestEventO
       entities: [caller.entity],
     }),
   })
-  const result = (await handler(event, lambdaContext())) as Result
+}
+
+async function invoke(handler: Buffered, caller: TestCaller, options: RestEventOptions) {
+  const result = (await handler(eventFor(caller, options), lambdaContext())) as Result
   return { status: result.statusCode, json: JSON.parse(result.body) as Record<string, unknown> }
 }
 
@@ -49,10 +53,11 @@ describe('training Lambda handlers', () => {
       path: `/v1/preview/models/${id}/log`,
       body: JSON.stringify({ split: 'val', trajectory_groups: [{ trajectories: [trajectory(1), trajectory(0)] }] }),
     })
-    const metrics = await invoke(metricsHandler as Buffered, caller, {
-      path: `/v1/preview/models/${id}/metrics`,
-      query: { split: 'val' },
-    })
+    // The metrics read streams its answer (its manifest entry is `stream: true`).
+    const metrics = await invokeLambda(
+      metricsHandler,
+      eventFor(caller, { path: `/v1/preview/models/${id}/metrics`, query: { split: 'val' } }),
+    )
     const checkpoints = await invoke(checkpointsHandler as Buffered, caller, {
       path: `/v1/preview/models/${id}/checkpoints`,
       query: { limit: '1', order: 'desc' },
@@ -73,8 +78,8 @@ describe('training Lambda handlers', () => {
     expect(JSON.stringify(listed.json)).toContain(id)
     expect(logged).toMatchObject({ status: 200, json: { model_id: id, split: 'val' } })
     expect((logged.json.metrics as Record<string, number>)['val/reward']).toBe(0.5)
-    expect(metrics.status).toBe(200)
-    expect(JSON.stringify(metrics.json)).toContain('val/reward')
+    expect(metrics).toMatchObject({ streamed: true, statusCode: 200 })
+    expect(metrics.body).toContain('val/reward')
     expect(checkpoints).toEqual({ status: 200, json: { data: [], has_more: false } })
     expect(deletedCheckpoints).toEqual({ status: 200, json: { deleted_count: 0, not_found_steps: [1] } })
     expect(deleted.status).toBe(200)

@@ -132,6 +132,63 @@ describe('GET /v1/preview/models', () => {
   })
 })
 
+describe('project names', () => {
+  it('registers and lists models in projects named as tracing projects may be (spaces, +, non-ASCII)', async () => {
+    // Prepare
+    const caller = await newCaller()
+    const projects = ['my project', 'proj+1', 'über']
+
+    // Act
+    const created = await Promise.all(projects.map((project) => create(caller, { ...spec(caller), project })))
+    const listed = await Promise.all(
+      projects.map((project) => list(caller, `?entity=${caller.entity}&project=${encodeURIComponent(project)}`)),
+    )
+    const empty = await list(caller, `?entity=${caller.entity}&project=${encodeURIComponent('my other project')}`)
+
+    // Assess
+    expect(created.map((c) => [c.status, c.json.project])).toEqual(projects.map((p) => [200, p]))
+    expect(listed.map((l) => [l.status, l.json.data?.map((m) => m.id)])).toEqual(created.map((c) => [200, [c.json.id]]))
+    expect(empty).toEqual({ status: 200, json: { data: [] } })
+  })
+
+  it("refuses a project with '/' or '#' with the family's 422, in the body and in the list filter", async () => {
+    // Prepare
+    const caller = await newCaller()
+
+    // Act
+    const slash = await create(caller, { ...spec(caller), project: 'a/b' })
+    const hash = await list(caller, `?entity=${caller.entity}&project=${encodeURIComponent('a#b')}`)
+
+    // Assess
+    expect(slash).toEqual({
+      status: 422,
+      json: {
+        detail: [
+          {
+            type: 'value_error',
+            loc: ['body', 'project'],
+            msg: "Value error, a project name cannot contain characters: '/'",
+            input: 'a/b',
+          },
+        ],
+      },
+    })
+    expect(hash).toEqual({
+      status: 422,
+      json: {
+        detail: [
+          {
+            type: 'value_error',
+            loc: ['query', 'project'],
+            msg: "Value error, a project name cannot contain characters: '#'",
+            input: 'a#b',
+          },
+        ],
+      },
+    })
+  })
+})
+
 describe('DELETE /v1/preview/models/{model_id}', () => {
   it('deletes a model, frees its name and answers 404 afterwards', async () => {
     // Prepare
