@@ -1,5 +1,5 @@
 import { safeParse } from 'zod/mini'
-import { ServiceUnavailableError } from '#shared/errors/http-error'
+import { misconfigured } from '#shared/errors/http-error'
 import { logger } from '#shared/logger'
 import { type EngineSettings, EngineSettingsSchema } from '#shared/schemas/engine-settings'
 import type { CatalogModel } from '#shared/schemas/model'
@@ -50,7 +50,7 @@ export function engineSettings(model: CatalogModel): ResolvedEngineSettings {
     const issue = parsed.error.issues[0]
     const field = ['settings', ...(issue?.path ?? [])].map(String).join('.')
     logger.error('catalog model has invalid engine settings', { model: model.id, issues: parsed.error.issues })
-    throw new ServiceUnavailableError(
+    throw misconfigured(
       `The model \`${model.id}\` is misconfigured: its engine settings are invalid (${field}: ${issue?.message ?? 'invalid'})`,
     )
   }

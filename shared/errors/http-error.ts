@@ -85,6 +85,18 @@ export class ServiceUnavailableError extends HttpError {
 }
 
 /**
+ * A 503 for what Loom cannot serve because of its own configuration (an unusable upstream URL, credential reference,
+ * engine settings, catalog file or price table; docs/inference.md §4.4). Not transient, so no `Retry-After`; and
+ * `x-should-retry: false`, which OpenAI's SDKs honour over their default retries of any 503.
+ */
+export function misconfigured(
+  message: string,
+  options: Omit<HttpErrorOptions, 'headers'> = {},
+): ServiceUnavailableError {
+  return new ServiceUnavailableError(message, { ...options, headers: { 'x-should-retry': 'false' } })
+}
+
+/**
  * 499 (nginx's "client closed request"): the client went away before its answer, so whatever the request's work failed
  * with afterwards is not the server's fault; the answer reaches no one and is logged and counted as a 4xx.
  */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { safeParse } from 'zod/mini'
 import { config } from '#shared/config'
 import { listModels } from '#shared/db/model-repository'
-import { BadRequestError, NotFoundError, ServiceUnavailableError } from '#shared/errors/http-error'
+import { BadRequestError, misconfigured, NotFoundError, type ServiceUnavailableError } from '#shared/errors/http-error'
 import { parseJsonFile } from '#shared/json-file'
 import { logger } from '#shared/logger'
 import { RefreshingCache } from '#shared/refreshing-cache'
@@ -74,7 +74,7 @@ function readCatalogFile(file: string): CatalogModel[] {
 
 function misconfiguredCatalog(detail: string, file: string, cause: unknown): ServiceUnavailableError {
   logger.error('model catalog file unusable', { file, error: cause })
-  return new ServiceUnavailableError(`The model catalog is misconfigured: ${detail}`, { cause })
+  return misconfigured(`The model catalog is misconfigured: ${detail}`, { cause })
 }
 
 // `background`: a refresh of the cached catalog, which no request waits for.

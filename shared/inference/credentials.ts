@@ -1,6 +1,6 @@
 import { get } from 'node:http'
 import { credentialFromEnv, secretsExtension } from '#shared/config'
-import { UpstreamError } from '#shared/inference/upstream-errors'
+import { misconfigured, type ServiceUnavailableError } from '#shared/errors/http-error'
 import { logger } from '#shared/logger'
 import { API_KEY_REF_PATTERN } from '#shared/schemas/model'
 
@@ -24,7 +24,7 @@ class CredentialError extends Error {
 
 // Like an unusable base URL (upstream-http.ts), a 503 naming the model, never a bare 500; the reference (the variable
 // or secret name) and the reason go to the log only: the caller may not be the operator.
-function unavailable(model: string, error: unknown): UpstreamError {
+function unavailable(model: string, error: unknown): ServiceUnavailableError {
   const kind = error instanceof CredentialError ? error.kind : 'unreadable'
   const detail = error instanceof Error ? error.message : String(error)
   logger.error('upstream credential unavailable', { model, detail })
@@ -34,7 +34,7 @@ function unavailable(model: string, error: unknown): UpstreamError {
       : kind === 'not configured'
         ? 'is not configured'
         : 'cannot be read'
-  return new UpstreamError(503, `The upstream credential of model \`${model}\` ${why}`, { cause: error })
+  return misconfigured(`The upstream credential of model \`${model}\` ${why}`, { cause: error })
 }
 
 function fetchSecret(id: string): Promise<string> {

@@ -20,6 +20,27 @@ export class UpstreamError extends HttpError {
 /** The message the contract gives unreachable or overloaded engines (W&B's 503). */
 export const UNAVAILABLE = 'The engine is currently overloaded, please try again later'
 
+// The gateway already retried; an engine that stays unreachable for that long is worth a short pause.
+const RETRY_AFTER_S = 1
+
+// An upstream `Retry-After` in seconds from `now`: delay-seconds (at most 9 digits), or an HTTP date (`… GMT`).
+function delaySeconds(value: string | undefined, now: number): number {
+  if (value === undefined) return 0
+  if (/^\d{1,9}$/.test(value)) return Number(value)
+  const date = /GMT$/.test(value) ? Date.parse(value) : Number.NaN
+  return Number.isNaN(date) ? 0 : Math.ceil((date - now) / 1_000)
+}
+
+/**
+ * The 503 of an engine that stayed unreachable or overloaded past the gateway's retries, with `Retry-After` in
+ * seconds: Loom's 1, or more when the upstream's last answer was a 503 whose own `Retry-After` (seconds, or an HTTP date
+ * counted from now) asks for longer.
+ */
+export function engineUnavailable(cause: unknown, upstreamRetryAfter?: string, now = Date.now()): UpstreamError {
+  const seconds = Math.max(RETRY_AFTER_S, delaySeconds(upstreamRetryAfter, now))
+  return new UpstreamError(503, UNAVAILABLE, { cause, headers: { 'Retry-After': String(seconds) } })
+}
+
 // An upstream's `Retry-After` worth passing on: delay-seconds or an HTTP date, nothing longer.
 const RETRY_AFTER = /^[\x20-\x7e]{1,64}$/
 

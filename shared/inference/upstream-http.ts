@@ -1,9 +1,9 @@
 import { StringDecoder } from 'node:string_decoder'
 import type { Dispatcher, Pool as PoolType } from 'undici'
 import Pool from 'undici/lib/dispatcher/pool.js'
-import { HttpError } from '#shared/errors/http-error'
+import { HttpError, misconfigured } from '#shared/errors/http-error'
 import type { CancelSignal } from '#shared/inference/cancellation'
-import { retryAfterOf, UNAVAILABLE, UpstreamError } from '#shared/inference/upstream-errors'
+import { engineUnavailable, retryAfterOf, UpstreamError } from '#shared/inference/upstream-errors'
 import { logger } from '#shared/logger'
 
 // Upstream calls go through undici's connection pools (the HTTP/1.1 client behind Node's fetch) by their dispatch
@@ -50,7 +50,7 @@ export function upstreamEndpoint(baseUrl: string, path: string, model: string): 
       // The URL goes to the log, not to the client (it names the operator's network); one holding credentials, nowhere.
       logger.error('catalog model has an unusable upstream URL', { model, ...(credentials ? {} : { baseUrl }) })
       const problem = credentials ? 'must not contain a user name or password' : 'must be an http or https URL'
-      throw new UpstreamError(503, `The upstream of model \`${model}\` is misconfigured: its base URL ${problem}`)
+      throw misconfigured(`The upstream of model \`${model}\` is misconfigured: its base URL ${problem}`)
     }
     endpoint = { url, origin: url.origin, path: `${url.pathname}${url.search}` }
     // Catalog base URLs are few; the bound only guards against a catalog that churns through many.
@@ -219,8 +219,7 @@ function attempt(options: UpstreamRequestOptions): Promise<UpstreamResponse> {
     // Until the first byte: a stream's headers alone do not stop it (vLLM sends them before generating anything).
     let firstByte: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
       firstByte = undefined
-      const cause = new Error('upstream first-byte timeout')
-      const error = new UpstreamError(503, UNAVAILABLE, { cause, headers: { 'Retry-After': String(RETRY_AFTER_S) } })
+      const error = engineUnavailable(new Error('upstream first-byte timeout'))
       // After the headers the reader gets the 503 (in-stream, once heartbeats went out).
       if (responded) response.destroy(error)
       else fail(error)
@@ -272,15 +271,15 @@ function attempt(options: UpstreamRequestOptions): Promise<UpstreamResponse> {
 }
 
 const RETRY_STATUSES = new Set([502, 503, 504])
-// The gateway already retried; an engine that stays unreachable for that long is worth a short pause.
-const RETRY_AFTER_S = 1
 
 /**
  * POSTs a JSON body upstream, retrying refused or reset connections and 502/503/504 answers (nothing has reached
- * the client yet at this point); returns the response once its headers arrive.
+ * the client yet at this point); returns the response once its headers arrive. Given up, a 503 whose `Retry-After`
+ * is at least that of the upstream's last answer when that was a 503.
  */
 export async function postUpstream(options: UpstreamRequestOptions): Promise<UpstreamResponse> {
   let lastError: unknown
+  let retryAfter: string | undefined
   for (let i = 0; i <= options.retries; i++) {
     if (i > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** i))
     if (options.signal.aborted) throw new UpstreamError(499, 'Client disconnected')
@@ -289,11 +288,13 @@ export async function postUpstream(options: UpstreamRequestOptions): Promise<Ups
       if (!RETRY_STATUSES.has(res.statusCode)) return res
       res.destroy()
       lastError = new Error(`upstream answered ${res.statusCode}`)
+      retryAfter = res.statusCode === 503 ? res.retryAfter : undefined
     } catch (error) {
       if (!(error instanceof RetryableError)) throw error
       lastError = error
+      retryAfter = undefined
     }
     logger.warn('upstream attempt failed', { url: options.endpoint.url.origin, attempt: i + 1, error: lastError })
   }
-  throw new UpstreamError(503, UNAVAILABLE, { cause: lastError, headers: { 'Retry-After': String(RETRY_AFTER_S) } })
+  throw engineUnavailable(lastError, retryAfter)
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { config } from '#shared/config'
 import { listPriceRows } from '#shared/db/cost-repository'
-import { ServiceUnavailableError } from '#shared/errors/http-error'
+import { misconfigured } from '#shared/errors/http-error'
 import { parseJsonFile } from '#shared/json-file'
 import type { PriceRow } from '#shared/schemas/cost'
 import type { LoadedCall } from '#shared/tracing/call-view'
@@ -96,7 +96,7 @@ function defaultPrices(): Promise<Map<string, PriceRow[]>> {
       // A 503 that says why rather than a bare 500, as for a bad LOOM_MODELS_FILE (`npm start` refuses both at
       // start). The answer names the variable, not the path or the file's rows; the logged cause has both.
       const what = typeof file === 'string' ? 'LOOM_PRICES_FILE' : 'the bundled default-prices.json'
-      throw new ServiceUnavailableError(`The price table is misconfigured: ${what} cannot be loaded`, {
+      throw misconfigured(`The price table is misconfigured: ${what} cannot be loaded`, {
         cause: error,
       })
     }

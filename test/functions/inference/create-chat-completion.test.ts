@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inspect } from 'node:util'
+import OpenAI from 'openai'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { app } from '#functions/inference/create-chat-completion/handler'
 import { config } from '#shared/config'
@@ -233,9 +234,41 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
       param: null,
       code: 503,
     })
+    expect(busy.headers.get('retry-after')).toBe('1')
+    expect(busy.headers.get('x-should-retry')).toBeNull()
     const dead = await addUpstreamModel('http://127.0.0.1:1/v1', [caller.entity])
     const refused = await chat({ model: dead.id })
     expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    expect(refused.headers.get('x-should-retry')).toBeNull()
+  })
+
+  it("keeps an upstream 503's longer Retry-After, streamed or not, and Loom's 1 s where the upstream asks for less", async () => {
+    // Prepare
+    const at = (seconds: number) => new Date(Date.now() + seconds * 1_000).toUTCString()
+
+    // Act
+    upstream.behave({ failStatus: 503, failHeaders: { 'Retry-After': '7' } })
+    const plain = await chat({})
+    const streamed = await chat({ stream: true })
+    upstream.behave({ failStatus: 503, failHeaders: { 'Retry-After': '0' } })
+    const shorter = await chat({})
+    upstream.behave({ failStatus: 503, failHeaders: { 'Retry-After': at(30) } })
+    const dated = await chat({})
+    upstream.behave({ failStatus: 502, failHeaders: { 'Retry-After': '7' } })
+    const badGateway = await chat({})
+
+    // Assess
+    expect([plain.status, streamed.status, shorter.status, dated.status, badGateway.status]).toEqual([
+      503, 503, 503, 503, 503,
+    ])
+    expect(plain.headers.get('retry-after')).toBe('7')
+    expect(streamed.headers.get('retry-after')).toBe('7')
+    expect(shorter.headers.get('retry-after')).toBe('1')
+    expect(Number(dated.headers.get('retry-after'))).toBeGreaterThanOrEqual(29)
+    expect(Number(dated.headers.get('retry-after'))).toBeLessThanOrEqual(30)
+    // Only a 503 says the engine is busy for that long; a proxy's 502 keeps Loom's own pause.
+    expect(badGateway.headers.get('retry-after')).toBe('1')
   })
 
   it('answers 503 naming the model whose upstream URL is unusable or holds credentials, streamed or not, for entries past the checks', async () => {
@@ -269,9 +302,40 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     expect(unparsable.status).toBe(503)
     expect(((await unparsable.json()) as ErrorBody).error.message).toContain(`model \`${garbled}\` is misconfigured`)
     expect(credentials.status).toBe(503)
+    // A permanent misconfiguration: no Retry-After, and the OpenAI SDKs told not to retry it.
+    for (const res of [plain, streamed, unparsable, credentials]) {
+      expect(res.headers.get('x-should-retry')).toBe('false')
+      expect(res.headers.get('retry-after')).toBeNull()
+    }
     expect(((await credentials.json()) as ErrorBody).error.message).toBe(
       `The upstream of model \`${userinfo}\` is misconfigured: its base URL must not contain a user name or password`,
     )
+  })
+
+  it('is not retried by the openai SDK when a model is misconfigured: one request, where a bare 503 costs three', async () => {
+    // Prepare
+    const id = `qa/sdk-ftp-${randomUUID().slice(0, 8)}`
+    await putRawModel({ id, backend: { kind: 'openai-compatible', baseUrl: 'ftp://x/v1' }, entities: [caller.entity] })
+    let requests = 0
+    const client = new OpenAI({
+      apiKey: caller.key,
+      baseURL: 'http://loom.test/v1',
+      maxRetries: 2,
+      fetch: async (url, init) => {
+        requests++
+        return await app.request(String(url), init)
+      },
+    })
+
+    // Act
+    const failure = await client.chat.completions
+      .create({ model: id, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error)
+
+    // Assess
+    expect(failure).toBeInstanceOf(OpenAI.InternalServerError)
+    expect(failure).toMatchObject({ status: 503 })
+    expect(requests).toBe(1)
   })
 
   it('answers 503 naming the model and the field for reference engine settings stored past the checks', async () => {
@@ -302,6 +366,7 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     expect(((await plain.json()) as ErrorBody).error).toEqual(misconfigured)
     expect(streamed.status).toBe(503)
     expect(((await streamed.json()) as ErrorBody).error).toEqual(misconfigured)
+    expect([plain.headers.get('x-should-retry'), streamed.headers.get('x-should-retry')]).toEqual(['false', 'false'])
   })
 
   it('answers 503 saying why when LOOM_MODELS_FILE holds an unusable base URL, never a bare 500', async () => {
@@ -321,6 +386,7 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
 
     // Assess
     expect(res.status).toBe(503)
+    expect(res.headers.get('x-should-retry')).toBe('false')
     expect(((await res.json()) as ErrorBody).error).toEqual({
       message:
         'The model catalog is misconfigured: LOOM_MODELS_FILE: invalid model at 0.backend.baseUrl: must be an http or https URL, such as http://10.0.0.5:8000/v1',
@@ -376,6 +442,7 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     expect(plain.status).toBe(503)
     expect(streamed.status).toBe(503)
     expect(bodies.map((text) => (JSON.parse(text) as ErrorBody).error)).toEqual([misconfigured, misconfigured])
+    expect([plain.headers.get('x-should-retry'), streamed.headers.get('x-should-retry')]).toEqual(['false', 'false'])
     expect(bodies.join('')).not.toContain(secret)
     expect(upstream.seen.length).toBe(sentBefore)
     expect(printed).toContain(id)
@@ -412,6 +479,10 @@ describe('POST /v1/chat/completions (non-streaming)', () => {
     expect(((await unset.json()) as ErrorBody).error).toEqual(unconfigured)
     expect(unsetStreamed.status).toBe(503)
     expect(((await unsetStreamed.json()) as ErrorBody).error).toEqual(unconfigured)
+    expect([unset.headers.get('x-should-retry'), unsetStreamed.headers.get('x-should-retry')]).toEqual([
+      'false',
+      'false',
+    ])
     expect(sentUnset).toBe(0)
   })
 })

@@ -207,6 +207,7 @@ describe('default prices, with no cost/create', () => {
     // Assess
     expect(failure.statusCode).toBe(503)
     expect(failure.message).toBe('The price table is misconfigured: LOOM_PRICES_FILE cannot be loaded')
+    expect(failure).toMatchObject({ headers: { 'x-should-retry': 'false' } })
     expect((failure.cause as Error).message).toBe(`${file}: bad row 0: ["m","p","free",0]`)
   })
 

@@ -56,6 +56,7 @@ describe('model catalog', () => {
       message: expect.stringMatching(
         /^The model catalog is misconfigured: LOOM_MODELS_FILE: invalid model at 0\.backend/,
       ),
+      headers: { 'x-should-retry': 'false' },
     })
     await rm(dir, { recursive: true, force: true })
   })

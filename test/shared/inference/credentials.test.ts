@@ -39,7 +39,13 @@ describe('upstream credentials', () => {
 
     // Assess
     expect(set).toBe('sk-from-env')
-    const notConfigured = { statusCode: 503, message: 'The upstream credential of model `org/m` is not configured' }
+    // Permanent until an operator acts: the OpenAI SDKs are told not to retry (docs/inference.md §4.4).
+    const headers = { 'x-should-retry': 'false' }
+    const notConfigured = {
+      statusCode: 503,
+      message: 'The upstream credential of model `org/m` is not configured',
+      headers,
+    }
     expect(unset).toMatchObject(notConfigured)
     expect(String((unset as Error).message)).not.toContain('LOOM_TEST_UNSET_CREDENTIAL')
     // Not a reference at all (written past the checks, perhaps a pasted key): misconfigured, and never repeated.
@@ -47,6 +53,7 @@ describe('upstream credentials', () => {
       statusCode: 503,
       message:
         'The upstream credential of model `org/m` is misconfigured: its reference must be env:NAME or secret:<id>',
+      headers,
     }
     expect(unknown).toMatchObject(misconfigured)
     expect(plaintext).toMatchObject(misconfigured)
@@ -74,6 +81,7 @@ describe('upstream credentials', () => {
     expect(missing).toMatchObject({
       statusCode: 503,
       message: 'The upstream credential of model `org/m` cannot be read',
+      headers: { 'x-should-retry': 'false' },
     })
   })
 })
