@@ -662,10 +662,22 @@ describe('Loom Console in Chromium', () => {
       await resizeTo(page, WIDE)
     }
 
-    // Act + Assess: the second page is the link's, the object's ref is text
+    // Act + Assess: the second page is the link's, the object's ref is text; the render that first shows its range
+    // (before the effects run after paint) shows its rows, never the first page's
+    await page.evaluate(
+      `(() => {
+        const observer = new MutationObserver(() => {
+          if (!document.querySelector('[data-testid=feedback-rows-range]')?.textContent?.startsWith('26–')) return
+          observer.disconnect()
+          window.__firstRowAtNext = document.querySelector('[data-testid=feedback-row]')?.getAttribute('data-feedback-id')
+        })
+        observer.observe(document.body, { childList: true, subtree: true, characterData: true })
+      })()`,
+    )
     await page.getByTestId('feedback-rows-next').click()
     const second = expected.slice(25)
     await expect.poll(shownIds).toEqual(ids(second))
+    expect(await page.evaluate('window.__firstRowAtNext')).toBe(second[0].id)
     expect(address()).toContain('offset=25')
     expect(await page.getByTestId('feedback-rows-range').textContent()).toBe('26–30 of 30')
     expect(await page.getByTestId('feedback-rows-next').isDisabled()).toBe(true)
@@ -942,8 +954,21 @@ describe('Loom Console in Chromium', () => {
     // and Forward returns to it
     const entries = () => page.evaluate('history.length')
     const before = await entries()
+    // The first row shown in the render that first shows the next page's range (before the effects run after paint)
+    await page.evaluate(
+      `(() => {
+        const observer = new MutationObserver(() => {
+          if (!document.querySelector('[data-testid=object-table-range]')?.textContent?.startsWith('51–')) return
+          observer.disconnect()
+          window.__firstRowAtNext = document.querySelector('[data-testid=object-table-row]')?.getAttribute('data-row-index')
+        })
+        observer.observe(document.body, { childList: true, subtree: true, characterData: true })
+      })()`,
+    )
     await page.getByTestId('object-table-next').click()
     await expect.poll(shownRows).toEqual(indexes(rest))
+    // That render shows the second page's rows: the first page's are never shown under its range
+    expect(await page.evaluate('window.__firstRowAtNext')).toBe('50')
     expect(address()).toBe('objects/questions?rows=50')
     expect(await entries()).toBe(before)
     expect(await page.getByTestId('object-table-range').textContent()).toBe('51–60 of 60')

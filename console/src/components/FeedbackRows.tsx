@@ -74,14 +74,17 @@ function CallCell({
  * `calls/stream_query` (`filter.call_ids`), which gives each link its trace.
  */
 export function FeedbackRows({ api, project, type, hours, metric, zone, offset, onPage }: Props) {
-  const [page, setPage] = useState<{ rows: FeedbackRow[]; total: number } | undefined>()
+  // A page with the request it was read for: another page is loading from the render that asks for it (effects run
+  // after paint), so the previous page's rows never show under the new range.
+  const pageKey = `${project} ${type} ${hours} ${offset}`
+  const [read, setRead] = useState<{ key: string; rows: FeedbackRow[]; total: number }>()
+  const page = read?.key === pageKey ? read : undefined
   const [calls, setCalls] = useState<Map<string, CallInfo> | undefined>()
   const [expanded, setExpanded] = useState<string | undefined>()
   const [error, setError] = useState<unknown>()
   useEffect(() => {
     if (type === '') return
     const abort = new AbortController()
-    setPage(undefined)
     setCalls(undefined)
     setExpanded(undefined)
     setError(undefined)
@@ -92,7 +95,7 @@ export function FeedbackRows({ api, project, type, hours, metric, zone, offset, 
     api
       .post<{ result: FeedbackRow[]; total_count: number }>('feedback/query', request, abort.signal)
       .then(async (r) => {
-        setPage({ rows: r.result, total: r.total_count })
+        setRead({ key: pageKey, rows: r.result, total: r.total_count })
         const ids = r.result.flatMap((f) => {
           const target = callRef(f.weave_ref)
           return target?.project === project ? [target.callId] : []

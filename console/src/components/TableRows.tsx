@@ -31,7 +31,11 @@ export function TableRows({
   /** Shows the page from another first row (0: the first page). */
   onPage: (offset: number) => void
 }) {
-  const [rows, setRows] = useState<TableRow[] | undefined>()
+  // The rows with the page they were read for: another page is loading from the render that asks for it (effects run
+  // after paint), so the previous page's rows never show as this one's, settled.
+  const pageKey = `${project} ${digest} ${offset}`
+  const [read, setRead] = useState<{ key: string; rows: TableRow[] }>()
+  const rows = read?.key === pageKey ? read.rows : undefined
   const [count, setCount] = useState<number | undefined>()
   const [expanded, setExpanded] = useState<number | undefined>()
   // The count and the rows fail apart: a page that reads again clears its own error, not the count's.
@@ -50,7 +54,6 @@ export function TableRows({
   }, [api, project, digest])
   useEffect(() => {
     const abort = new AbortController()
-    setRows(undefined)
     setExpanded(undefined)
     setRowsError(undefined)
     api
@@ -59,7 +62,7 @@ export function TableRows({
         tableRowsRequest(project, digest, { offset, limit: TABLE_PAGE_SIZE }),
         abort.signal,
       )
-      .then((r) => setRows(r.rows))
+      .then((r) => setRead({ key: pageKey, rows: r.rows }))
       .catch((err) => abort.signal.aborted || setRowsError(err))
     return () => abort.abort()
   }, [api, project, digest, offset])
