@@ -29,3 +29,16 @@ async function shutdown() {
 }
 process.on('SIGINT', shutdown)
 process.on('SIGTERM', shutdown)
+
+// `npm start` runs this through `sh -c`, and a SIGTERM sent to npm (`kill` on its pid, a process manager) reaches that
+// shell, which dies without passing it on: Loom would keep serving, its port and data directory held, by no one's
+// process. Under npm, a parent that changes means the shell is gone: stop as on SIGTERM. (Run directly, under nohup or
+// a supervisor, the parent is left alone.)
+if (process.env.npm_lifecycle_event !== undefined) {
+  const parent = process.ppid
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(watch)
+    void shutdown()
+  }, 500).unref()
+}

@@ -7,7 +7,7 @@ import { config } from '#shared/config'
 import { endpointFile } from '../../scripts/local/embedded-dynamo.js'
 import { keysCli } from '../../scripts/local/keys-cli.js'
 import { runCli } from '../support/cli.js'
-import { type LocalStack, startLocalStack } from '../support/local-stack.js'
+import { type LocalStack, startArgs, startLocalStack } from '../support/local-stack.js'
 import { tempDirs } from '../support/temp-dirs.js'
 
 const tempDir = tempDirs('loom-start-')
@@ -91,6 +91,51 @@ describe('npm start', () => {
 // bootstrap key's entity is `team`, and the data directory it is given must stay empty. The tests run in order; the
 // last one stops the stack before it looks at the disk.
 describe('npm start refusing to start', () => {
+  it('stops when npm is stopped with SIGTERM: the shell npm runs it in dies without passing the signal on', async () => {
+    // Prepare: the script under \`sh -c\` as npm runs it (in the background here, so the shell can say its pid), in
+    // memory, with npm's lifecycle variable
+    const command = [process.execPath, ...startArgs(process.cwd())].map((a) => `'${a}'`).join(' ')
+    const shell = spawn('sh', ['-c', `${command} & echo "pid $!"; wait`], {
+      env: {
+        ...process.env,
+        PORT: '0',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        LOOM_MEMORY: '1',
+        npm_lifecycle_event: 'start',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    shell.stdout.on('data', (chunk) => {
+      out += String(chunk)
+    })
+    // Every writer of the pipe gone: the shell and the server it started.
+    const closed = new Promise<void>((resolve) => shell.stdout.once('close', () => resolve()))
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`start timed out:\n${out}`)), 60_000)
+      shell.stdout.on('data', () => {
+        if (/Health:\s+http:\/\/\S+\/health/.test(out)) {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    })
+    const server = Number(/^pid (\d+)$/m.exec(out)?.[1])
+
+    // Act: npm passes SIGTERM to its shell only
+    shell.kill('SIGTERM')
+    const stopped = await Promise.race([
+      closed.then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 20_000)),
+    ])
+    if (!stopped) process.kill(server, 'SIGKILL')
+
+    // Assess
+    expect(server).toBeGreaterThan(0)
+    expect(stopped).toBe(true)
+    expect(out).toMatch(/Loom stopped\.\n$/)
+  })
+
   it('explains a rejected setting in one line, without a stack trace, and exits with status 1', async () => {
     // Act
     const failed = await startToFailure({ LOOM_DYNAMODB: 'foo', LOOM_MEMORY: '1' })

@@ -11,7 +11,7 @@ export type LocalStack = { url: string; output: () => string; stop: () => Promis
  * The Node arguments of `npm start` (package.json: `node <flags> --import tsx scripts/start.ts`, one process), with
  * tsx and the script by absolute path: the stack's working directory may be a temporary folder without node_modules.
  */
-function startArgs(root: string): string[] {
+export function startArgs(root: string): string[] {
   const manifest = join(root, 'package.json')
   const start = (JSON.parse(readFileSync(manifest, 'utf8')) as { scripts: { start: string } }).scripts.start
   const [node, ...args] = start.split(' ')
