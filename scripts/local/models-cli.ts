@@ -50,7 +50,9 @@ const USAGE = `Usage: npm run models -- <command> [options]
                                     once)
   list [--json]                     list the catalog (entries the checks above refuse are marked INVALID), with
                                     LOOM_MODELS_FILE's entries when it is set, marked as coming from the file
-  remove <id>                       remove a model (a LOOM_MODELS_FILE entry is removed from the file instead)
+  remove <id>                       remove a model from the table; an id only LOOM_MODELS_FILE names is refused
+                                    (status 1, the file unchanged: remove it from the file yourself); removing a
+                                    table entry that overrides a file entry lets the file's entry apply
 
 The upstream options (--base-url to --no-continuous-usage) apply to upstream models only, --settings to reference
 models only; a command refuses the options and arguments it does not take. Catalog files follow the same rules.
