@@ -2,9 +2,9 @@ import { assertProjectAccess, projectNameProblem } from '#shared/auth/authentica
 import { listUsage } from '#shared/db/usage-repository'
 import { BadRequestError } from '#shared/errors/http-error'
 import type { ProjectRef } from '#shared/http/app-env'
-import { roundUsd } from '#shared/inference/round-usd'
 import { hourOf } from '#shared/inference/usage-meter'
 import { usageWindow } from '#shared/inference/usage-query'
+import { noUsage, roundUsd, USAGE_SUMS } from '#shared/inference/usage-sums'
 import type { Principal } from '#shared/schemas/api-key'
 import type { UsageQuery, UsageReportRes, UsageRow } from '#shared/schemas/usage'
 
@@ -39,28 +39,9 @@ async function countersOf(entity: string, start: Date, end: Date, project?: stri
   return listUsage(entity, hourOf(start), hourOf(new Date(end.getTime() - 1)), project)
 }
 
-// The counts of a row or of the total before anything is added.
-const noUsage = (): Total => ({
-  requests: 0,
-  aborted_requests: 0,
-  prompt_tokens: 0,
-  completion_tokens: 0,
-  cached_tokens: 0,
-  total_tokens: 0,
-  cost_usd: 0,
-})
-
 function totalOf(rows: readonly UsageRow[]): Total {
   const total: Total = noUsage()
-  for (const row of rows) {
-    total.requests += row.requests
-    total.aborted_requests += row.aborted_requests
-    total.prompt_tokens += row.prompt_tokens
-    total.completion_tokens += row.completion_tokens
-    total.cached_tokens += row.cached_tokens
-    total.total_tokens += row.total_tokens
-    total.cost_usd += row.cost_usd
-  }
+  for (const row of rows) for (const field of USAGE_SUMS) total[field] += row[field]
   total.cost_usd = roundUsd(total.cost_usd)
   return total
 }

@@ -3,7 +3,7 @@
 // chart's series.
 
 // `.js` paths: the root tsconfig (NodeNext) checks this file too, through the unit tests that import it.
-import { roundUsd } from '../../../shared/inference/round-usd.js'
+import { noUsage, roundUsd, USAGE_SUMS } from '../../../shared/inference/usage-sums.js'
 import type { ChartData } from './charts.js'
 import { formatDate } from './format.js'
 
@@ -52,16 +52,11 @@ export function usageRange(hours: number, now: Date): { start: Date; end: Date }
   return { start: new Date(next - hours * HOUR_S * 1000), end: now }
 }
 
-/** Usage measures the page can chart, show in its table and export: every count of a report row, and the cost. */
-export const USAGE_METRICS = [
-  'requests',
-  'aborted_requests',
-  'prompt_tokens',
-  'completion_tokens',
-  'cached_tokens',
-  'total_tokens',
-  'cost_usd',
-] as const
+/**
+ * Usage measures the page can chart, show in its table and export: every count of a report row, and the cost (the
+ * API's sums, in its order).
+ */
+export const USAGE_METRICS = USAGE_SUMS
 export type UsageMetric = (typeof USAGE_METRICS)[number]
 
 /**
@@ -121,17 +116,7 @@ export function aggregateUsage(
     const id = `${bucket}\u0000${key}`
     let agg = out.get(id)
     if (agg === undefined) {
-      agg = {
-        bucket,
-        key,
-        requests: 0,
-        aborted_requests: 0,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        cached_tokens: 0,
-        total_tokens: 0,
-        cost_usd: 0,
-      }
+      agg = { bucket, key, ...noUsage() }
       out.set(id, agg)
     }
     for (const m of USAGE_METRICS) agg[m] += row[m]
