@@ -8,6 +8,9 @@ import type { RunningStack } from './local/stack.js'
 // How long requests in progress (a long stream) may take to end after a stop signal before their connections are cut.
 const SHUTDOWN_GRACE_MS = 10_000
 
+// The process that launched this one, read before anything else: under npm, the shell (see the end of the file).
+const launcher = process.ppid
+
 let stack: RunningStack
 try {
   // Imported here rather than above: the settings are read (and checked) as shared/config.ts loads, and a bad one
@@ -32,12 +35,12 @@ process.on('SIGTERM', shutdown)
 
 // `npm start` runs this through `sh -c`, and a SIGTERM sent to npm (`kill` on its pid, a process manager) reaches that
 // shell, which dies without passing it on: Loom would keep serving, its port and data directory held, by no one's
-// process. Under npm, a parent that changes means the shell is gone: stop as on SIGTERM. (Run directly, under nohup or
-// a supervisor, the parent is left alone.)
+// process. Under npm, a parent other than the launcher (read at the very start, so a shell that died while the stack
+// was starting counts too) means the shell is gone: stop as on SIGTERM. (Run directly, under nohup or a supervisor,
+// the parent is left alone.)
 if (process.env.npm_lifecycle_event !== undefined) {
-  const parent = process.ppid
   const watch = setInterval(() => {
-    if (process.ppid === parent) return
+    if (process.ppid === launcher) return
     clearInterval(watch)
     void shutdown()
   }, 500).unref()

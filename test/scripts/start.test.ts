@@ -132,7 +132,7 @@ describe('npm start refusing to start', () => {
 
     // Assess
     expect(server).toBeGreaterThan(0)
-    expect(stopped).toBe(true)
+    expect(stopped, out).toBe(true)
     expect(out).toMatch(/Loom stopped\.\n$/)
   })
 
